@@ -1,0 +1,57 @@
+//! `greenlight <feature>`: git sync, then merge issues.json into the state keeping every
+//! task's progress; reports the plan. Idempotent.
+
+use crate::app::project::Project;
+use crate::app::sync::SyncReport;
+use crate::core::events::Event;
+use crate::core::greenlight::{self, MergeReport};
+use crate::core::state::FeatureState;
+use crate::error::CmdResult;
+use crate::io::issues_file;
+
+#[derive(Debug)]
+pub struct GreenlightOutcome {
+    pub merge: MergeReport,
+    pub sync: SyncReport,
+    pub state: FeatureState,
+    /// Whether the state file was (or, in a dry run, would be) written.
+    pub changed: bool,
+    pub dry_run: bool,
+}
+
+pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GreenlightOutcome> {
+    project.check_feature(feature)?;
+    let issues_path = project.paths.issues_file(feature);
+    let doc = issues_file::load(&issues_path, &project.paths.display(&issues_path))?;
+    let mut txn = project.begin_or_new(feature)?;
+    let merge = greenlight::merge(&mut txn.state, &doc.issues);
+    let sync = txn.sync()?;
+    let changed = txn.changed();
+    if changed {
+        txn.events.push(Event::Greenlight {
+            added: merge.added.clone(),
+            kept: merge.kept.clone(),
+            ready: ready_of(&txn.state),
+        });
+    }
+    let state = txn.state.clone();
+    if !dry_run {
+        txn.commit()?;
+    }
+    Ok(GreenlightOutcome {
+        merge,
+        sync,
+        state,
+        changed,
+        dry_run,
+    })
+}
+
+fn ready_of(state: &FeatureState) -> Vec<u32> {
+    state
+        .tasks
+        .iter()
+        .filter(|t| t.stage == crate::core::stage::Stage::Ready)
+        .map(|t| t.issue_number)
+        .collect()
+}

@@ -1,0 +1,8 @@
+//! Use cases: they orchestrate adapters and the core, and own no formats.
+
+pub mod greenlight;
+pub mod init;
+pub mod project;
+pub mod status;
+pub mod sync;
+pub mod unblock;

@@ -1,0 +1,225 @@
+//! The project a command works on: its root, configuration and file layout, and the feature
+//! transaction (lock → load → change → write only if changed → append events).
+
+use crate::core::events::Event;
+use crate::core::state::FeatureState;
+use crate::error::{CmdResult, CommandError};
+use crate::io::config::{self, Config};
+use crate::io::event_log::EventLog;
+use crate::io::lock::FeatureLock;
+use crate::io::paths::{Paths, is_valid_feature_id};
+use crate::io::{clock, notice, state_store};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where to find the project and its config (the global options).
+#[derive(Debug, Clone, Default)]
+pub struct ProjectOptions {
+    pub project_dir: Option<PathBuf>,
+    pub config_file: Option<PathBuf>,
+}
+
+/// An opened project.
+#[derive(Debug, Clone)]
+pub struct Project {
+    pub root: PathBuf,
+    pub config: Config,
+    pub config_path: PathBuf,
+    pub paths: Paths,
+}
+
+impl Project {
+    /// Opens the project: resolves the root, loads and validates the config (warnings are
+    /// shown on stderr).
+    pub fn open(opts: &ProjectOptions) -> CmdResult<Project> {
+        let base = match &opts.project_dir {
+            Some(d) => d.clone(),
+            None => std::env::current_dir().map_err(|e| {
+                CommandError::internal(format!("cannot read the current directory: {e}"))
+            })?,
+        };
+        if !base.is_dir() {
+            return Err(CommandError::input(format!(
+                "project directory {} does not exist",
+                base.display()
+            )));
+        }
+        let (config_path, must_exist) = match &opts.config_file {
+            Some(f) if f.is_absolute() => (f.clone(), true),
+            Some(f) => (std::env::current_dir().unwrap_or_default().join(f), true),
+            None => (base.join("config.yaml"), false),
+        };
+        let loaded = config::load(&config_path, must_exist)?;
+        for w in &loaded.warnings {
+            notice::warn(w);
+        }
+        let config = loaded.config;
+        let root = if config.repo_root == "." || config.repo_root.is_empty() {
+            base
+        } else {
+            config_path
+                .parent()
+                .unwrap_or(Path::new("."))
+                .join(&config.repo_root)
+        };
+        let paths = Paths::new(&root, &config.specs_dir, &config.swarm_dir);
+        Ok(Project {
+            root,
+            config,
+            config_path,
+            paths,
+        })
+    }
+
+    /// Checks a feature id (exit 2 when invalid).
+    pub fn check_feature(&self, feature: &str) -> CmdResult<()> {
+        if is_valid_feature_id(feature) {
+            Ok(())
+        } else {
+            Err(CommandError::input(format!(
+                "`{feature}` is not a valid feature id: use 2–64 characters a-z, 0-9, `.`, `_`, `-`, starting and ending with a letter or digit"
+            )))
+        }
+    }
+
+    pub fn lock(&self, feature: &str) -> CmdResult<FeatureLock> {
+        FeatureLock::acquire(
+            &self.paths.lock_file(feature),
+            feature,
+            Duration::from_secs(self.config.sessions.lock_timeout_seconds),
+        )
+    }
+
+    pub fn event_log(&self, feature: &str) -> EventLog {
+        EventLog::new(
+            self.paths.events_file(feature),
+            feature,
+            clock::session_id(),
+            self.config.coordination.event_logging_enabled,
+        )
+    }
+
+    /// Loads a feature's state, warning about unknown stage/phase names.
+    pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
+        let path = self.paths.state_file(feature);
+        let state = state_store::load(&path)?;
+        if let Some(s) = &state {
+            for w in s.unknown_name_warnings() {
+                notice::warn(&format!("{}: {w}", self.paths.display(&path)));
+            }
+        }
+        Ok(state)
+    }
+
+    /// The ids of all features that have a state file, sorted.
+    pub fn features(&self) -> CmdResult<Vec<String>> {
+        let dir = self.paths.state_dir();
+        let mut out = Vec::new();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+            Err(e) => return Err(CommandError::io("read", &dir, &e)),
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if let Some(f) = name.strip_suffix(".json")
+                && is_valid_feature_id(f)
+            {
+                out.push(f.to_string());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Begins a transaction on an existing feature (exit 2 when it has no state).
+    pub fn begin(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
+        let txn = self.begin_or_new(feature)?;
+        if txn.old.is_none() {
+            return Err(CommandError::input(format!(
+                "feature `{feature}` has no state ({} is missing)",
+                self.paths.display(&self.paths.state_file(feature))
+            ))
+            .with_hint(format!("run `swarm-attack greenlight {feature}` first")));
+        }
+        Ok(txn)
+    }
+
+    /// Begins a transaction; a feature with no state starts from an empty one.
+    pub fn begin_or_new(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
+        self.check_feature(feature)?;
+        let lock = self.lock(feature)?;
+        let old = self.load_state(feature)?;
+        let state = old
+            .clone()
+            .unwrap_or_else(|| FeatureState::new(feature, &clock::now_rfc3339()));
+        Ok(FeatureTxn {
+            project: self,
+            lock,
+            feature: feature.to_string(),
+            old,
+            state,
+            events: Vec::new(),
+        })
+    }
+}
+
+/// A read-modify-write of one feature under its lock.
+#[derive(Debug)]
+pub struct FeatureTxn<'p> {
+    pub project: &'p Project,
+    pub lock: FeatureLock,
+    pub feature: String,
+    /// The state as loaded (None: new feature).
+    pub old: Option<FeatureState>,
+    /// The state being changed.
+    pub state: FeatureState,
+    /// Events to append when the transaction is committed.
+    pub events: Vec<Event>,
+}
+
+impl FeatureTxn<'_> {
+    /// Syncs from git when `coordination.auto_sync_from_git` is on.
+    pub fn sync(&mut self) -> CmdResult<crate::app::sync::SyncReport> {
+        if !self.project.config.coordination.auto_sync_from_git {
+            crate::core::readiness::recompute(&mut self.state);
+            return Ok(Default::default());
+        }
+        crate::app::sync::sync_feature(self.project, &self.lock, &mut self.state, &mut self.events)
+    }
+
+    /// Writes the state if it changed and appends the events. Returns whether the state was
+    /// written.
+    pub fn commit(mut self) -> CmdResult<bool> {
+        let now = clock::now_rfc3339();
+        let path = self.project.paths.state_file(&self.feature);
+        let wrote = state_store::save_if_changed(
+            &self.lock,
+            &path,
+            self.old.as_ref(),
+            &mut self.state,
+            &now,
+        )?;
+        let events = std::mem::take(&mut self.events);
+        self.project
+            .event_log(&self.feature)
+            .append(&self.lock, &now, &events)?;
+        Ok(wrote)
+    }
+
+    /// Appends the events only (a dry run or a read that changed nothing in the state).
+    pub fn commit_events_only(mut self) -> CmdResult<()> {
+        let now = clock::now_rfc3339();
+        let events = std::mem::take(&mut self.events);
+        self.project
+            .event_log(&self.feature)
+            .append(&self.lock, &now, &events)
+    }
+
+    /// Whether the state changed (ignoring `updated_at`).
+    pub fn changed(&self) -> bool {
+        self.old
+            .as_ref()
+            .is_none_or(|o| o.differs_from(&self.state))
+    }
+}

@@ -1,0 +1,235 @@
+//! `init`, `greenlight`, `status`, `unblock`: printing of the feature commands.
+
+use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
+use crate::cli::GlobalArgs;
+use crate::cli::output::{paint, print_json};
+use crate::core::readiness;
+use crate::core::stage::Stage;
+use crate::core::state::FeatureState;
+use crate::error::CmdResult;
+use crate::io::notice;
+use serde_json::json;
+
+pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
+    let project = g.open()?;
+    let r = init_app::init(&project, feature)?;
+    if as_json {
+        print_json(&serde_json::to_value(&r).unwrap_or_default());
+    } else {
+        let made = |b: bool| if b { "created" } else { "exists" };
+        println!("{}: {}", r.issues_file, made(r.issues_file_created));
+        println!(
+            "{}: {} ({} tasks)",
+            r.state_file,
+            made(r.state_created),
+            r.tasks
+        );
+    }
+    Ok(0)
+}
+
+pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
+    let project = g.open()?;
+    let o = greenlight::greenlight(&project, feature, dry_run)?;
+    for w in &o.sync.warnings {
+        notice::warn(w);
+    }
+    for m in &o.merge.missing {
+        notice::warn(&format!(
+            "issue {m} is in the state but no longer in issues.json; kept as it is"
+        ));
+    }
+    if as_json {
+        print_json(&json!({
+            "feature": feature,
+            "dry_run": dry_run,
+            "changed": o.changed,
+            "added": o.merge.added,
+            "kept": o.merge.kept,
+            "missing": o.merge.missing,
+            "ready": o.merge.ready,
+            "sync": sync_json(&o.sync),
+            "tasks": tasks_json(&o.state),
+        }));
+        return Ok(0);
+    }
+    let verb = if dry_run { "would add" } else { "added" };
+    println!(
+        "greenlight {feature}: {verb} {}, kept {}, {} ready{}",
+        o.merge.added.len(),
+        o.merge.kept.len(),
+        o.state
+            .tasks
+            .iter()
+            .filter(|t| t.stage == Stage::Ready)
+            .count(),
+        if o.changed { "" } else { " (no change)" }
+    );
+    print_tasks(&o.state);
+    Ok(0)
+}
+
+pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult<u8> {
+    let project = g.open()?;
+    match feature {
+        Some(f) => {
+            let s = status_app::status_one(&project, f)?;
+            for w in &s.sync.warnings {
+                notice::warn(w);
+            }
+            if as_json {
+                print_json(&feature_json(&s.state, &s.sync));
+            } else {
+                println!("feature {f} ({})", s.state.phase);
+                print_tasks(&s.state);
+            }
+        }
+        None => {
+            let all = status_app::status_all(&project)?;
+            if as_json {
+                let list: Vec<_> = all
+                    .iter()
+                    .map(|s| feature_json(&s.state, &s.sync))
+                    .collect();
+                print_json(&json!({ "features": list }));
+            } else if all.is_empty() {
+                println!("no features yet (run `swarm-attack init <feature>`)");
+            } else {
+                for s in &all {
+                    println!(
+                        "{:<24} {:<20} {}",
+                        s.state.feature_id,
+                        s.state.phase.to_string(),
+                        counts(&s.state)
+                    );
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdResult<u8> {
+    let project = g.open()?;
+    let r = unblock_app::unblock(&project, feature, issue)?;
+    if as_json {
+        print_json(&serde_json::to_value(&r).unwrap_or_default());
+    } else {
+        println!("issue {}: {} → {}", r.issue, r.from, r.to);
+    }
+    Ok(0)
+}
+
+fn counts(state: &FeatureState) -> String {
+    let mut parts = Vec::new();
+    for st in Stage::KNOWN {
+        let n = state.tasks.iter().filter(|t| &t.stage == st).count();
+        if n > 0 {
+            parts.push(format!("{} {}", n, st.as_str().to_lowercase()));
+        }
+    }
+    if parts.is_empty() {
+        "no tasks".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
+fn stage_colour(stage: &Stage) -> &'static str {
+    match stage {
+        Stage::Done => "32",
+        Stage::Ready => "36",
+        Stage::InProgress | Stage::Interrupted => "33",
+        Stage::Blocked => "31",
+        _ => "2",
+    }
+}
+
+/// Prints one line per task: number, stage, title, and why (evidence, waiting on, reason).
+pub fn print_tasks(state: &FeatureState) {
+    for t in &state.tasks {
+        let stage = format!("{:<12}", t.stage.as_str());
+        let mut why = String::new();
+        if let Some(e) = t.evidence.first() {
+            why = format!("evidence: {}", e.source);
+            if let Some(c) = &e.commit {
+                why.push_str(&format!(" {}", &c[..c.len().min(10)]));
+            }
+        } else if t.stage == Stage::Backlog {
+            let w: Vec<String> = readiness::waiting_on(state, t.issue_number)
+                .iter()
+                .map(|(n, s)| format!("#{n} ({s})"))
+                .collect();
+            if !w.is_empty() {
+                why = format!("waiting on {}", w.join(", "));
+            }
+        } else if let Some(r) = &t.blocked_reason {
+            why = format!("reason: {r}");
+        }
+        if t.missing_from_issues {
+            why.push_str(if why.is_empty() {
+                "not in issues.json"
+            } else {
+                "; not in issues.json"
+            });
+        }
+        println!(
+            "  #{:<4} {} {}{}",
+            t.issue_number,
+            paint(&stage, stage_colour(&t.stage)),
+            t.title,
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!("  [{why}]")
+            }
+        );
+    }
+}
+
+pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
+    json!({
+        "synced_issues": s.synced_issues,
+        "reverted_issues": s.reverted_issues,
+        "commits_scanned": s.commits_scanned,
+        "head": s.head,
+        "shallow": s.shallow,
+    })
+}
+
+pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
+    let tasks: Vec<_> = state
+        .tasks
+        .iter()
+        .map(|t| {
+            let waiting: Vec<u32> = readiness::waiting_on(state, t.issue_number)
+                .iter()
+                .map(|(n, _)| *n)
+                .collect();
+            json!({
+                "issue": t.issue_number,
+                "title": t.title,
+                "stage": t.stage,
+                "dependencies": t.dependencies,
+                "waiting_on": waiting,
+                "github_issue": t.github_issue,
+                "commit": t.commit,
+                "evidence": t.evidence,
+                "blocked_reason": t.blocked_reason,
+                "retries": t.retries,
+                "summary": t.summary(),
+                "missing_from_issues": t.missing_from_issues,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(tasks)
+}
+
+fn feature_json(state: &FeatureState, sync: &crate::app::sync::SyncReport) -> serde_json::Value {
+    json!({
+        "feature": state.feature_id,
+        "phase": state.phase,
+        "tasks": tasks_json(state),
+        "sync": sync_json(sync),
+    })
+}

@@ -1,0 +1,164 @@
+//! The command-line surface: clap definitions (one file per command group) and printing.
+
+pub mod feature_cmds;
+pub mod output;
+pub mod stubs;
+
+use crate::app::project::{Project, ProjectOptions};
+use crate::error::{CmdResult, CommandError};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Run a swarm of coding agents over a feature's issues, without ever redoing finished work.
+#[derive(Debug, Parser)]
+#[command(name = "swarm-attack", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// The project directory (default: the current directory).
+    #[arg(short = 'p', long = "project", global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The config file (default: <project>/config.yaml).
+    #[arg(long = "config", global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Print less.
+    #[arg(short = 'q', long = "quiet", global = true)]
+    pub quiet: bool,
+    /// Print more (repeat for more).
+    #[arg(short = 'v', long = "verbose", global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No colours (also: NO_COLOR set).
+    #[arg(long = "no-color", global = true)]
+    pub no_color: bool,
+}
+
+impl GlobalArgs {
+    pub fn project_options(&self) -> ProjectOptions {
+        ProjectOptions {
+            project_dir: self.project.clone(),
+            config_file: self.config.clone(),
+        }
+    }
+    pub fn open(&self) -> CmdResult<Project> {
+        Project::open(&self.project_options())
+    }
+}
+
+/// `--json` for read commands.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct JsonFlag {
+    /// Print one JSON document on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create specs/<feature>/issues.json (if missing) and the feature's state.
+    Init {
+        feature: String,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Sync from git, merge issues.json into the state (keeping progress), print the plan.
+    Greenlight {
+        feature: String,
+        /// Show what would change without writing anything.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Sync from git, then show one feature in detail, or all features.
+    Status {
+        feature: Option<String>,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Implement READY issues with the configured agents.
+    Run(stubs::RunArgs),
+    /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
+    Unblock {
+        feature: String,
+        #[arg(long, value_name = "N")]
+        issue: u32,
+        #[command(flatten)]
+        json: JsonFlag,
+    },
+    /// Print the exact coder prompt that `run` would send.
+    Prompt(stubs::PromptArgs),
+    /// Print the coordination decision per issue.
+    Plan(stubs::PlanArgs),
+    /// Print events from the feature's log, oldest first.
+    Events(stubs::EventsArgs),
+    /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
+    Audit(stubs::AuditArgs),
+    /// GitHub: sync labels and status comments, publish issues.
+    #[command(subcommand)]
+    Github(stubs::GithubCommand),
+    /// The GitHub Action entry point.
+    Action(stubs::ActionArgs),
+    /// Build a throw-away example repository and run the main job on it, offline.
+    Demo(stubs::DemoArgs),
+}
+
+/// Parses arguments, runs, prints the error and maps it to an exit code.
+pub fn main_entry() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    output::init(&cli.global);
+    match dispatch(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            output::print_error(&e);
+            ExitCode::from(e.kind.exit_code())
+        }
+    }
+}
+
+/// Runs one command; returns the exit code for a run that completed (0, or 1 when the work
+/// failed but was reported).
+pub fn dispatch(cli: Cli) -> CmdResult<u8> {
+    let g = &cli.global;
+    match cli.command {
+        Command::Init { feature, json } => feature_cmds::init(g, &feature, json.json),
+        Command::Greenlight {
+            feature,
+            dry_run,
+            json,
+        } => feature_cmds::greenlight(g, &feature, dry_run, json.json),
+        Command::Status { feature, json } => feature_cmds::status(g, feature.as_deref(), json.json),
+        Command::Unblock {
+            feature,
+            issue,
+            json,
+        } => feature_cmds::unblock(g, &feature, issue, json.json),
+        Command::Run(a) => stubs::run(g, a),
+        Command::Prompt(a) => stubs::prompt(g, a),
+        Command::Plan(a) => stubs::plan(g, a),
+        Command::Events(a) => stubs::events(g, a),
+        Command::Audit(a) => stubs::audit(g, a),
+        Command::Github(c) => stubs::github(g, c),
+        Command::Action(a) => stubs::action(g, a),
+        Command::Demo(a) => stubs::demo(g, a),
+    }
+}
+
+/// The error for a command whose implementation has not landed yet.
+pub fn not_built(name: &str) -> CommandError {
+    CommandError::internal(format!("`{name}` is not available in this build yet"))
+}

@@ -1,0 +1,30 @@
+//! Reading `specs/<feature>/issues.json` with errors that name the file, line, issue and field.
+
+use crate::core::issues::{IssuesDoc, parse_issues};
+use crate::error::{CmdResult, CommandError};
+use std::path::Path;
+
+/// Loads and validates issues.json; `shown` is the path as shown to the user.
+pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            CommandError::input(format!("{shown} does not exist"))
+                .with_hint("run `swarm-attack init <feature>` or write the file")
+        } else {
+            CommandError::input(format!("cannot read {shown}: {e}"))
+        }
+    })?;
+    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+        let msg = e.to_string();
+        let msg = msg
+            .find(" at line ")
+            .map_or(msg.as_str(), |i| &msg[..i])
+            .to_string();
+        CommandError::input(format!(
+            "{shown} is not valid JSON: {msg} at line {}, column {}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    parse_issues(&value).map_err(|e| CommandError::input(format!("{shown}: {}", e.message)))
+}

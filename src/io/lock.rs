@@ -1,0 +1,97 @@
+//! The per-feature exclusive lock (SPEC §2): an OS file lock (`flock`) on a lock file that is
+//! never renamed or deleted, so a crashed holder releases it with its process. The holder
+//! writes who it is into the file, so a waiter that times out can name it.
+
+use crate::error::{CmdResult, CommandError};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// A held feature lock; released on drop.
+#[derive(Debug)]
+pub struct FeatureLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl FeatureLock {
+    /// Acquires the lock at `path`, waiting up to `timeout`; then fails with exit 3 naming
+    /// the holder.
+    pub fn acquire(path: &Path, feature: &str, timeout: Duration) -> CmdResult<FeatureLock> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| CommandError::io("create", dir, &e))?;
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| CommandError::io("open lock file", path, &e))?;
+        let start = Instant::now();
+        let mut pause = Duration::from_millis(5);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(TryLockError::WouldBlock) => {
+                    if start.elapsed() >= timeout {
+                        let holder = read_holder(path);
+                        return Err(CommandError::locked(format!(
+                            "feature `{feature}` is locked by another process ({holder}); waited {} s for {}",
+                            timeout.as_secs(),
+                            path.display()
+                        ))
+                        .with_hint("wait for that process to finish, or raise sessions.lock_timeout_seconds"));
+                    }
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                Err(TryLockError::Error(e)) => return Err(CommandError::io("lock", path, &e)),
+            }
+        }
+        let mut lock = FeatureLock {
+            file,
+            path: path.to_path_buf(),
+        };
+        lock.write_holder();
+        Ok(lock)
+    }
+
+    fn write_holder(&mut self) {
+        let args: Vec<String> = std::env::args().collect();
+        let who = format!(
+            "pid {} `{}` since {}",
+            std::process::id(),
+            args.join(" "),
+            crate::io::clock::now_rfc3339()
+        );
+        // Best effort: the lock is the flock, the text only names the holder.
+        let _ = self.file.set_len(0);
+        let _ = self.file.seek(SeekFrom::Start(0));
+        let _ = self.file.write_all(who.as_bytes());
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for FeatureLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+fn read_holder(path: &Path) -> String {
+    let mut s = String::new();
+    if let Ok(mut f) = File::open(path) {
+        let _ = f.read_to_string(&mut s);
+    }
+    let s = s.trim();
+    if s.is_empty() {
+        "holder unknown".to_string()
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,12 @@
+//! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
+
+pub mod atomic;
+pub mod clock;
+pub mod config;
+pub mod event_log;
+pub mod history;
+pub mod issues_file;
+pub mod lock;
+pub mod notice;
+pub mod paths;
+pub mod state_store;

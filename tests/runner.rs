@@ -1,0 +1,5 @@
+//! The one integration-test binary: each area is a module.
+
+mod common;
+
+mod foundation;
