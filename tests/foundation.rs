@@ -6,7 +6,10 @@ use serde_json::json;
 #[test]
 fn greenlight_creates_state_and_second_run_is_byte_identical() {
     let env = TestEnv::new();
-    env.issues("auth", json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]));
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]),
+    );
     env.run(&["greenlight", "auth"]).ok();
     assert_eq!(env.stage("auth", 1), "READY");
     assert_eq!(env.stage("auth", 2), "BACKLOG");

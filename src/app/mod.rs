@@ -2,7 +2,9 @@
 
 pub mod greenlight;
 pub mod init;
+pub mod plan;
 pub mod project;
+pub mod prompt;
 pub mod status;
 pub mod sync;
 pub mod unblock;

@@ -16,16 +16,29 @@ pub struct Run {
 
 impl Run {
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
     #[track_caller]
     pub fn ok(&self) -> &Self {
-        assert_eq!(self.code, 0, "expected exit 0\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, 0,
+            "expected exit 0\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
     #[track_caller]
     pub fn code(&self, code: i32) -> &Self {
-        assert_eq!(self.code, code, "expected exit {code}\nstdout:\n{}\nstderr:\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.code, code,
+            "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
         self
     }
 }
@@ -68,7 +81,12 @@ impl TestEnv {
         let home = tmp.path().join("home");
         std::fs::create_dir_all(&root).unwrap();
         std::fs::create_dir_all(&home).unwrap();
-        TestEnv { tmp, root, home, extra_env: Vec::new() }
+        TestEnv {
+            tmp,
+            root,
+            home,
+            extra_env: Vec::new(),
+        }
     }
 
     pub fn path(&self, rel: &str) -> PathBuf {
@@ -100,7 +118,11 @@ impl TestEnv {
         let mut cmd = Command::new("git");
         self.base_env(&mut cmd);
         let out = cmd.current_dir(dir).args(args).output().unwrap();
-        assert!(out.status.success(), "git {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
@@ -128,7 +150,10 @@ impl TestEnv {
     /// Writes `specs/<feature>/issues.json` from `issues` (a JSON list).
     pub fn issues(&self, feature: &str, issues: Value) {
         let doc = serde_json::json!({"feature_id": feature, "generated_at": "2026-01-01T00:00:00Z", "issues": issues});
-        self.write(&format!("specs/{feature}/issues.json"), &serde_json::to_string_pretty(&doc).unwrap());
+        self.write(
+            &format!("specs/{feature}/issues.json"),
+            &serde_json::to_string_pretty(&doc).unwrap(),
+        );
     }
 
     /// The feature's state file as JSON.
@@ -139,7 +164,12 @@ impl TestEnv {
     /// The stage of one task.
     pub fn stage(&self, feature: &str, issue: u64) -> String {
         let s = self.state(feature);
-        let t = s["tasks"].as_array().unwrap().iter().find(|t| t["issue_number"] == issue).unwrap_or_else(|| panic!("no task {issue}"));
+        let t = s["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["issue_number"] == issue)
+            .unwrap_or_else(|| panic!("no task {issue}"));
         t["stage"].as_str().unwrap().to_string()
     }
 
@@ -147,7 +177,11 @@ impl TestEnv {
     pub fn events(&self, feature: &str) -> Vec<Value> {
         let p = self.path(&format!(".swarm/events/{feature}.jsonl"));
         match std::fs::read_to_string(p) {
-            Ok(t) => t.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect(),
+            Ok(t) => t
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect(),
             Err(_) => Vec::new(),
         }
     }
@@ -176,7 +210,12 @@ impl TestEnv {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
         child.wait_with_output().unwrap().into()
     }
 

@@ -1,0 +1,64 @@
+//! The LLM helper (`llm.command`, SPEC §10): prompt on stdin, env `SWARM_AGENT`,
+//! `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed.
+
+use crate::io::config::Config;
+use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// Why the helper gave no usable answer.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("no `llm.command` is configured")]
+    NotConfigured,
+    #[error("llm.command could not start: {0}")]
+    Spawn(String),
+    #[error("llm.command timed out after {0} s")]
+    TimedOut(u64),
+    #[error("llm.command exited with {code:?}: {stderr}")]
+    Failed { code: Option<i32>, stderr: String },
+}
+
+/// Who is asking, and for what (`proposal` / `summary` / `failure-analysis`).
+#[derive(Debug, Clone)]
+pub struct LlmRequest<'a> {
+    pub agent: &'a str,
+    pub feature: &'a str,
+    pub issue: u32,
+    pub purpose: &'a str,
+    pub prompt: &'a str,
+}
+
+/// Runs `llm.command` with the prompt on stdin and returns its stdout.
+pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, LlmError> {
+    let Some(argv) = config.llm.command.as_ref().filter(|c| !c.is_empty()) else {
+        return Err(LlmError::NotConfigured);
+    };
+    let mut env = BTreeMap::new();
+    env.insert("SWARM_AGENT".to_string(), req.agent.to_string());
+    env.insert("SWARM_FEATURE".to_string(), req.feature.to_string());
+    env.insert("SWARM_ISSUE".to_string(), req.issue.to_string());
+    env.insert("SWARM_PURPOSE".to_string(), req.purpose.to_string());
+    let spec = ProcessSpec {
+        argv,
+        stdin: req.prompt.as_bytes(),
+        cwd: Some(cwd),
+        env,
+        env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
+        timeout: Duration::from_secs(config.llm.timeout_seconds),
+    };
+    let out = process::run(&spec).map_err(|e| LlmError::Spawn(e.to_string()))?;
+    if out.timed_out {
+        return Err(LlmError::TimedOut(config.llm.timeout_seconds));
+    }
+    if !out.success() {
+        let mut stderr = out.stderr_text();
+        stderr.truncate(500);
+        return Err(LlmError::Failed {
+            code: out.exit_code,
+            stderr,
+        });
+    }
+    Ok(out.stdout_text())
+}

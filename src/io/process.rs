@@ -1,0 +1,230 @@
+//! Running external commands (agents, the LLM helper, tests): argv only (never a shell with
+//! interpolated text), input on stdin, a timeout that kills the whole process group, output
+//! captured.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a finished (or killed) process did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessOutcome {
+    /// The exit code; `None` when killed by a signal (e.g. on timeout).
+    pub exit_code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+impl ProcessOutcome {
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    pub fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessSpec<'a> {
+    pub argv: &'a [String],
+    pub stdin: &'a [u8],
+    pub cwd: Option<&'a Path>,
+    /// Variables to set.
+    pub env: BTreeMap<String, String>,
+    /// Variables to remove (e.g. tokens).
+    pub env_remove: Vec<String>,
+    pub timeout: Duration,
+}
+
+/// The variables that carry GitHub tokens; removed from agents' and helpers' environments
+/// unless passed through explicitly.
+pub const TOKEN_VARS: &[&str] = &[
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_PAT",
+    "GH_ENTERPRISE_TOKEN",
+    "INPUT_GITHUB-TOKEN",
+];
+
+/// Why a process could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("the command is empty")]
+    Empty,
+    #[error("`{program}` was not found on PATH")]
+    NotFound { program: String },
+    #[error("`{program}` could not be started: {source}")]
+    Other {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
+/// Runs a process to completion (or timeout) in its own process group.
+pub fn run(spec: &ProcessSpec<'_>) -> Result<ProcessOutcome, SpawnError> {
+    run_with_pid(spec, |_| {})
+}
+
+/// Like [`run`], calling `on_spawn(pid)` once the child started (so a caller can record or
+/// stop it).
+pub fn run_with_pid(
+    spec: &ProcessSpec<'_>,
+    on_spawn: impl FnOnce(u32),
+) -> Result<ProcessOutcome, SpawnError> {
+    use std::os::unix::process::CommandExt;
+    let Some((program, args)) = spec.argv.split_first() else {
+        return Err(SpawnError::Empty);
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(cwd) = spec.cwd {
+        cmd.current_dir(cwd);
+    }
+    for k in &spec.env_remove {
+        cmd.env_remove(k);
+    }
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            SpawnError::NotFound {
+                program: program.clone(),
+            }
+        } else {
+            SpawnError::Other {
+                program: program.clone(),
+                source: e,
+            }
+        }
+    })?;
+    let pid = child.id();
+    on_spawn(pid);
+    let mut stdin = child.stdin.take();
+    let input = spec.stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        if let Some(s) = stdin.as_mut() {
+            let _ = s.write_all(&input);
+        }
+        drop(stdin);
+    });
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.read_to_end(&mut b);
+        }
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.read_to_end(&mut b);
+        }
+        b
+    });
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        if start.elapsed() >= spec.timeout {
+            timed_out = true;
+            kill_group(pid);
+            break child.wait().ok();
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    // The leader is gone; stop anything it left in its group so pipes close.
+    kill_group(pid);
+    let _ = writer.join();
+    let stdout = out_t.join().unwrap_or_default();
+    let stderr = err_t.join().unwrap_or_default();
+    Ok(ProcessOutcome {
+        exit_code: status.and_then(|s| s.code()),
+        stdout,
+        stderr,
+        timed_out,
+        duration: start.elapsed(),
+    })
+}
+
+/// Kills the process group led by `pid` (SIGKILL), ignoring errors (it may be gone).
+pub fn kill_group(pid: u32) {
+    use nix::sys::signal::{Signal, killpg};
+    use nix::unistd::Pid;
+    if let Ok(p) = i32::try_from(pid) {
+        let _ = killpg(Pid::from_raw(p), Signal::SIGKILL);
+    }
+}
+
+/// Whether a process with `pid` is alive (signal 0).
+pub fn is_alive(pid: u32) -> bool {
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    i32::try_from(pid).is_ok_and(|p| kill(Pid::from_raw(p), None).is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn stdin_reaches_the_process_and_output_is_captured() {
+        let a = argv(&["cat"]);
+        let o = run(&ProcessSpec {
+            argv: &a,
+            stdin: b"hello",
+            timeout: Duration::from_secs(10),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(o.success());
+        assert_eq!(o.stdout, b"hello");
+    }
+
+    #[test]
+    fn timeout_kills_the_group() {
+        let a = argv(&["sh", "-c", "sleep 30 & sleep 30"]);
+        let o = run(&ProcessSpec {
+            argv: &a,
+            timeout: Duration::from_millis(300),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(o.timed_out);
+        assert!(o.duration < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn missing_program_is_named() {
+        let a = argv(&["definitely-not-a-program-xyz"]);
+        let e = run(&ProcessSpec {
+            argv: &a,
+            timeout: Duration::from_secs(1),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("definitely-not-a-program-xyz"));
+    }
+}
