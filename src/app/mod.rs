@@ -6,5 +6,6 @@ pub mod plan;
 pub mod project;
 pub mod prompt;
 pub mod status;
+pub mod summary;
 pub mod sync;
 pub mod unblock;

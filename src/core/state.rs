@@ -111,6 +111,13 @@ pub struct Task {
     pub owner: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<f64>,
+    /// An excerpt of the last failure (test output, agent error), for retries and the
+    /// blocked status comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<String>,
+    /// How the task was worked on last (mode, agents), for the status comment and audit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_mode: Option<String>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -150,6 +157,8 @@ impl Task {
             github_body_sha256: None,
             owner: None,
             cost_usd: None,
+            last_failure: None,
+            last_mode: None,
             extra: Map::new(),
         }
     }

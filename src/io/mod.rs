@@ -11,4 +11,5 @@ pub mod lock;
 pub mod notice;
 pub mod paths;
 pub mod process;
+pub mod repo_id;
 pub mod state_store;
