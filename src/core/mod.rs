@@ -6,6 +6,7 @@ pub mod events;
 pub mod evidence;
 pub mod greenlight;
 pub mod issues;
+pub mod ledger;
 pub mod readiness;
 pub mod stage;
 pub mod state;
