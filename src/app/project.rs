@@ -160,6 +160,7 @@ impl Project {
             old,
             state,
             events: Vec::new(),
+            history_cache: None,
         })
     }
 }
@@ -176,6 +177,8 @@ pub struct FeatureTxn<'p> {
     pub state: FeatureState,
     /// Events to append when the transaction is committed.
     pub events: Vec<Event>,
+    /// The history cache the sync produced, written on commit (never by a dry run).
+    pub history_cache: Option<crate::app::sync::PendingCache>,
 }
 
 impl FeatureTxn<'_> {
@@ -185,7 +188,14 @@ impl FeatureTxn<'_> {
             crate::core::readiness::recompute(&mut self.state);
             return Ok(Default::default());
         }
-        crate::app::sync::sync_feature(self.project, &self.lock, &mut self.state, &mut self.events)
+        let mut report = crate::app::sync::sync_feature(
+            self.project,
+            &self.lock,
+            &mut self.state,
+            &mut self.events,
+        )?;
+        self.history_cache = report.history_cache.take();
+        Ok(report)
     }
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
@@ -204,6 +214,9 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)?;
+        if let Some(pending) = self.history_cache.take() {
+            crate::app::sync::save_history_cache(&pending);
+        }
         Ok(wrote)
     }
 

@@ -3,9 +3,13 @@
 
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::evidence::{self, EvidenceRule};
+use crate::core::ledger;
 use crate::core::state::FeatureState;
-use crate::error::CmdResult;
+use crate::error::{CmdResult, CommandError};
+use crate::io::history::{self, HistoryCache, HistoryError};
 use crate::io::lock::FeatureLock;
+use std::path::PathBuf;
 
 /// What a sync did.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -20,19 +24,143 @@ pub struct SyncReport {
     pub shallow: bool,
     /// Warnings for the user (e.g. the shallow clone notice).
     pub warnings: Vec<String>,
+    /// Whether the whole history was read (no cache, changed rule, rewritten history).
+    pub full_rescan: bool,
+    /// The history cache to write when the transaction commits (see [`save_history_cache`]).
+    pub history_cache: Option<PendingCache>,
+}
+
+/// A history cache waiting to be written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingCache {
+    pub path: PathBuf,
+    pub cache: HistoryCache,
+}
+
+/// The history cache file of a feature.
+pub fn history_cache_path(project: &Project, feature: &str) -> PathBuf {
+    project
+        .paths
+        .cache_dir()
+        .join("history")
+        .join(format!("{feature}.json"))
+}
+
+/// Writes a pending history cache. A failure only costs a rescan next time, so it is a
+/// warning, not an error.
+pub fn save_history_cache(pending: &PendingCache) {
+    if let Err(e) = history::save_cache(&pending.path, &pending.cache) {
+        crate::io::notice::warn(&format!(
+            "could not write the history cache {}: {e} (the next sync reads the whole history again)",
+            pending.path.display()
+        ));
+    }
+}
+
+/// The shallow-clone warning.
+pub fn shallow_warning(root: &std::path::Path) -> String {
+    format!(
+        "{} is a shallow clone: the git history is incomplete, so issues implemented in commits that are not there are not seen as DONE; run `git fetch --unshallow` (in GitHub Actions, check out with `fetch-depth: 0`)",
+        root.display()
+    )
+}
+
+/// The rule for one feature: its links (rule 3) come from the tasks' `github_issue`.
+fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
+    let done_patterns = evidence::compile_patterns(&project.config.git.done_patterns)
+        .map_err(|e| {
+            CommandError::input(format!(
+                "{}: git.done_patterns[{}] {}",
+                project.config_path.display(),
+                e.index,
+                e.message
+            ))
+            .with_hint("fix or remove the pattern; it is a regex with named groups `feature` and `issue`")
+        })?;
+    let links: std::collections::BTreeMap<u32, u64> = state
+        .tasks
+        .iter()
+        .filter_map(|t| Some((t.issue_number, t.github_issue?)))
+        .collect();
+    // `owner/repo#G` needs this repository's name only when a task is linked
+    let repo = if links.is_empty() {
+        None
+    } else {
+        crate::io::repo_id::resolve(&project.config, &project.root)
+    };
+    Ok(EvidenceRule {
+        feature: state.feature_id.clone(),
+        links,
+        repo,
+        done_patterns,
+    })
 }
 
 /// Syncs `state` from git history: tasks with active evidence become DONE (evidence and
 /// commit recorded), DONE tasks whose evidence was all reverted return to READY (event
 /// `state_reverted`), then readiness is recomputed. Appends the events to emit to `events`
 /// (`git_sync` only when commits were scanned or something changed).
+///
+/// The history cache (what was scanned, per ref) is returned in
+/// [`SyncReport::history_cache`] and written when the feature transaction commits, so a
+/// dry run writes nothing.
 pub fn sync_feature(
     project: &Project,
     _lock: &FeatureLock,
     state: &mut FeatureState,
     events: &mut Vec<Event>,
 ) -> CmdResult<SyncReport> {
-    let _ = (project, events);
+    let rule = build_rule(project, state)?;
+    let cache_path = history_cache_path(project, &state.feature_id);
+    let cached = history::load_cache(&cache_path);
+    let outcome = history::scan(&project.root, &project.config.git.sync_refs, &rule, cached)
+        .map_err(|e| match e {
+            HistoryError::NotARepository(dir) => CommandError::input(format!(
+                "{} is not a git repository, so the state cannot be synced from git history",
+                dir.display()
+            ))
+            .with_hint(
+                "run `git init` there, or set `coordination.auto_sync_from_git: false` in config.yaml",
+            ),
+            e @ HistoryError::Git { .. } => CommandError::internal(e.to_string()),
+        })?;
+
+    let applied = ledger::apply(state, &outcome.ledger.by_issue());
     crate::core::readiness::recompute(state);
-    Ok(SyncReport::default())
+
+    let mut warnings = outcome.warnings;
+    if outcome.shallow {
+        warnings.push(shallow_warning(&project.root));
+    }
+    let report = SyncReport {
+        synced_issues: applied.synced.clone(),
+        reverted_issues: applied.reverted.iter().map(|(n, _)| *n).collect(),
+        commits_scanned: outcome.commits_scanned,
+        head: outcome.head,
+        shallow: outcome.shallow,
+        warnings,
+        full_rescan: outcome.full_rescan,
+        history_cache: outcome.cache.map(|cache| PendingCache {
+            path: cache_path,
+            cache,
+        }),
+    };
+    for (issue, commit) in &applied.reverted {
+        events.push(Event::StateReverted {
+            issue: *issue,
+            commit: commit.clone(),
+        });
+    }
+    if report.commits_scanned > 0
+        || !report.synced_issues.is_empty()
+        || !report.reverted_issues.is_empty()
+    {
+        events.push(Event::GitSync {
+            synced_issues: report.synced_issues.clone(),
+            reverted_issues: report.reverted_issues.clone(),
+            commits_scanned: report.commits_scanned,
+            head: report.head.clone(),
+        });
+    }
+    Ok(report)
 }
