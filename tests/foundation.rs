@@ -5,17 +5,28 @@ use crate::common::{TestEnv, snapshot_files};
 use serde_json::{Value, json};
 
 fn two_issues(env: &TestEnv) {
-    env.issues("auth", json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]));
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]),
+    );
 }
 
 fn edit_state(env: &TestEnv, feature: &str, f: impl FnOnce(&mut Value)) {
     let mut s = env.state(feature);
     f(&mut s);
-    env.write(&format!(".swarm/state/{feature}.json"), &serde_json::to_string_pretty(&s).unwrap());
+    env.write(
+        &format!(".swarm/state/{feature}.json"),
+        &serde_json::to_string_pretty(&s).unwrap(),
+    );
 }
 
 fn task_mut<'a>(s: &'a mut Value, issue: u64) -> &'a mut Value {
-    s["tasks"].as_array_mut().unwrap().iter_mut().find(|t| t["issue_number"] == issue).unwrap()
+    s["tasks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["issue_number"] == issue)
+        .unwrap()
 }
 
 #[test]
@@ -72,7 +83,11 @@ fn task_missing_from_issues_is_kept_and_reported() {
     env.issues("auth", json!([{"order":1,"title":"a"}]));
     let r = env.run(&["greenlight", "auth"]);
     r.ok();
-    assert!(r.stderr.contains("issue 2") && r.stderr.contains("no longer in issues.json"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("issue 2") && r.stderr.contains("no longer in issues.json"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(env.state("auth")["tasks"].as_array().unwrap().len(), 2);
 }
 
@@ -103,11 +118,19 @@ fn unblock_moves_blocked_to_ready_and_clears_reason() {
     assert_eq!(s["tasks"][0]["stage"], "READY");
     assert!(s["tasks"][0]["blocked_reason"].is_null());
     assert!(s["tasks"][0].get("retries").is_none());
-    assert!(env.events("auth").iter().any(|e| e["event"] == "issue_unblocked" && e["issue"] == 1));
+    assert!(
+        env.events("auth")
+            .iter()
+            .any(|e| e["event"] == "issue_unblocked" && e["issue"] == 1)
+    );
     // a READY issue cannot be unblocked
     let r = env.run(&["unblock", "auth", "--issue", "1"]);
     r.code(2);
-    assert!(r.stderr.contains("issue 1") && r.stderr.contains("READY"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("issue 1") && r.stderr.contains("READY"),
+        "{}",
+        r.stderr
+    );
     env.run(&["unblock", "auth", "--issue", "9"]).code(2);
 }
 
@@ -136,11 +159,20 @@ fn original_tool_state_file_loads_and_round_trips_unknown_keys() {
         "_signature": "sha256:abcdef",
         "future_key": {"nested": [1, 2]}
     });
-    env.write(".swarm/state/legacy.json", &serde_json::to_string_pretty(&original).unwrap());
+    env.write(
+        ".swarm/state/legacy.json",
+        &serde_json::to_string_pretty(&original).unwrap(),
+    );
     env.issues("legacy", json!([{"order":1,"title":"one"},{"order":2,"title":"two","dependencies":[1]},{"order":3,"title":"three"}]));
     let r = env.run(&["status", "legacy"]);
     r.ok();
-    assert!(r.stderr.contains("legacy.json") && r.stderr.contains("task 2") && r.stderr.contains("NEEDS_REVIEW"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("legacy.json")
+            && r.stderr.contains("task 2")
+            && r.stderr.contains("NEEDS_REVIEW"),
+        "{}",
+        r.stderr
+    );
     env.run(&["greenlight", "legacy"]).ok();
     let s = env.state("legacy");
     assert_eq!(s["_signature"], "sha256:abcdef");
@@ -148,7 +180,10 @@ fn original_tool_state_file_loads_and_round_trips_unknown_keys() {
     assert_eq!(s["tasks"][0]["reviewer_notes"], "keep me");
     assert_eq!(s["tasks"][0]["stage"], "DONE");
     assert_eq!(s["tasks"][1]["stage"], "NEEDS_REVIEW");
-    assert_eq!(s["tasks"][0]["outputs"]["classes_defined"], json!({"a.py": ["A"]}));
+    assert_eq!(
+        s["tasks"][0]["outputs"]["classes_defined"],
+        json!({"a.py": ["A"]})
+    );
     assert_eq!(s["cost_by_phase"], json!({"IMPLEMENTING": 1.25}));
     assert_eq!(s["tasks"].as_array().unwrap().len(), 3);
 }
@@ -157,8 +192,17 @@ fn assert_bad_input(env: &TestEnv, args: &[&str], needles: &[&str]) {
     let before = snapshot_files(&env.root);
     let r = env.run(args);
     r.code(2);
-    let errors: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(errors.len(), 1, "one error sentence expected:\n{}", r.stderr);
+    let errors: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "one error sentence expected:\n{}",
+        r.stderr
+    );
     for n in needles {
         assert!(errors[0].contains(n), "`{n}` missing in: {}", errors[0]);
     }
@@ -170,39 +214,82 @@ fn bad_issues_json_is_rejected_with_file_issue_and_field() {
     let env = TestEnv::new();
     let f = "specs/auth/issues.json";
     env.issues("auth", json!([{"order":1},{"order":1}]));
-    assert_bad_input(&env, &["greenlight", "auth"], &[f, "issue 1", "`order`", "duplicated"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "auth"],
+        &[f, "issue 1", "`order`", "duplicated"],
+    );
     env.issues("auth", json!([{"order":1,"dependencies":[5]}]));
-    assert_bad_input(&env, &["greenlight", "auth"], &[f, "issue 1", "`dependencies`", "unknown issue 5"]);
-    env.issues("auth", json!([{"order":1,"dependencies":[2]},{"order":2,"dependencies":[1]}]));
+    assert_bad_input(
+        &env,
+        &["greenlight", "auth"],
+        &[f, "issue 1", "`dependencies`", "unknown issue 5"],
+    );
+    env.issues(
+        "auth",
+        json!([{"order":1,"dependencies":[2]},{"order":2,"dependencies":[1]}]),
+    );
     assert_bad_input(&env, &["greenlight", "auth"], &[f, "cycle", "1 → 2 → 1"]);
     env.issues("auth", json!([{"order":1,"labels":"backend"}]));
-    assert_bad_input(&env, &["greenlight", "auth"], &[f, "issue 1", "`labels`", "list of strings"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "auth"],
+        &[f, "issue 1", "`labels`", "list of strings"],
+    );
     env.write(f, "{\"issues\": [\n  {\"order\": 1,}\n]}");
-    assert_bad_input(&env, &["greenlight", "auth"], &[f, "not valid JSON", "line 2"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "auth"],
+        &[f, "not valid JSON", "line 2"],
+    );
     // with an existing state, a bad issues.json leaves the state untouched too
     env.issues("auth", json!([{"order":1}]));
     env.run(&["greenlight", "auth"]).ok();
     env.issues("auth", json!([{"order":1,"github_issue":"12"}]));
-    assert_bad_input(&env, &["greenlight", "auth"], &[f, "issue 1", "`github_issue`"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "auth"],
+        &[f, "issue 1", "`github_issue`"],
+    );
 }
 
 #[test]
 fn invalid_state_json_names_line_and_column_and_is_never_overwritten() {
     let env = TestEnv::new();
     env.issues("auth", json!([{"order":1}]));
-    env.write(".swarm/state/auth.json", "{\n  \"feature_id\": \"auth\",\n  \"phase\": \n}\n");
-    for args in [&["greenlight", "auth"][..], &["status", "auth"], &["status"], &["unblock", "auth", "--issue", "1"]] {
-        assert_bad_input(&env, args, &[".swarm/state/auth.json", "line 4", "column 1"]);
+    env.write(
+        ".swarm/state/auth.json",
+        "{\n  \"feature_id\": \"auth\",\n  \"phase\": \n}\n",
+    );
+    for args in [
+        &["greenlight", "auth"][..],
+        &["status", "auth"],
+        &["status"],
+        &["unblock", "auth", "--issue", "1"],
+    ] {
+        assert_bad_input(
+            &env,
+            args,
+            &[".swarm/state/auth.json", "line 4", "column 1"],
+        );
     }
 }
 
 #[test]
 fn bad_feature_ids_and_missing_features() {
     let env = TestEnv::new();
-    assert_bad_input(&env, &["greenlight", "Auth"], &["`Auth`", "not a valid feature id"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "Auth"],
+        &["`Auth`", "not a valid feature id"],
+    );
     assert_bad_input(&env, &["init", "../x"], &["not a valid feature id"]);
     assert_bad_input(&env, &["status", "nope"], &["feature `nope`", "no state"]);
-    assert_bad_input(&env, &["greenlight", "nope"], &["specs/nope/issues.json", "does not exist"]);
+    assert_bad_input(
+        &env,
+        &["greenlight", "nope"],
+        &["specs/nope/issues.json", "does not exist"],
+    );
 }
 
 #[test]
@@ -229,7 +316,12 @@ fn status_lists_all_features_and_json_is_one_document() {
     let r = env.run(&["status", "--json"]);
     r.ok();
     let v = r.json();
-    let names: Vec<&str> = v["features"].as_array().unwrap().iter().map(|f| f["feature"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["feature"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["auth", "billing"]);
     let r = env.run(&["status", "auth", "--json"]);
     let v = r.json();
@@ -242,7 +334,9 @@ fn status_lists_all_features_and_json_is_one_document() {
 fn concurrent_read_modify_write_never_loses_an_update() {
     let env = TestEnv::new();
     let n = 12u64;
-    let issues: Vec<Value> = (1..=n).map(|i| json!({"order": i, "title": format!("t{i}")})).collect();
+    let issues: Vec<Value> = (1..=n)
+        .map(|i| json!({"order": i, "title": format!("t{i}")}))
+        .collect();
     env.issues("auth", Value::Array(issues));
     env.run(&["greenlight", "auth"]).ok();
     edit_state(&env, "auth", |s| {
@@ -252,7 +346,12 @@ fn concurrent_read_modify_write_never_loses_an_update() {
         }
     });
     let children: Vec<_> = (1..=n)
-        .map(|i| env.command().args(["unblock", "auth", "--issue", &i.to_string()]).spawn().unwrap())
+        .map(|i| {
+            env.command()
+                .args(["unblock", "auth", "--issue", &i.to_string()])
+                .spawn()
+                .unwrap()
+        })
         .collect();
     for mut c in children {
         assert!(c.wait().unwrap().success());
@@ -260,9 +359,17 @@ fn concurrent_read_modify_write_never_loses_an_update() {
     for i in 1..=n {
         assert_eq!(env.stage("auth", i), "READY", "issue {i} lost its update");
     }
-    let unblocked = env.events("auth").iter().filter(|e| e["event"] == "issue_unblocked").count();
+    let unblocked = env
+        .events("auth")
+        .iter()
+        .filter(|e| e["event"] == "issue_unblocked")
+        .count();
     assert_eq!(unblocked as u64, n);
-    let seqs: Vec<u64> = env.events("auth").iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = env
+        .events("auth")
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
 }
 
@@ -273,13 +380,25 @@ fn lock_wait_times_out_with_exit_3_naming_the_holder() {
     env.run(&["greenlight", "auth"]).ok();
     env.write("config.yaml", "sessions:\n  lock_timeout_seconds: 1\n");
     let lock_path = env.path(".swarm/locks/auth.lock");
-    let holder = std::fs::OpenOptions::new().read(true).write(true).open(&lock_path).unwrap();
+    let holder = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
     holder.lock().unwrap();
-    std::fs::write(&lock_path, "pid 4242 `swarm-attack run auth` since 2026-01-01T00:00:00Z").unwrap();
+    std::fs::write(
+        &lock_path,
+        "pid 4242 `swarm-attack run auth` since 2026-01-01T00:00:00Z",
+    )
+    .unwrap();
     let state_before = env.read_bytes(".swarm/state/auth.json");
     let r = env.run(&["status", "auth"]);
     r.code(3);
-    assert!(r.stderr.contains("locked") && r.stderr.contains("pid 4242"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("locked") && r.stderr.contains("pid 4242"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(state_before, env.read_bytes(".swarm/state/auth.json"));
     holder.unlock().unwrap();
     env.run(&["status", "auth"]).ok();

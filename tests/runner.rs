@@ -2,4 +2,5 @@
 
 mod common;
 
+mod action;
 mod foundation;

@@ -224,6 +224,13 @@ impl FeatureTxn<'_> {
             .append(&self.lock, &now, &events)
     }
 
+    /// Appends `events` without writing the state (e.g. logging an ignored event for a
+    /// feature that has no state yet).
+    pub fn commit_events_only_with(mut self, events: Vec<Event>) -> CmdResult<()> {
+        self.events = events;
+        self.commit_events_only()
+    }
+
     /// Whether the state changed (ignoring `updated_at`).
     pub fn changed(&self) -> bool {
         self.old

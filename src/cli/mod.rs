@@ -1,5 +1,6 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
+pub mod action;
 pub mod feature_cmds;
 pub mod output;
 pub mod stubs;
@@ -153,7 +154,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
         Command::Github(c) => stubs::github(g, c),
-        Command::Action(a) => stubs::action(g, a),
+        Command::Action(a) => action::run(g, a),
         Command::Demo(a) => stubs::demo(g, a),
     }
 }

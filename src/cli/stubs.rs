@@ -126,9 +126,6 @@ pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
 pub fn github(_g: &GlobalArgs, _c: GithubCommand) -> CmdResult<u8> {
     Err(not_built("github"))
 }
-pub fn action(_g: &GlobalArgs, _a: ActionArgs) -> CmdResult<u8> {
-    Err(not_built("action"))
-}
 pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
     Err(not_built("demo"))
 }

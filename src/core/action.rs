@@ -27,11 +27,26 @@ pub struct IssueSnapshot {
 /// What triggered the Action.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Trigger {
-    Issue { action: String, issue: IssueSnapshot, label: Option<String> },
-    Comment { action: String, issue: IssueSnapshot, body: String, author: String, author_association: String },
-    Push { git_ref: String, after: String },
+    Issue {
+        action: String,
+        issue: IssueSnapshot,
+        label: Option<String>,
+    },
+    Comment {
+        action: String,
+        issue: IssueSnapshot,
+        body: String,
+        author: String,
+        author_association: String,
+    },
+    Push {
+        git_ref: String,
+        after: String,
+    },
     WorkflowDispatch,
-    Other { name: String },
+    Other {
+        name: String,
+    },
 }
 
 /// A parsed event: the trigger and its sender.
@@ -60,7 +75,9 @@ impl ActionEvent {
     /// The association of the person acting (comment author, or issue author for issues).
     pub fn association(&self) -> Option<&str> {
         match &self.trigger {
-            Trigger::Comment { author_association, .. } => Some(author_association),
+            Trigger::Comment {
+                author_association, ..
+            } => Some(author_association),
             Trigger::Issue { issue, .. } => Some(&issue.author_association),
             _ => None,
         }
@@ -68,15 +85,25 @@ impl ActionEvent {
 }
 
 fn s(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or_default().to_string()
+    v.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn snapshot(issue: &Value) -> Result<IssueSnapshot, String> {
-    let number = issue.get("number").and_then(Value::as_u64).ok_or("field `issue.number` is missing or not a number")?;
+    let number = issue
+        .get("number")
+        .and_then(Value::as_u64)
+        .ok_or("field `issue.number` is missing or not a number")?;
     let labels = issue
         .get("labels")
         .and_then(Value::as_array)
-        .map(|ls| ls.iter().filter_map(|l| l.get("name").and_then(Value::as_str).map(str::to_string)).collect())
+        .map(|ls| {
+            ls.iter()
+                .filter_map(|l| l.get("name").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     Ok(IssueSnapshot {
         number,
@@ -94,7 +121,10 @@ fn snapshot(issue: &Value) -> Result<IssueSnapshot, String> {
 pub fn parse_event(name: &str, payload: &Value) -> Result<ActionEvent, String> {
     let sender = payload
         .get("sender")
-        .map(|v| Sender { login: s(v, "login"), kind: s(v, "type") })
+        .map(|v| Sender {
+            login: s(v, "login"),
+            kind: s(v, "type"),
+        })
         .unwrap_or_default();
     let trigger = match name {
         "issues" => {
@@ -102,7 +132,11 @@ pub fn parse_event(name: &str, payload: &Value) -> Result<ActionEvent, String> {
             Trigger::Issue {
                 action: s(payload, "action"),
                 issue: snapshot(issue)?,
-                label: payload.get("label").and_then(|l| l.get("name")).and_then(Value::as_str).map(str::to_string),
+                label: payload
+                    .get("label")
+                    .and_then(|l| l.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             }
         }
         "issue_comment" => {
@@ -112,15 +146,27 @@ pub fn parse_event(name: &str, payload: &Value) -> Result<ActionEvent, String> {
                 action: s(payload, "action"),
                 issue: snapshot(issue)?,
                 body: s(comment, "body"),
-                author: comment.get("user").map(|u| s(u, "login")).unwrap_or_default(),
+                author: comment
+                    .get("user")
+                    .map(|u| s(u, "login"))
+                    .unwrap_or_default(),
                 author_association: s(comment, "author_association"),
             }
         }
-        "push" => Trigger::Push { git_ref: s(payload, "ref"), after: s(payload, "after") },
+        "push" => Trigger::Push {
+            git_ref: s(payload, "ref"),
+            after: s(payload, "after"),
+        },
         "workflow_dispatch" => Trigger::WorkflowDispatch,
-        other => Trigger::Other { name: other.to_string() },
+        other => Trigger::Other {
+            name: other.to_string(),
+        },
     };
-    Ok(ActionEvent { name: name.to_string(), trigger, sender })
+    Ok(ActionEvent {
+        name: name.to_string(),
+        trigger,
+        sender,
+    })
 }
 
 /// Whether the sender may drive the tool at all.
@@ -139,7 +185,11 @@ pub fn check_sender(sender: &Sender, bot_login: &str, allowed_bots: &[String]) -
         return SenderVerdict::OwnBot;
     }
     let is_bot = sender.kind == "Bot" || sender.login.ends_with("[bot]");
-    if is_bot && !allowed_bots.iter().any(|b| b.eq_ignore_ascii_case(&sender.login)) {
+    if is_bot
+        && !allowed_bots
+            .iter()
+            .any(|b| b.eq_ignore_ascii_case(&sender.login))
+    {
         return SenderVerdict::UnlistedBot;
     }
     SenderVerdict::Allowed
@@ -194,11 +244,17 @@ impl SwarmCommand {
 pub fn parse_command(body: &str) -> Option<Result<SwarmCommand, String>> {
     for line in body.lines() {
         let line = line.trim();
-        let Some(rest) = line.strip_prefix("/swarm") else { continue };
+        let Some(rest) = line.strip_prefix("/swarm") else {
+            continue;
+        };
         if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
             continue;
         }
-        let word = rest.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        let word = rest
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
         return Some(match word.as_str() {
             "status" | "" => Ok(SwarmCommand::Status),
             "plan" => Ok(SwarmCommand::Plan),
@@ -216,7 +272,10 @@ pub fn parse_command(body: &str) -> Option<Result<SwarmCommand, String>> {
 pub fn dependencies_from_body(body: &str, own: u64) -> Vec<u64> {
     let mut out = Vec::new();
     for line in body.lines() {
-        let l = line.trim().trim_start_matches(['-', '*', '+', ' ']).trim_start();
+        let l = line
+            .trim()
+            .trim_start_matches(['-', '*', '+', ' '])
+            .trim_start();
         let lower = l.to_ascii_lowercase();
         let rest = if let Some(r) = lower.strip_prefix("depends on") {
             r
@@ -257,7 +316,10 @@ pub fn dependencies_from_body(body: &str, own: u64) -> Vec<u64> {
 pub fn feature_from_labels(labels: &[String], default: &str) -> String {
     labels
         .iter()
-        .find_map(|l| l.strip_prefix("swarm-feature:").map(|f| f.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("swarm-feature:")
+                .map(|f| f.trim().to_string())
+        })
         .filter(|f| !f.is_empty())
         .unwrap_or_else(|| default.to_string())
 }
@@ -274,7 +336,10 @@ mod tests {
     #[test]
     fn commands() {
         assert_eq!(parse_command("/swarm retry"), Some(Ok(SwarmCommand::Retry)));
-        assert_eq!(parse_command("thanks!\n  /swarm Unblock please"), Some(Ok(SwarmCommand::Unblock)));
+        assert_eq!(
+            parse_command("thanks!\n  /swarm Unblock please"),
+            Some(Ok(SwarmCommand::Unblock))
+        );
         assert_eq!(parse_command("/swarm"), Some(Ok(SwarmCommand::Status)));
         assert_eq!(parse_command("/swarmy retry"), None);
         assert_eq!(parse_command("please /swarm retry"), None);
@@ -283,27 +348,56 @@ mod tests {
 
     #[test]
     fn dependencies() {
-        let body = "Intro\nDepends on #12, #3\n- blocked by #7\nRef #9\nDepends on #12x and #4\nsee #5";
+        let body =
+            "Intro\nDepends on #12, #3\n- blocked by #7\nRef #9\nDepends on #12x and #4\nsee #5";
         assert_eq!(dependencies_from_body(body, 3), vec![4, 7, 12]);
     }
 
     #[test]
     fn senders() {
-        let bot = Sender { login: "github-actions[bot]".into(), kind: "Bot".into() };
-        assert_eq!(check_sender(&bot, "github-actions[bot]", &[]), SenderVerdict::OwnBot);
-        let other = Sender { login: "renovate[bot]".into(), kind: "Bot".into() };
-        assert_eq!(check_sender(&other, "github-actions[bot]", &[]), SenderVerdict::UnlistedBot);
-        assert_eq!(check_sender(&other, "github-actions[bot]", &["renovate[bot]".into()]), SenderVerdict::Allowed);
-        let user = Sender { login: "alice".into(), kind: "User".into() };
-        assert_eq!(check_sender(&user, "github-actions[bot]", &[]), SenderVerdict::Allowed);
+        let bot = Sender {
+            login: "github-actions[bot]".into(),
+            kind: "Bot".into(),
+        };
+        assert_eq!(
+            check_sender(&bot, "github-actions[bot]", &[]),
+            SenderVerdict::OwnBot
+        );
+        let other = Sender {
+            login: "renovate[bot]".into(),
+            kind: "Bot".into(),
+        };
+        assert_eq!(
+            check_sender(&other, "github-actions[bot]", &[]),
+            SenderVerdict::UnlistedBot
+        );
+        assert_eq!(
+            check_sender(&other, "github-actions[bot]", &["renovate[bot]".into()]),
+            SenderVerdict::Allowed
+        );
+        let user = Sender {
+            login: "alice".into(),
+            kind: "User".into(),
+        };
+        assert_eq!(
+            check_sender(&user, "github-actions[bot]", &[]),
+            SenderVerdict::Allowed
+        );
     }
 
     #[test]
     fn trust_and_features() {
         assert_eq!(trust_from_association("OWNER"), Trust::Trusted);
         assert_eq!(trust_from_association("NONE"), Trust::CheckPermission);
-        assert_eq!(trust_from_association("CONTRIBUTOR"), Trust::CheckPermission);
-        assert!(permission_grants_write("maintain") && !permission_grants_write("read") && !permission_grants_write("triage"));
+        assert_eq!(
+            trust_from_association("CONTRIBUTOR"),
+            Trust::CheckPermission
+        );
+        assert!(
+            permission_grants_write("maintain")
+                && !permission_grants_write("read")
+                && !permission_grants_write("triage")
+        );
         let labels = vec!["bug".to_string(), "swarm-feature:auth".to_string()];
         assert_eq!(feature_from_labels(&labels, "github"), "auth");
         assert_eq!(feature_from_labels(&[], "github"), "github");
@@ -313,7 +407,9 @@ mod tests {
     #[test]
     fn real_payloads_parse() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/webhooks/");
-        let read = |f: &str| -> Value { serde_json::from_str(&std::fs::read_to_string(format!("{dir}{f}")).unwrap()).unwrap() };
+        let read = |f: &str| -> Value {
+            serde_json::from_str(&std::fs::read_to_string(format!("{dir}{f}")).unwrap()).unwrap()
+        };
         let e = parse_event("issues", &read("issues.labeled.json")).unwrap();
         assert_eq!(e.action(), Some("labeled"));
         assert_eq!(e.sender.login, "Codertocat");
@@ -321,7 +417,10 @@ mod tests {
         assert_eq!(e.association(), Some("OWNER"));
         let e = parse_event("push", &read("push.json")).unwrap();
         assert!(matches!(e.trigger, Trigger::Push { .. }));
-        assert!(matches!(parse_event("star", &Value::Null).unwrap().trigger, Trigger::Other { .. }));
+        assert!(matches!(
+            parse_event("star", &Value::Null).unwrap().trigger,
+            Trigger::Other { .. }
+        ));
         assert!(parse_event("issues", &serde_json::json!({"action": "opened"})).is_err());
     }
 }

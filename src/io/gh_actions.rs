@@ -14,7 +14,9 @@ pub fn append_summary(markdown: &str) -> std::io::Result<()> {
 
 /// Writes outputs (`key=value`, heredoc syntax for multi-line values) to `GITHUB_OUTPUT`.
 pub fn write_outputs(outputs: &[(&str, String)]) -> std::io::Result<()> {
-    let Some(p) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) else { return Ok(()) };
+    let Some(p) = std::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
     let mut text = String::new();
     for (k, v) in outputs {
         if v.contains('\n') {
@@ -28,13 +30,18 @@ pub fn write_outputs(outputs: &[(&str, String)]) -> std::io::Result<()> {
 }
 
 fn append(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?;
     f.write_all(text.as_bytes())
 }
 
 /// Escapes a workflow-command message (`%`, CR, LF).
 pub fn escape(msg: &str) -> String {
-    msg.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    msg.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Prints an `::error::` annotation on stdout.
