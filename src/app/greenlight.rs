@@ -48,7 +48,11 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     // nothing. A dry run writes nothing.
     let plan = plan::decide_ready(project, feature, &state);
     if !dry_run {
-        plan::emit(project, feature, &plan::changed_since_last(project, feature, &plan))?;
+        plan::emit(
+            project,
+            feature,
+            &plan::changed_since_last(project, feature, &plan),
+        )?;
     }
     Ok(GreenlightOutcome {
         merge,

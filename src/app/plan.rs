@@ -69,7 +69,12 @@ fn one_line(s: &str, max: usize) -> String {
 
 /// One agent's proposal from `llm.command`, or the heuristic when the answer is missing,
 /// late, failed or invalid (logged, and said in the proposal's `source`).
-fn llm_proposal(project: &Project, feature: &str, task: &Task, agent: &AgentConfig) -> NamedProposal {
+fn llm_proposal(
+    project: &Project,
+    feature: &str,
+    task: &Task,
+    agent: &AgentConfig,
+) -> NamedProposal {
     let others: Vec<&AgentConfig> = project
         .config
         .agents
@@ -110,7 +115,11 @@ fn llm_proposal(project: &Project, feature: &str, task: &Task, agent: &AgentConf
                 task.issue_number,
                 agent.name
             );
-            heuristic_proposal(agent, task, format!("{SOURCE_HEURISTIC} (llm fallback: {why})"))
+            heuristic_proposal(
+                agent,
+                task,
+                format!("{SOURCE_HEURISTIC} (llm fallback: {why})"),
+            )
         }
     }
 }
@@ -127,7 +136,12 @@ pub fn proposals_for_task(project: &Project, feature: &str, task: &Task) -> Vec<
         ProposalSource::Llm => std::thread::scope(|scope| {
             let handles: Vec<_> = agents
                 .iter()
-                .map(|a| (a, scope.spawn(move || llm_proposal(project, feature, task, a))))
+                .map(|a| {
+                    (
+                        a,
+                        scope.spawn(move || llm_proposal(project, feature, task, a)),
+                    )
+                })
                 .collect();
             handles
                 .into_iter()
@@ -155,7 +169,11 @@ pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decisio
         .first()
         .map(|a| a.name.as_str())
         .unwrap_or("agent");
-    coordination::decide(&proposals, &project.config.coordination.thresholds, fallback)
+    coordination::decide(
+        &proposals,
+        &project.config.coordination.thresholds,
+        fallback,
+    )
 }
 
 /// Decisions for the given tasks, in the given order.
@@ -219,7 +237,11 @@ fn last_selected(project: &Project, feature: &str) -> std::collections::BTreeMap
 /// The planned issues whose decision differs from the last `agents_selected` logged for
 /// them (or that have none): what `greenlight` emits, so that a second greenlight with
 /// nothing changed appends nothing.
-pub fn changed_since_last(project: &Project, feature: &str, planned: &[PlannedIssue]) -> Vec<PlannedIssue> {
+pub fn changed_since_last(
+    project: &Project,
+    feature: &str,
+    planned: &[PlannedIssue],
+) -> Vec<PlannedIssue> {
     let last = last_selected(project, feature);
     planned
         .iter()

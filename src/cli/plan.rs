@@ -94,7 +94,12 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             paint(&p.title, "2")
         );
         println!("        {}", d.reason);
-        let width = d.proposals.iter().map(|x| x.agent.chars().count()).max().unwrap_or(0);
+        let width = d
+            .proposals
+            .iter()
+            .map(|x| x.agent.chars().count())
+            .max()
+            .unwrap_or(0);
         for np in &d.proposals {
             let pr = &np.proposal;
             let mut flags = Vec::new();

@@ -429,7 +429,15 @@ mod tests {
     #[test]
     fn every_rule_with_boundary_values() {
         use Mode::*;
-        let cases: Vec<(&str, Vec<NamedProposal>, Mode, &str, Option<&str>, u8)> = vec![
+        type Case = (
+            &'static str,
+            Vec<NamedProposal>,
+            Mode,
+            &'static str,
+            Option<&'static str>,
+            u8,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "rule 1: gap 0.31",
                 disjoint(0.81, 0.50),

@@ -88,7 +88,8 @@ pub fn stem(word: &str) -> String {
             if rest.chars().count() < 3 {
                 continue;
             }
-            if *suffix == "s" && (rest.ends_with('s') || rest.ends_with('u') || rest.ends_with('i')) {
+            if *suffix == "s" && (rest.ends_with('s') || rest.ends_with('u') || rest.ends_with('i'))
+            {
                 continue;
             }
             return format!("{rest}{replacement}");
@@ -168,7 +169,9 @@ pub fn propose(agent: &AgentConfig, issue: &IssueText<'_>) -> Proposal {
     } else {
         let found = angle_words
             .iter()
-            .filter(|w| label_words.contains(*w) || title_words.contains(*w) || body_words.contains(*w))
+            .filter(|w| {
+                label_words.contains(*w) || title_words.contains(*w) || body_words.contains(*w)
+            })
             .count();
         found as f64 / angle_words.len() as f64
     };
@@ -208,7 +211,14 @@ mod tests {
             agent(
                 "database",
                 "data modelling and migrations",
-                &["sql", "database", "migration", "schema", "postgres", "index"],
+                &[
+                    "sql",
+                    "database",
+                    "migration",
+                    "schema",
+                    "postgres",
+                    "index",
+                ],
             ),
             agent(
                 "frontend",
@@ -218,9 +228,17 @@ mod tests {
         ]
     }
 
-    fn plan(title: &str, body: &str, labels: &[&str]) -> (crate::core::coordination::Decision, Vec<NamedProposal>) {
+    fn plan(
+        title: &str,
+        body: &str,
+        labels: &[&str],
+    ) -> (crate::core::coordination::Decision, Vec<NamedProposal>) {
         let labels: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
-        let issue = IssueText { title, body, labels: &labels };
+        let issue = IssueText {
+            title,
+            body,
+            labels: &labels,
+        };
         let ps: Vec<NamedProposal> = swarm()
             .iter()
             .map(|a| NamedProposal {
@@ -233,7 +251,11 @@ mod tests {
     }
 
     fn conf(ps: &[NamedProposal], name: &str) -> f64 {
-        ps.iter().find(|p| p.agent == name).unwrap().proposal.confidence
+        ps.iter()
+            .find(|p| p.agent == name)
+            .unwrap()
+            .proposal
+            .confidence
     }
 
     #[test]
@@ -254,7 +276,10 @@ mod tests {
         }
         assert_eq!(stem("css"), "css");
         assert_eq!(stem("user"), "user");
-        assert_eq!(words("DB-schema, K8s"), vec!["databas", "schema", "kubernet"]);
+        assert_eq!(
+            words("DB-schema, K8s"),
+            vec!["databas", "schema", "kubernet"]
+        );
     }
 
     #[test]
@@ -264,7 +289,12 @@ mod tests {
             "The submit button overflows on mobile; adjust the CSS so the layout is responsive.",
             &["frontend"],
         );
-        assert_eq!((d.mode, d.winner.as_str()), (Mode::Solo, "frontend"), "{}", d.reason);
+        assert_eq!(
+            (d.mode, d.winner.as_str()),
+            (Mode::Solo, "frontend"),
+            "{}",
+            d.reason
+        );
         assert_eq!(d.rule, Some(1), "{}", d.reason);
         assert!(conf(&ps, "frontend") >= conf(&ps, "backend") + 0.31);
         let fe = &ps.iter().find(|p| p.agent == "frontend").unwrap().proposal;
@@ -293,7 +323,12 @@ mod tests {
             "Create the sessions table with an index on user_id; existing rows need a backfill.",
             &["database"],
         );
-        assert_eq!((d.mode, d.winner.as_str()), (Mode::Solo, "database"), "{}", d.reason);
+        assert_eq!(
+            (d.mode, d.winner.as_str()),
+            (Mode::Solo, "database"),
+            "{}",
+            d.reason
+        );
         assert!(conf(&ps, "database") >= 0.9, "{ps:?}");
         assert_eq!(conf(&ps, "backend"), BASE);
     }
@@ -314,23 +349,74 @@ mod tests {
     fn label_matches_weigh_more_than_body_matches() {
         let a = agent("x", "", &["css"]);
         let labels = vec!["css".to_string()];
-        let by_label = propose(&a, &IssueText { title: "t", body: "", labels: &labels });
-        let by_title = propose(&a, &IssueText { title: "css fix", body: "", labels: &[] });
-        let by_body = propose(&a, &IssueText { title: "t", body: "css", labels: &[] });
-        let none = propose(&a, &IssueText { title: "t", body: "b", labels: &[] });
+        let by_label = propose(
+            &a,
+            &IssueText {
+                title: "t",
+                body: "",
+                labels: &labels,
+            },
+        );
+        let by_title = propose(
+            &a,
+            &IssueText {
+                title: "css fix",
+                body: "",
+                labels: &[],
+            },
+        );
+        let by_body = propose(
+            &a,
+            &IssueText {
+                title: "t",
+                body: "css",
+                labels: &[],
+            },
+        );
+        let none = propose(
+            &a,
+            &IssueText {
+                title: "t",
+                body: "b",
+                labels: &[],
+            },
+        );
         assert_eq!(
-            [by_label.confidence, by_title.confidence, by_body.confidence, none.confidence],
+            [
+                by_label.confidence,
+                by_title.confidence,
+                by_body.confidence,
+                none.confidence
+            ],
             [0.72, 0.61, 0.5, 0.35]
         );
     }
 
     #[test]
     fn multi_word_terms_need_all_their_words_and_repeats_count_once() {
-        let a = agent("x", "", &["database migrations", "Database Migration", "the"]);
-        let p = propose(&a, &IssueText { title: "migrate the database", body: "", labels: &[] });
+        let a = agent(
+            "x",
+            "",
+            &["database migrations", "Database Migration", "the"],
+        );
+        let p = propose(
+            &a,
+            &IssueText {
+                title: "migrate the database",
+                body: "",
+                labels: &[],
+            },
+        );
         assert_eq!(p.covers, vec!["database migrations"]);
         assert_eq!(p.confidence, 0.61);
-        let p = propose(&a, &IssueText { title: "database", body: "", labels: &[] });
+        let p = propose(
+            &a,
+            &IssueText {
+                title: "database",
+                body: "",
+                labels: &[],
+            },
+        );
         assert!(p.covers.is_empty());
     }
 
@@ -338,7 +424,11 @@ mod tests {
     fn confidence_is_capped_and_deterministic() {
         let a = agent("x", "css", &["css", "html", "ui"]);
         let labels = vec!["css".to_string(), "html".to_string(), "ui".to_string()];
-        let issue = IssueText { title: "css html ui", body: "css", labels: &labels };
+        let issue = IssueText {
+            title: "css html ui",
+            body: "css",
+            labels: &labels,
+        };
         let p = propose(&a, &issue);
         assert_eq!(p.confidence, MAX);
         assert_eq!(p, propose(&a, &issue));

@@ -56,7 +56,7 @@ pub fn prompt(agent: &AgentConfig, others: &[&AgentConfig], issue: &IssueBrief<'
     }
     let body: String = issue.body.chars().take(MAX_BODY_CHARS).collect();
     if !body.trim().is_empty() {
-        s.push_str("\n");
+        s.push('\n');
         s.push_str(body.trim_end());
         s.push('\n');
         if body.chars().count() < issue.body.chars().count() {
@@ -105,7 +105,10 @@ fn find_object(text: &str) -> Result<Map<String, Value>, String> {
 /// [0, 1]. Unknown extra keys are ignored. The error says what was wrong.
 pub fn parse(text: &str) -> Result<Proposal, String> {
     let obj = find_object(text)?;
-    let field = |name: &str| obj.get(name).ok_or_else(|| format!("missing field `{name}`"));
+    let field = |name: &str| {
+        obj.get(name)
+            .ok_or_else(|| format!("missing field `{name}`"))
+    };
     let wrong = |name: &str, want: &str| format!("field `{name}` must be {want}");
     let angle = field("angle")?
         .as_str()
@@ -146,7 +149,10 @@ mod tests {
     #[test]
     fn parses_a_bare_object_and_one_with_text_around() {
         let p = parse(GOOD).unwrap();
-        assert_eq!((p.angle.as_str(), p.confidence, p.covers.len()), ("styles", 0.8, 1));
+        assert_eq!(
+            (p.angle.as_str(), p.confidence, p.covers.len()),
+            ("styles", 0.8, 1)
+        );
         assert!(p.solo_sufficient && !p.builds_on_other);
         let fenced = format!("Sure! Here it is:\n```json\n{GOOD}\n```\nHope that helps.");
         assert_eq!(parse(&fenced).unwrap(), p);
@@ -169,13 +175,34 @@ mod tests {
             ("", "no JSON object"),
             ("I think I should do it.", "no JSON object"),
             ("[1, 2]", "no JSON object"),
-            (r#"{"angle":"x","confidence":0.5,"covers":[],"solo_sufficient":true}"#, "missing field `builds_on_other`"),
-            (r#"{"angle":"x","confidence":"0.5","covers":[],"solo_sufficient":true,"builds_on_other":false}"#, "field `confidence` must be a number"),
-            (r#"{"angle":"x","confidence":0.5,"covers":"css","solo_sufficient":true,"builds_on_other":false}"#, "field `covers` must be a list of strings"),
-            (r#"{"angle":"x","confidence":0.5,"covers":[1],"solo_sufficient":true,"builds_on_other":false}"#, "field `covers` must be a list of strings"),
-            (r#"{"angle":"x","confidence":0.5,"covers":[],"solo_sufficient":"yes","builds_on_other":false}"#, "field `solo_sufficient` must be true or false"),
-            (r#"{"angle":3,"confidence":0.5,"covers":[],"solo_sufficient":true,"builds_on_other":false}"#, "field `angle` must be a string"),
-            (r#"{"angle":"x","confidence":null,"covers":[],"solo_sufficient":true,"builds_on_other":false}"#, "field `confidence` must be a number"),
+            (
+                r#"{"angle":"x","confidence":0.5,"covers":[],"solo_sufficient":true}"#,
+                "missing field `builds_on_other`",
+            ),
+            (
+                r#"{"angle":"x","confidence":"0.5","covers":[],"solo_sufficient":true,"builds_on_other":false}"#,
+                "field `confidence` must be a number",
+            ),
+            (
+                r#"{"angle":"x","confidence":0.5,"covers":"css","solo_sufficient":true,"builds_on_other":false}"#,
+                "field `covers` must be a list of strings",
+            ),
+            (
+                r#"{"angle":"x","confidence":0.5,"covers":[1],"solo_sufficient":true,"builds_on_other":false}"#,
+                "field `covers` must be a list of strings",
+            ),
+            (
+                r#"{"angle":"x","confidence":0.5,"covers":[],"solo_sufficient":"yes","builds_on_other":false}"#,
+                "field `solo_sufficient` must be true or false",
+            ),
+            (
+                r#"{"angle":3,"confidence":0.5,"covers":[],"solo_sufficient":true,"builds_on_other":false}"#,
+                "field `angle` must be a string",
+            ),
+            (
+                r#"{"angle":"x","confidence":null,"covers":[],"solo_sufficient":true,"builds_on_other":false}"#,
+                "field `confidence` must be a number",
+            ),
         ];
         for (text, want) in cases {
             let err = parse(text).unwrap_err();
