@@ -4,3 +4,4 @@ mod common;
 
 mod action;
 mod foundation;
+mod plan;

@@ -37,15 +37,6 @@ pub struct PromptArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PlanArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: Option<u32>,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
 pub struct EventsArgs {
     pub feature: String,
     #[arg(long, value_name = "N")]
@@ -113,9 +104,6 @@ pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
 }
 pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
     Err(not_built("prompt"))
-}
-pub fn plan(_g: &GlobalArgs, _a: PlanArgs) -> CmdResult<u8> {
-    Err(not_built("plan"))
 }
 pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
     Err(not_built("events"))
