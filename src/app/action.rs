@@ -552,14 +552,7 @@ fn on_comment(
                             .unwrap_or_default(),
                         d.reason
                     );
-                    txn.events.push(Event::AgentsSelected {
-                        issue: number,
-                        mode: d.mode.as_str().to_string(),
-                        winner: d.winner.clone(),
-                        runner_up: d.runner_up.clone(),
-                        reason: d.reason.clone(),
-                        proposals: serde_json::to_value(&d.proposals).unwrap_or_default(),
-                    });
+                    txn.events.push(d.event(number));
                     note
                 }
                 None => "plan: no task".into(),
