@@ -622,3 +622,11 @@ fn load_names_the_file_as_given() {
         e.message
     );
 }
+
+#[test]
+fn yaml_1_1_booleans_and_a_byte_order_mark_are_accepted() {
+    let c = ok("\u{feff}github: {close_on_done: no, run_agents: on}\ncoordination: {generate_summaries: False}\n").config;
+    assert!(!c.github.close_on_done);
+    assert!(c.github.run_agents);
+    assert!(!c.coordination.generate_summaries);
+}
