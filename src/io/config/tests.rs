@@ -500,6 +500,10 @@ fn wrong_types_name_the_key_and_expected_type() {
             .contains("the configuration must be a mapping of keys such as `agents:`, not a list")
     );
     assert!(err("just text\n").contains("not a string"));
+    assert_eq!(
+        err("tests:\n  ? [a, b]\n  : 1\n"),
+        "config.yaml:2: a key in `tests` is a list; keys must be plain names"
+    );
 }
 
 #[test]

@@ -82,11 +82,11 @@ impl Walker<'_> {
                 return Err(self.err(
                     k.line,
                     format!(
-                        "a key in `{}` is {}; keys must be plain names",
+                        "a key {} is {}; keys must be plain names",
                         if path.is_empty() {
-                            "the top level"
+                            "at the top level".to_string()
                         } else {
-                            path
+                            format!("in `{path}`")
                         },
                         k.value.describe()
                     ),
