@@ -3,5 +3,6 @@
 mod common;
 
 mod action;
+mod config;
 mod foundation;
 mod plan;
