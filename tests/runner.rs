@@ -2,5 +2,8 @@
 
 mod common;
 
+mod action;
+mod config;
 mod foundation;
+mod plan;
 mod sync;

@@ -1,5 +1,6 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+pub mod action;
 pub mod greenlight;
 pub mod init;
 pub mod plan;

@@ -1,7 +1,9 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
+pub mod action;
 pub mod feature_cmds;
 pub mod output;
+pub mod plan;
 pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
@@ -96,7 +98,7 @@ pub enum Command {
     /// Print the exact coder prompt that `run` would send.
     Prompt(stubs::PromptArgs),
     /// Print the coordination decision per issue.
-    Plan(stubs::PlanArgs),
+    Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
     Events(stubs::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
@@ -149,11 +151,11 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         } => feature_cmds::unblock(g, &feature, issue, json.json),
         Command::Run(a) => stubs::run(g, a),
         Command::Prompt(a) => stubs::prompt(g, a),
-        Command::Plan(a) => stubs::plan(g, a),
+        Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
         Command::Github(c) => stubs::github(g, c),
-        Command::Action(a) => stubs::action(g, a),
+        Command::Action(a) => action::run(g, a),
         Command::Demo(a) => stubs::demo(g, a),
     }
 }

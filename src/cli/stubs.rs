@@ -37,15 +37,6 @@ pub struct PromptArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PlanArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: Option<u32>,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
 pub struct EventsArgs {
     pub feature: String,
     #[arg(long, value_name = "N")]
@@ -114,9 +105,6 @@ pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
 pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
     Err(not_built("prompt"))
 }
-pub fn plan(_g: &GlobalArgs, _a: PlanArgs) -> CmdResult<u8> {
-    Err(not_built("plan"))
-}
 pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
     Err(not_built("events"))
 }
@@ -125,9 +113,6 @@ pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
 }
 pub fn github(_g: &GlobalArgs, _c: GithubCommand) -> CmdResult<u8> {
     Err(not_built("github"))
-}
-pub fn action(_g: &GlobalArgs, _a: ActionArgs) -> CmdResult<u8> {
-    Err(not_built("action"))
 }
 pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
     Err(not_built("demo"))

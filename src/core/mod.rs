@@ -1,12 +1,15 @@
 //! The pure core: rules with no I/O, no async, no clock. Every SPEC rule has exactly one
 //! implementation here.
 
+pub mod action;
 pub mod coordination;
 pub mod events;
 pub mod evidence;
 pub mod greenlight;
+pub mod heuristic;
 pub mod issues;
 pub mod ledger;
+pub mod llm_proposal;
 pub mod readiness;
 pub mod stage;
 pub mod state;
