@@ -153,7 +153,10 @@ fn other_features_prefix_traps_and_bare_references_do_not_count() {
 #[test]
 fn feature_ids_with_dots_and_dashes_match_literally() {
     let env = TestEnv::new();
-    env.issues("v1.2-x", json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]));
+    env.issues(
+        "v1.2-x",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]),
+    );
     env.run(&["greenlight", "v1.2-x"]).ok();
     env.commit("feat(v1x2-x): Implement issue #1");
     env.commit("feat(v1.2-x): Implement issue #2");
@@ -181,9 +184,14 @@ fn closing_keywords_count_only_for_linked_issues() {
     env.commit("fix c\n\nCloses acme/app#43");
     env.commit("fix d\n\nCloses other/app#44");
     env.commit("see #45, Ref #45");
-    let stages: Vec<String> = (1..=5).map(|n| task(&env, "auth", n)["stage"].as_str().unwrap().to_string()).collect();
+    let stages: Vec<String> = (1..=5)
+        .map(|n| task(&env, "auth", n)["stage"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(stages, ["DONE", "READY", "DONE", "READY", "READY"]);
-    assert_eq!(task(&env, "auth", 1)["evidence"][0]["source"], "closing_keyword");
+    assert_eq!(
+        task(&env, "auth", 1)["evidence"][0]["source"],
+        "closing_keyword"
+    );
 }
 
 #[test]
@@ -219,7 +227,7 @@ fn invalid_done_pattern_is_exit_2_naming_it() {
     env.issues("auth", json!([{"order":1,"title":"a"}]));
     env.write(
         "config.yaml",
-        "git:\n  done_patterns:\n    - '(?P<issue>\\d+)'\n    - '(unclosed'\n",
+        "git:\n  done_patterns:\n    - '(?P<feature>\\w+)#(?P<issue>\\d+)'\n    - '(unclosed'\n",
     );
     let before = snapshot_files(&env.root);
     let r = env.run(&["greenlight", "auth"]);
@@ -264,7 +272,10 @@ fn blocked_dependency_keeps_dependents_in_backlog_until_done_by_commit() {
     let mut s = env.state("auth");
     s["tasks"][0]["stage"] = json!("BLOCKED");
     s["tasks"][0]["blocked_reason"] = json!("tests fail");
-    env.write(".swarm/state/auth.json", &serde_json::to_string_pretty(&s).unwrap());
+    env.write(
+        ".swarm/state/auth.json",
+        &serde_json::to_string_pretty(&s).unwrap(),
+    );
     env.commit("chore: something");
     assert_eq!(task(&env, "auth", 2)["stage"], "BACKLOG");
     assert_eq!(env.stage("auth", 1), "BLOCKED");
@@ -277,7 +288,10 @@ fn blocked_dependency_keeps_dependents_in_backlog_until_done_by_commit() {
 #[test]
 fn shallow_clone_is_reported_and_exit_stays_0() {
     let origin = TestEnv::new();
-    origin.issues("auth", json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]));
+    origin.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]),
+    );
     origin.git(&["add", "specs"]);
     origin.git(&["commit", "-q", "-m", "feat(auth): Implement issue #1"]);
     origin.commit("chore: later");
@@ -295,7 +309,11 @@ fn shallow_clone_is_reported_and_exit_stays_0() {
     assert_eq!(r.json()["sync"]["shallow"], true);
     // the implementing commit is not in the clone: not DONE
     assert!(
-        r.json()["tasks"].as_array().unwrap().iter().all(|t| t["stage"] == "READY"),
+        r.json()["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["stage"] == "READY"),
         "{}",
         r.stdout
     );
@@ -349,7 +367,10 @@ fn incremental_scan_writes_nothing_when_nothing_is_new_and_scans_only_new_commit
     r.ok();
     assert_eq!(r.json()["sync"]["commits_scanned"], 0);
     assert_eq!(bytes, env.read_bytes(".swarm/state/auth.json"));
-    assert_eq!(mtime, std::fs::metadata(&state_path).unwrap().modified().unwrap());
+    assert_eq!(
+        mtime,
+        std::fs::metadata(&state_path).unwrap().modified().unwrap()
+    );
     assert_eq!(events, env.events("auth").len());
     assert_eq!(before, snapshot_files(&env.root));
 
@@ -384,7 +405,11 @@ fn configured_refs_are_scanned_and_a_missing_ref_is_a_warning() {
     env.write("config.yaml", "git:\n  sync_refs: [HEAD, other, nope]\n");
     let r = env.run(&["status", "auth"]);
     r.ok();
-    assert!(r.stderr.contains("git.sync_refs[2]") && r.stderr.contains("nope"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("git.sync_refs[2]") && r.stderr.contains("nope"),
+        "{}",
+        r.stderr
+    );
     assert_eq!(env.stage("auth", 22), "DONE");
 }
 
@@ -407,5 +432,9 @@ fn not_a_git_repository_is_exit_2_naming_the_directory() {
     let r = env.run(&["greenlight", "auth"]);
     r.code(2);
     assert!(r.stderr.contains("not a git repository"), "{}", r.stderr);
-    assert!(r.stderr.contains(env.root.to_str().unwrap()), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(env.root.to_str().unwrap()),
+        "{}",
+        r.stderr
+    );
 }

@@ -67,15 +67,17 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
 
 /// The rule for one feature: its links (rule 3) come from the tasks' `github_issue`.
 fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
-    let done_patterns = evidence::compile_patterns(&project.config.git.done_patterns)
-        .map_err(|e| {
+    let done_patterns =
+        evidence::compile_patterns(&project.config.git.done_patterns).map_err(|e| {
             CommandError::input(format!(
                 "{}: git.done_patterns[{}] {}",
                 project.config_path.display(),
                 e.index,
                 e.message
             ))
-            .with_hint("fix or remove the pattern; it is a regex with named groups `feature` and `issue`")
+            .with_hint(
+                "fix or remove the pattern; it is a regex with named groups `feature` and `issue`",
+            )
         })?;
     let links: std::collections::BTreeMap<u32, u64> = state
         .tasks

@@ -9,8 +9,7 @@
 //!    (`close[sd]?|fix(e[sd])?|resolve[sd]?`, optional colon) on `#G` or `owner/repo#G`
 //!    (this repository only); a bare `#G` or `Ref #G` never counts;
 //! 4. it matches one of the user's `git.done_patterns` (named groups `feature`, `issue`;
-//!    matched against the whole message, multi-line). A pattern without a `feature` group
-//!    applies to every feature.
+//!    matched against the whole message, multi-line; the `feature` group must equal F).
 //!
 //! `This reverts commit <sha>` (full sha or a prefix of at least 7 hex digits) names the
 //! commits a message reverts; the ledger (`core::ledger`) turns that into cancelled and
@@ -75,8 +74,8 @@ pub struct PatternError {
     pub message: String,
 }
 
-/// Compiles the user's `git.done_patterns` (multi-line). Each must be a valid regex with a
-/// named group `issue`.
+/// Compiles the user's `git.done_patterns` (multi-line). Each must be a valid regex with
+/// the named groups `feature` and `issue`.
 pub fn compile_patterns(patterns: &[String]) -> Result<Vec<Regex>, PatternError> {
     patterns
         .iter()
@@ -92,11 +91,13 @@ pub fn compile_patterns(patterns: &[String]) -> Result<Vec<Regex>, PatternError>
                         e.to_string().lines().last().unwrap_or("").trim()
                     ),
                 })?;
-            if !re.capture_names().any(|n| n == Some("issue")) {
-                return Err(PatternError {
-                    index,
-                    message: "has no named group `issue` (write `(?P<issue>\\d+)`)".into(),
-                });
+            for group in ["feature", "issue"] {
+                if !re.capture_names().any(|n| n == Some(group)) {
+                    return Err(PatternError {
+                        index,
+                        message: format!("lacks the named group `(?P<{group}>...)`"),
+                    });
+                }
             }
             Ok(re)
         })
@@ -318,8 +319,9 @@ impl EvidenceRule {
     fn rule_patterns(&self, message: &str, out: &mut Vec<Hit>) {
         for (i, re) in self.done_patterns.iter().enumerate() {
             for caps in re.captures_iter(message) {
-                if let Some(f) = caps.name("feature")
-                    && f.as_str() != self.feature
+                if caps
+                    .name("feature")
+                    .is_none_or(|f| f.as_str() != self.feature)
                 {
                     continue;
                 }
@@ -354,7 +356,11 @@ impl EvidenceRule {
 /// The commits `message` says it reverts (`This reverts commit <hex>`), lowercase hex of 7
 /// to 40 digits, each not followed by an alphanumeric.
 pub fn revert_targets(message: &str) -> Vec<String> {
-    if !message.as_bytes().windows(7).any(|w| w.eq_ignore_ascii_case(b"reverts")) {
+    if !message
+        .as_bytes()
+        .windows(7)
+        .any(|w| w.eq_ignore_ascii_case(b"reverts"))
+    {
         return Vec::new();
     }
     let mut out: Vec<String> = Vec::new();
@@ -384,7 +390,10 @@ mod tests {
     }
 
     fn issues(r: &EvidenceRule, msg: &str) -> Vec<(u32, Source)> {
-        r.matches(msg).into_iter().map(|h| (h.issue, h.source)).collect()
+        r.matches(msg)
+            .into_iter()
+            .map(|h| (h.issue, h.source))
+            .collect()
     }
 
     use Source::*;
@@ -395,7 +404,10 @@ mod tests {
         let cases: &[(&str, &[(u32, Source)])] = &[
             ("feat(auth): Implement issue #2", &[(2, Subject)]),
             ("feat(auth): Implement issue #2 (#41)", &[(2, Subject)]),
-            ("feat(auth): Implement issue #2: login form", &[(2, Subject)]),
+            (
+                "feat(auth): Implement issue #2: login form",
+                &[(2, Subject)],
+            ),
             ("feat(auth): Implement issue #2\n\nbody", &[(2, Subject)]),
             ("feat(auth): Implement issue #2\r\n", &[(2, Subject)]),
             // prefix trap
@@ -448,12 +460,27 @@ mod tests {
     fn trailers_only_in_last_paragraph() {
         let r = rule("auth");
         let cases: &[(&str, &[(u32, Source)])] = &[
-            ("add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5", &[(5, Trailers)]),
-            ("add x\n\nbody\n\nSwarm-Feature: auth\nSwarm-Issue: 5\n", &[(5, Trailers)]),
-            ("add x\n\nswarm-feature: auth\nSWARM-ISSUE: #5", &[(5, Trailers)]),
-            ("add x\n\nSwarm-Issue: 5\nSwarm-Feature: auth", &[(5, Trailers)]),
+            (
+                "add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5",
+                &[(5, Trailers)],
+            ),
+            (
+                "add x\n\nbody\n\nSwarm-Feature: auth\nSwarm-Issue: 5\n",
+                &[(5, Trailers)],
+            ),
+            (
+                "add x\n\nswarm-feature: auth\nSWARM-ISSUE: #5",
+                &[(5, Trailers)],
+            ),
+            (
+                "add x\n\nSwarm-Issue: 5\nSwarm-Feature: auth",
+                &[(5, Trailers)],
+            ),
             // not the last paragraph
-            ("add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5\n\nSigned-off-by: a", &[]),
+            (
+                "add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5\n\nSigned-off-by: a",
+                &[],
+            ),
             // both trailers needed, in the same paragraph
             ("add x\n\nSwarm-Feature: auth\n\nSwarm-Issue: 5", &[]),
             ("add x\n\nSwarm-Issue: 5", &[]),
@@ -461,7 +488,10 @@ mod tests {
             ("Swarm-Feature: auth\nSwarm-Issue: 5", &[]),
             // exact values
             ("add x\n\nSwarm-Feature: auth2\nSwarm-Issue: 5", &[]),
-            ("add x\n\nSwarm-Feature: auth\nSwarm-Issue: 55", &[(55, Trailers)]),
+            (
+                "add x\n\nSwarm-Feature: auth\nSwarm-Issue: 55",
+                &[(55, Trailers)],
+            ),
             ("add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5x", &[]),
             ("add x\n\nSwarm-Feature: auth\nSwarm-Issue: 5 and 6", &[]),
             // both rules
@@ -541,33 +571,45 @@ mod tests {
         let mut r = rule("auth");
         r.done_patterns = compile_patterns(&[
             r"^Done: (?P<feature>[a-z0-9._-]+)/(?P<issue>\d+)$".to_string(),
-            r"^\[(?P<issue>\d+)\] complete".to_string(),
+            r"^\[(?P<feature>[a-z]+)-(?P<issue>\d+)\] complete".to_string(),
         ])
         .unwrap();
         assert_eq!(issues(&r, "wip\n\nDone: auth/7\n"), [(7, Pattern)]);
-        assert_eq!(issues(&r, "Done: auth/7\nDone: auth/8"), [(7, Pattern), (8, Pattern)]);
+        assert_eq!(
+            issues(&r, "Done: auth/7\nDone: auth/8"),
+            [(7, Pattern), (8, Pattern)]
+        );
         assert_eq!(issues(&r, "Done: billing/7"), []);
         assert_eq!(issues(&r, "Done: auth/7x"), []);
-        assert_eq!(issues(&r, "x\n[9] complete"), [(9, Pattern)]);
+        assert_eq!(issues(&r, "x\n[auth-9] complete"), [(9, Pattern)]);
+        assert_eq!(issues(&r, "x\n[billing-9] complete"), []);
         let h = &r.matches("Done: auth/7")[0];
         assert_eq!(h.detail, "git.done_patterns[0]: Done: auth/7");
     }
 
     #[test]
     fn invalid_patterns_name_their_index() {
-        let e = compile_patterns(&["ok (?P<issue>\\d+)".into(), "(".into()]).unwrap_err();
+        let ok = "(?P<feature>x)(?P<issue>\\d+)".to_string();
+        let e = compile_patterns(&[ok, "(".into()]).unwrap_err();
         assert_eq!(e.index, 1);
-        assert!(e.message.contains("not a valid regular expression"), "{}", e.message);
-        let e = compile_patterns(&[r"\d+".into()]).unwrap_err();
+        assert!(
+            e.message.contains("not a valid regular expression"),
+            "{}",
+            e.message
+        );
+        let e = compile_patterns(&[r"(?P<issue>\d+)".into()]).unwrap_err();
         assert_eq!(e.index, 0);
-        assert!(e.message.contains("`issue`"));
+        assert!(e.message.contains("feature"), "{}", e.message);
     }
 
     #[test]
     fn merge_commits_are_ordinary_messages() {
         let r = rule("auth");
         assert_eq!(
-            issues(&r, "Merge branch 'feature/x'\n\nSwarm-Feature: auth\nSwarm-Issue: 2"),
+            issues(
+                &r,
+                "Merge branch 'feature/x'\n\nSwarm-Feature: auth\nSwarm-Issue: 2"
+            ),
             [(2, Trailers)]
         );
         assert_eq!(issues(&r, "Merge pull request #2 from o/auth-2"), []);
@@ -577,12 +619,18 @@ mod tests {
     fn revert_targets_table() {
         let full = "0123456789abcdef0123456789abcdef01234567";
         let cases: &[(&str, &[&str])] = &[
-            (&format!("Revert \"x\"\n\nThis reverts commit {full}."), &[full]),
+            (
+                &format!("Revert \"x\"\n\nThis reverts commit {full}."),
+                &[full],
+            ),
             ("Revert\n\nThis reverts commit ABCDEF0.", &["abcdef0"]),
             ("this reverts commit abcdef0, reversing", &["abcdef0"]),
             ("This reverts commit abcdef", &[]),
             ("This reverts commit abcdef0g", &[]),
-            ("This reverts commit abcdef01\nThis reverts commit 1234567", &["abcdef01", "1234567"]),
+            (
+                "This reverts commit abcdef01\nThis reverts commit 1234567",
+                &["abcdef01", "1234567"],
+            ),
             ("reverts abcdef0", &[]),
         ];
         for (msg, want) in cases {
@@ -598,7 +646,7 @@ mod tests {
         let mut repo = base.clone();
         repo.repo = Some("o/r".into());
         let mut pat = base.clone();
-        pat.done_patterns = compile_patterns(&["(?P<issue>\\d+)".into()]).unwrap();
+        pat.done_patterns = compile_patterns(&["(?P<feature>x)(?P<issue>\\d+)".into()]).unwrap();
         let all = [
             base.fingerprint_input(),
             rule("auth2").fingerprint_input(),

@@ -88,10 +88,12 @@ pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
 
 fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 fn fingerprint(rule: &EvidenceRule, refs: &[String], shallow: &[u8]) -> String {
@@ -189,8 +191,10 @@ pub fn scan(
         }
     }
     let fp = fingerprint(rule, refs, &shallow_bytes);
-    let tip_strings: BTreeMap<String, String> =
-        tips.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    let tip_strings: BTreeMap<String, String> = tips
+        .iter()
+        .map(|(k, v)| (k.clone(), v.to_string()))
+        .collect();
 
     let usable = cached.filter(|c| c.version == CACHE_VERSION && c.fingerprint == fp);
     if let Some(c) = &usable
@@ -277,10 +281,7 @@ fn is_ancestor(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> bool {
     if old == new {
         return true;
     }
-    let Ok(old_time) = repo
-        .find_commit(old)
-        .and_then(|c| c.time().map_err(Into::into))
-    else {
+    let Ok(old_time) = repo.find_commit(old).and_then(|c| c.time()) else {
         return false;
     };
     let walk = repo
@@ -360,13 +361,14 @@ impl<'r> Scanner<'r> {
         let track_parents = !hidden.is_empty();
         let objects = &self.repo.objects;
         let shallow = self.shallow;
-        let mut walk = gix::traverse::commit::Simple::filtered(tips, objects, move |id: &gix::hash::oid| {
-            // a shallow clone's boundary commits have parents that are not there
-            !shallow || objects.exists(id)
-        })
-        .commit_graph(self.repo.commit_graph_if_enabled().ok().flatten())
-        .hide(hidden)
-        .map_err(|e| git_err(self.root, e))?;
+        let mut walk =
+            gix::traverse::commit::Simple::filtered(tips, objects, move |id: &gix::hash::oid| {
+                // a shallow clone's boundary commits have parents that are not there
+                !shallow || objects.exists(id)
+            })
+            .commit_graph(self.repo.commit_graph_if_enabled().ok().flatten())
+            .hide(hidden)
+            .map_err(|e| git_err(self.root, e))?;
         let mut found: Vec<Found> = Vec::new();
         while let Some(info) = walk.next() {
             let info = info.map_err(|e| git_err(self.root, e))?;
