@@ -267,8 +267,8 @@ fn set_evidence(task: &mut Task, ev: &IssueEvidence) {
 /// - a DONE task whose recorded commit is no longer active gets the active evidence
 ///   recorded instead (it stays DONE);
 /// - a DONE task whose evidence was all cancelled by reverts returns to READY (readiness
-///   may then make it BACKLOG): only when what it records is among the cancelled commits
-///   (or it records no commit at all);
+///   may then make it BACKLOG): only when a commit it records is among the cancelled ones
+///   (or it records no commit and no evidence at all, as in an older state file);
 /// - a task never leaves DONE for any other reason.
 pub fn apply(state: &mut FeatureState, evidence: &BTreeMap<u32, IssueEvidence>) -> Applied {
     let mut out = Applied::default();
@@ -295,10 +295,16 @@ pub fn apply(state: &mut FeatureState, evidence: &BTreeMap<u32, IssueEvidence>) 
         if ev.cancelled.is_empty() || task.stage != Stage::Done {
             continue;
         }
+        // the revert concerns this task when a commit it records was cancelled; a task
+        // that records nothing at all (an older state file) goes by the history alone; a
+        // task DONE on other evidence (tests, files) keeps it
         let ours = {
             let mut recorded = recorded_commits(task).peekable();
-            recorded.peek().is_none()
-                || recorded.any(|c| ev.cancelled.iter().any(|(x, _)| same_commit(x, c)))
+            if recorded.peek().is_none() {
+                task.evidence.is_empty()
+            } else {
+                recorded.any(|c| ev.cancelled.iter().any(|(x, _)| same_commit(x, c)))
+            }
         };
         if !ours {
             continue;
@@ -500,6 +506,17 @@ mod tests {
         // DONE with no history evidence at all
         let mut s = state(&[(5, Stage::Done, &[])]);
         assert_eq!(apply(&mut s, &l.by_issue()), Applied::default());
+        // DONE on other evidence (duplicate detection)
+        let mut s = state(&[(1, Stage::Done, &[])]);
+        s.tasks[0].evidence.push(EvidenceRecord {
+            source: "files".into(),
+            commit: None,
+            detail: None,
+        });
+        assert_eq!(apply(&mut s, &l.by_issue()), Applied::default());
+        // DONE with nothing recorded (an older state file): the history decides
+        let mut s = state(&[(1, Stage::Done, &[])]);
+        assert_eq!(apply(&mut s, &l.by_issue()).reverted, [(1, sha(2))]);
         // other stages are not touched by a cancelled evidence
         let mut s = state(&[(1, Stage::Blocked, &[])]);
         assert_eq!(apply(&mut s, &l.by_issue()), Applied::default());
