@@ -6,6 +6,8 @@ pub mod events;
 pub mod evidence;
 pub mod greenlight;
 pub mod issues;
+pub mod prompt;
 pub mod readiness;
+pub mod registry;
 pub mod stage;
 pub mod state;
