@@ -11,3 +11,4 @@ pub mod readiness;
 pub mod registry;
 pub mod stage;
 pub mod state;
+pub mod summary;
