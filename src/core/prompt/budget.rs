@@ -2,17 +2,18 @@
 //! scalar values. Cuts, least important first:
 //!
 //! 1. module registry entries (least relevant first),
-//! 2. summaries of DONE issues (least relevant first: older issues that are not
-//!    dependencies go before dependencies),
+//! 2. summaries of DONE issues that are not this issue's dependencies, oldest first,
 //! 3. the tail of the project instructions,
-//! 4. the tail of another agent's output (SYNTHESIS),
-//! 5. the tail of the original request,
-//! 6. everything but Current Task and Acceptance Criteria, with a short note, then without.
+//! 4. summaries of this issue's dependencies (last listed first),
+//! 5. the tail of another agent's output (SYNTHESIS),
+//! 6. the tail of the original request,
+//! 7. everything but Current Task and Acceptance Criteria, with a short note, then without.
 //!
 //! Current Task and Acceptance Criteria are never cut, so the prompt exceeds the budget only
 //! when those two sections alone ([`never_cut_text`]) do.
 
-use super::sections::{Parts, Rendered, chars, render};
+use super::render::{Rendered, chars, render};
+use super::sections::Parts;
 
 /// How the "what was cut" note is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,22 +69,22 @@ pub fn never_cut_text(p: &Parts) -> String {
     )
 }
 
-/// Drops list entries from the end until the text fits or the list is empty.
+/// Drops list entries from the end until the text fits or only `floor` entries are left.
 fn shrink_list(
     p: &Parts,
     c: &mut Cuts,
     r: &mut Rendered,
-    budget: usize,
+    (budget, floor): (usize, usize),
     field: fn(&mut Cuts) -> &mut usize,
     entry_len: &dyn Fn(usize) -> usize,
 ) {
     loop {
         let n = chars(&r.text);
-        if n <= budget || *field(c) == 0 {
+        if n <= budget || *field(c) <= floor {
             return;
         }
         let mut excess = n - budget;
-        while *field(c) > 0 && excess > 0 {
+        while *field(c) > floor && excess > 0 {
             *field(c) -= 1;
             excess = excess.saturating_sub(entry_len(*field(c)) + 1);
         }
@@ -122,27 +123,17 @@ pub struct Fitted {
 pub fn fit(p: &Parts, budget_chars: usize, max_tokens: u64) -> Fitted {
     let mut c = Cuts::none(p, max_tokens);
     let mut r = render(p, &c);
+    let registry: fn(&mut Cuts) -> &mut usize = |c| &mut c.registry_keep;
+    let summaries: fn(&mut Cuts) -> &mut usize = |c| &mut c.summaries_keep;
     let reg_len = |i: usize| chars(&p.registry[i]);
-    shrink_list(
-        p,
-        &mut c,
-        &mut r,
-        budget_chars,
-        |c| &mut c.registry_keep,
-        &reg_len,
-    );
     let sum_len = |i: usize| chars(&p.summaries[i].1);
-    shrink_list(
-        p,
-        &mut c,
-        &mut r,
-        budget_chars,
-        |c| &mut c.summaries_keep,
-        &sum_len,
-    );
+    let deps = p.dependency_summaries.min(p.summaries.len());
+    shrink_list(p, &mut c, &mut r, (budget_chars, 0), registry, &reg_len);
+    shrink_list(p, &mut c, &mut r, (budget_chars, deps), summaries, &sum_len);
     shrink_text(p, &mut c, &mut r, budget_chars, |c| {
         &mut c.instructions_keep
     });
+    shrink_list(p, &mut c, &mut r, (budget_chars, 0), summaries, &sum_len);
     shrink_text(p, &mut c, &mut r, budget_chars, |c| {
         &mut c.coordination_keep
     });
@@ -281,13 +272,15 @@ mod tests {
             "module registry",
             "summaries",
             "project instructions",
+            "dependency summaries",
             "original request",
             "everything",
         ];
         let complete = |t: &str| {
             t == "module registry: 30 of 30 files"
-                || t == "summaries: #1, #2"
+                || t == "summaries: 1 of 1 other done issues (#2)"
                 || t.starts_with("project instructions (CLAUDE.md): kept 0 of")
+                || t == "dependency summaries: 1 of 1 dependencies (#1)"
                 || t.starts_with("original request: kept 0 of")
         };
         let mut seen_first_cut = false;
@@ -323,7 +316,9 @@ mod tests {
                 );
                 assert!(p.truncated[0] != "module registry: 30 of 30 files");
             }
-            if p.truncated.iter().any(|t| t == "summaries: #2") {
+            if p.truncated.iter().any(|t| t.starts_with("summaries: "))
+                && !p.truncated.iter().any(|t| t.starts_with("dependency"))
+            {
                 // The dependency's summary (#1) is kept longest.
                 assert!(p.text.contains("- #1 issue 1 (a dependency of this issue)"));
                 assert_eq!(p.summaries_count, 1);

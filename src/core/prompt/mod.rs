@@ -24,6 +24,7 @@
 //! ([`sanitize::untrusted_block`]). All issue text is sanitised ([`sanitize::sanitize`]).
 
 pub mod budget;
+pub mod render;
 pub mod sanitize;
 pub mod sections;
 
