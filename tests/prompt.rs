@@ -157,6 +157,10 @@ fn prompt_errors_name_the_issue_agent_or_feature() {
     let r = env.run(&["prompt", "auth", "--issue", "2", "--agent", "nobody"]);
     r.code(2);
     assert!(r.stderr.contains("no agent named `nobody`"), "{}", r.stderr);
+    env.write("config.yaml", "agents: []\n");
+    let r = env.run(&["prompt", "auth", "--issue", "2"]);
+    r.code(2);
+    assert!(r.stderr.contains("configures no agents"), "{}", r.stderr);
     let r = env.run(&["prompt", "other", "--issue", "1"]);
     r.code(2);
     assert!(r.stderr.contains("greenlight other"), "{}", r.stderr);

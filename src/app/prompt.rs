@@ -363,6 +363,13 @@ pub fn show_prompt(
                 .with_hint(format!("its issues are: {}", known.join(", "))),
         );
     };
+    if project.config.agents.is_empty() {
+        return Err(CommandError::input(format!(
+            "{} configures no agents, so no prompt would be sent",
+            project.config_path.display()
+        ))
+        .with_hint("add an entry under `agents:` (name, command)"));
+    }
     let decision = crate::app::plan::decide_for_task(project, feature, &task);
     let agent = agent.map(str::to_string).unwrap_or(decision.winner.clone());
     if !project.config.agents.iter().any(|a| a.name == agent) {
