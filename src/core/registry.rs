@@ -232,7 +232,15 @@ fn javascript(text: &str) -> Vec<Symbol> {
         if let Some(after) = rest.strip_prefix("default")
             && (after.is_empty() || after.starts_with(char::is_whitespace))
         {
-            out.push(Symbol::new("default", "default"));
+            // `export default function main` / `export default class App` name the item.
+            let after = strip_words(after.trim_start(), &["async", "abstract"]);
+            let named = ["function*", "function", "class"].iter().find_map(|w| {
+                after
+                    .strip_prefix(w)
+                    .map(|r| r.trim_start_matches('*').trim_start())
+                    .and_then(ident)
+            });
+            out.push(Symbol::new("default", named.unwrap_or("default")));
             continue;
         }
         let rest = strip_words(rest, &["declare", "async", "abstract"]);
@@ -409,7 +417,7 @@ impl<T: Clone> fmt::Display for Wrapper<T> {
                 "interface User",
                 "type Id",
                 "enum Role",
-                "default default",
+                "default main",
                 "export helper",
                 "export renamed",
             ]
@@ -417,9 +425,9 @@ impl<T: Clone> fmt::Display for Wrapper<T> {
         assert_eq!(
             names(
                 "lib/a.mjs",
-                "export function* gen() {}\nexport var v = 1;\n"
+                "export function* gen() {}\nexport var v = 1;\nexport default {};\n"
             ),
-            vec!["function gen", "var v"]
+            vec!["function gen", "var v", "default default"]
         );
     }
 
