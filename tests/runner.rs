@@ -6,3 +6,4 @@ mod action;
 mod config;
 mod foundation;
 mod plan;
+mod prompt;

@@ -193,7 +193,14 @@ impl FeatureTxn<'_> {
             crate::core::readiness::recompute(&mut self.state);
             return Ok(Default::default());
         }
-        crate::app::sync::sync_feature(self.project, &self.lock, &mut self.state, &mut self.events)
+        let report = crate::app::sync::sync_feature(
+            self.project,
+            &self.lock,
+            &mut self.state,
+            &mut self.events,
+        )?;
+        crate::app::summary::ensure_summaries(self.project, &self.feature, &mut self.state);
+        Ok(report)
     }
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
