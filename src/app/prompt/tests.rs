@@ -198,6 +198,8 @@ fn decision(mode: Mode) -> Decision {
         winner: "claude".into(),
         runner_up: Some("codex".into()),
         reason: "test".into(),
+        rule: None,
+        overlap: None,
         proposals: vec![
             prop("claude", "implementation", &["api"]),
             prop("codex", "security", &["auth", "validation"]),
