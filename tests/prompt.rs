@@ -160,7 +160,7 @@ fn prompt_errors_name_the_issue_agent_or_feature() {
     env.write("config.yaml", "agents: []\n");
     let r = env.run(&["prompt", "auth", "--issue", "2"]);
     r.code(2);
-    assert!(r.stderr.contains("configures no agents"), "{}", r.stderr);
+    assert!(r.stderr.contains("`agents` is empty"), "{}", r.stderr);
     let r = env.run(&["prompt", "other", "--issue", "1"]);
     r.code(2);
     assert!(r.stderr.contains("greenlight other"), "{}", r.stderr);
