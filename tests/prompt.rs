@@ -161,6 +161,7 @@ fn prompt_errors_name_the_issue_agent_or_feature() {
     let r = env.run(&["prompt", "auth", "--issue", "2"]);
     r.code(2);
     assert!(r.stderr.contains("`agents` is empty"), "{}", r.stderr);
+    std::fs::remove_file(env.path("config.yaml")).unwrap();
     let r = env.run(&["prompt", "other", "--issue", "1"]);
     r.code(2);
     assert!(r.stderr.contains("greenlight other"), "{}", r.stderr);
