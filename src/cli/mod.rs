@@ -29,7 +29,7 @@ pub struct GlobalArgs {
     /// The project directory (default: the current directory).
     #[arg(short = 'p', long = "project", global = true, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// The config file (default: <project>/config.yaml).
+    /// The config file (default: config.yaml in the project directory).
     #[arg(long = "config", global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print less.
@@ -65,7 +65,7 @@ pub struct JsonFlag {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create specs/<feature>/issues.json (if missing) and the feature's state.
+    /// Create specs/FEATURE/issues.json (if missing) and the feature state.
     Init {
         feature: String,
         #[command(flatten)]
