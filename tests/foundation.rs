@@ -20,7 +20,7 @@ fn edit_state(env: &TestEnv, feature: &str, f: impl FnOnce(&mut Value)) {
     );
 }
 
-fn task_mut<'a>(s: &'a mut Value, issue: u64) -> &'a mut Value {
+fn task_mut(s: &mut Value, issue: u64) -> &mut Value {
     s["tasks"]
         .as_array_mut()
         .unwrap()

@@ -6,4 +6,5 @@ mod action;
 mod config;
 mod foundation;
 mod plan;
+mod prompt;
 mod sync;

@@ -203,6 +203,7 @@ impl FeatureTxn<'_> {
             &mut self.events,
         )?;
         self.history_cache = report.history_cache.take();
+        crate::app::summary::ensure_summaries(self.project, &self.feature, &mut self.state);
         Ok(report)
     }
 

@@ -4,6 +4,7 @@ pub mod action;
 pub mod feature_cmds;
 pub mod output;
 pub mod plan;
+pub mod prompt;
 pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
@@ -28,7 +29,7 @@ pub struct GlobalArgs {
     /// The project directory (default: the current directory).
     #[arg(short = 'p', long = "project", global = true, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// The config file (default: <project>/config.yaml).
+    /// The config file (default: config.yaml in the project directory).
     #[arg(long = "config", global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print less.
@@ -64,7 +65,7 @@ pub struct JsonFlag {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create specs/<feature>/issues.json (if missing) and the feature's state.
+    /// Create specs/FEATURE/issues.json (if missing) and the feature state.
     Init {
         feature: String,
         #[command(flatten)]
@@ -96,7 +97,7 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Print the exact coder prompt that `run` would send.
-    Prompt(stubs::PromptArgs),
+    Prompt(prompt::PromptArgs),
     /// Print the coordination decision per issue.
     Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
@@ -150,7 +151,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
             json,
         } => feature_cmds::unblock(g, &feature, issue, json.json),
         Command::Run(a) => stubs::run(g, a),
-        Command::Prompt(a) => stubs::prompt(g, a),
+        Command::Prompt(a) => prompt::prompt(g, a),
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),

@@ -25,18 +25,6 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PromptArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: u32,
-    /// The agent to build the prompt for (default: the coordination winner).
-    #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
 pub struct EventsArgs {
     pub feature: String,
     #[arg(long, value_name = "N")]
@@ -101,9 +89,6 @@ pub struct DemoArgs {
 
 pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
     Err(not_built("run"))
-}
-pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
-    Err(not_built("prompt"))
 }
 pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
     Err(not_built("events"))

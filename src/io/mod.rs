@@ -2,6 +2,7 @@
 
 pub mod atomic;
 pub mod clock;
+pub mod commit_info;
 pub mod config;
 pub mod event_log;
 pub mod gh_actions;
