@@ -4,6 +4,8 @@
 pub mod coordination;
 pub mod events;
 pub mod evidence;
+pub mod github_plan;
+pub mod github_status;
 pub mod greenlight;
 pub mod issues;
 pub mod readiness;
