@@ -1,5 +1,7 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+pub mod github_publish;
+pub mod github_sync;
 pub mod greenlight;
 pub mod init;
 pub mod plan;

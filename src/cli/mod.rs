@@ -1,6 +1,7 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
 pub mod feature_cmds;
+pub mod github;
 pub mod output;
 pub mod stubs;
 
@@ -103,7 +104,7 @@ pub enum Command {
     Audit(stubs::AuditArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
-    Github(stubs::GithubCommand),
+    Github(github::GithubCommand),
     /// The GitHub Action entry point.
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
@@ -152,7 +153,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Plan(a) => stubs::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
-        Command::Github(c) => stubs::github(g, c),
+        Command::Github(c) => github::github(g, c),
         Command::Action(a) => stubs::action(g, a),
         Command::Demo(a) => stubs::demo(g, a),
     }
