@@ -2,4 +2,6 @@
 
 mod common;
 
+mod fake_github;
 mod foundation;
+mod github;

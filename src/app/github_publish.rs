@@ -4,7 +4,7 @@
 //! open and closed issues) before creating, and again after a failed create, so an issue
 //! that GitHub created behind a 502 is found, never created twice.
 
-use crate::app::github_sync::{GithubSyncReport, Session, settings_or_exit, synced_state};
+use crate::app::github_sync::{GithubSyncReport, Session, Target, settings_or_exit, synced_state};
 use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::github_status::task_marker;
@@ -41,7 +41,10 @@ pub fn publish(project: &Project, feature: &str) -> CmdResult<GithubSyncReport> 
 /// The body of the issue created for a task: its body from issues.json and the marker.
 fn issue_body(state: &FeatureState, n: u32) -> String {
     let task = state.task(n);
-    let body = task.and_then(|t| t.body.as_deref()).unwrap_or("").trim_end();
+    let body = task
+        .and_then(|t| t.body.as_deref())
+        .unwrap_or("")
+        .trim_end();
     let marker = task_marker(&state.feature_id, n);
     if body.is_empty() {
         format!(
@@ -70,11 +73,13 @@ pub(crate) fn publish_tasks(
         Err(e) => {
             for n in tasks {
                 session.failure(
-                    "publish",
-                    Some(*n),
-                    None,
+                    Target {
+                        kind: "publish",
+                        issue: Some(*n),
+                        github_issue: None,
+                        what: "the repository's issues",
+                    },
                     "published",
-                    "the repository's issues",
                     false,
                     &e,
                 )?;
@@ -101,7 +106,12 @@ pub(crate) fn publish_tasks(
             .filter(|_| session.labels_ready())
             .map(|l| vec![l.to_string()])
             .unwrap_or_default();
-        let body = session.api.client.settings.token.redact(&issue_body(&state, n));
+        let body = session
+            .api
+            .client
+            .settings
+            .token
+            .redact(&issue_body(&state, n));
         match create_issue(session, &feature, n, &title, &body, &label, &mut by_marker) {
             Ok((g, created)) => {
                 links.push((n, g, created));
@@ -109,11 +119,13 @@ pub(crate) fn publish_tasks(
             }
             Err(e) => {
                 session.failure(
-                    "publish",
-                    Some(n),
-                    None,
+                    Target {
+                        kind: "publish",
+                        issue: Some(n),
+                        github_issue: None,
+                        what: &format!("a new issue for issue {n} of `{feature}`"),
+                    },
                     "published",
-                    &format!("a new issue for issue {n} of `{feature}`"),
                     true,
                     &e,
                 )?;

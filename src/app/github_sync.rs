@@ -97,7 +97,11 @@ pub fn settings_or_exit(project: &Project) -> CmdResult<Settings> {
 }
 
 /// Reads and git-syncs the state under the feature lock (released before any request).
-pub(crate) fn synced_state(project: &Project, feature: &str, dry_run: bool) -> CmdResult<FeatureState> {
+pub(crate) fn synced_state(
+    project: &Project,
+    feature: &str,
+    dry_run: bool,
+) -> CmdResult<FeatureState> {
     let mut txn = project.begin(feature)?;
     txn.sync()?;
     let state = txn.state.clone();
@@ -178,6 +182,17 @@ pub fn auto_sync(project: &Project, feature: &str) -> Option<GithubSyncReport> {
             None
         }
     }
+}
+
+/// What a failed request was about.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// `issue`, `labels` or `publish` (the outbox target).
+    pub kind: &'static str,
+    pub issue: Option<u32>,
+    pub github_issue: Option<u64>,
+    /// The object, for the sentence ("GitHub issue #4 (issue 2 of `auth`)", "label ...").
+    pub what: &'a str,
 }
 
 /// One sync or publish run against one repository.
@@ -287,14 +302,17 @@ impl<'p> Session<'p> {
     /// error; transient ones go to the outbox; the rest are reported as sentences.
     pub fn failure(
         &mut self,
-        target: &str,
-        issue: Option<u32>,
-        github_issue: Option<u64>,
+        t: Target<'_>,
         op: &str,
-        what: &str,
         write: bool,
         e: &GithubError,
     ) -> CmdResult<()> {
+        let Target {
+            kind: target,
+            issue,
+            github_issue,
+            what,
+        } = t;
         let repo = self.api.repo().to_string();
         let mut sentence = e.sentence(&repo, self.token_var(), what, write);
         if e.kind == FailureKind::NotFound
@@ -361,7 +379,12 @@ impl<'p> Session<'p> {
         Ok(())
     }
 
-    fn plan(&mut self, req: &crate::io::github::client::Request, d: Option<&Desired>, action: &str) {
+    fn plan(
+        &mut self,
+        req: &crate::io::github::client::Request,
+        d: Option<&Desired>,
+        action: &str,
+    ) {
         self.report.planned.push(PlannedRequest {
             method: req.method.to_string(),
             path: req.path.clone(),
@@ -390,7 +413,17 @@ impl<'p> Session<'p> {
             Ok(l) => l,
             Err(e) => {
                 self.labels_ready = false;
-                return self.failure("labels", None, None, "labels_listed", "the labels", false, &e);
+                return self.failure(
+                    Target {
+                        kind: "labels",
+                        issue: None,
+                        github_issue: None,
+                        what: "the labels",
+                    },
+                    "labels_listed",
+                    false,
+                    &e,
+                );
             }
         };
         let pairs: Vec<(String, String)> =
@@ -412,11 +445,13 @@ impl<'p> Session<'p> {
                     | crate::core::github_plan::LabelOp::Recolor(s) => s.name,
                 };
                 return self.failure(
-                    "labels",
-                    None,
-                    None,
+                    Target {
+                        kind: "labels",
+                        issue: None,
+                        github_issue: None,
+                        what: &format!("label `{name}`"),
+                    },
                     "label_created",
-                    &format!("label `{name}`"),
                     true,
                     &e,
                 );
@@ -444,7 +479,10 @@ impl<'p> Session<'p> {
         }
         for e in self.pending_of("publish") {
             // linked meanwhile (by hand or by another run): nothing to replay
-            if e.issue.and_then(|n| state.task(n)).is_some_and(|t| t.github_issue.is_some()) {
+            if e.issue
+                .and_then(|n| state.task(n))
+                .is_some_and(|t| t.github_issue.is_some())
+            {
                 self.mark_done("publish", e.issue, None);
             }
         }
@@ -542,7 +580,17 @@ impl<'p> Session<'p> {
             }
             Err(e) => {
                 report.ok = false;
-                self.failure("issue", Some(d.issue), Some(g), "issue_read", &what, false, &e)?;
+                self.failure(
+                    Target {
+                        kind: "issue",
+                        issue: Some(d.issue),
+                        github_issue: Some(g),
+                        what: &what,
+                    },
+                    "issue_read",
+                    false,
+                    &e,
+                )?;
                 return Ok(report);
             }
         }
@@ -559,7 +607,17 @@ impl<'p> Session<'p> {
                 Err(e) => {
                     report.ok = false;
                     self.cache.issues.insert(g, entry);
-                    self.failure("issue", Some(d.issue), Some(g), "comments_read", &what, false, &e)?;
+                    self.failure(
+                        Target {
+                            kind: "issue",
+                            issue: Some(d.issue),
+                            github_issue: Some(g),
+                            what: &what,
+                        },
+                        "comments_read",
+                        false,
+                        &e,
+                    )?;
                     return Ok(report);
                 }
             },
@@ -592,14 +650,24 @@ impl<'p> Session<'p> {
             {
                 // never let GitHub auto-create a swarm label without its colour
                 let e = GithubError {
-                    kind: FailureKind::Server,
+                    kind: FailureKind::Deferred,
                     status: None,
-                    message: "the swarm labels could not be created first".into(),
+                    message: String::new(),
                     code: None,
                     maybe_applied: false,
                     request: self.api.issue_request(g, op).describe(),
                 };
-                self.failure("issue", Some(d.issue), Some(g), op.action(), &what, true, &e)?;
+                self.failure(
+                    Target {
+                        kind: "issue",
+                        issue: Some(d.issue),
+                        github_issue: Some(g),
+                        what: &what,
+                    },
+                    op.action(),
+                    true,
+                    &e,
+                )?;
                 all_ok = false;
                 break;
             }
@@ -616,7 +684,17 @@ impl<'p> Session<'p> {
                 Err(e) => {
                     all_ok = false;
                     self.cache.issues.insert(g, entry.clone());
-                    self.failure("issue", Some(d.issue), Some(g), op.action(), &what, true, &e)?;
+                    self.failure(
+                        Target {
+                            kind: "issue",
+                            issue: Some(d.issue),
+                            github_issue: Some(g),
+                            what: &what,
+                        },
+                        op.action(),
+                        true,
+                        &e,
+                    )?;
                     break;
                 }
             }
@@ -735,8 +813,12 @@ impl<'p> Session<'p> {
                 entry.etag = info.etag;
                 entry.seen = true;
                 match state {
-                    Some(crate::core::github_plan::IssueState::Closed) => entry.closed_by_swarm = true,
-                    Some(crate::core::github_plan::IssueState::Open) => entry.closed_by_swarm = false,
+                    Some(crate::core::github_plan::IssueState::Closed) => {
+                        entry.closed_by_swarm = true
+                    }
+                    Some(crate::core::github_plan::IssueState::Open) => {
+                        entry.closed_by_swarm = false
+                    }
                     None => {}
                 }
             }

@@ -89,7 +89,11 @@ fn print_report(
     for (n, g, created) in &r.linked {
         println!(
             "  issue {n} → #{g} ({})",
-            if *created { "created" } else { "found, already published" }
+            if *created {
+                "created"
+            } else {
+                "found, already published"
+            }
         );
     }
     if r.dry_run {

@@ -270,7 +270,11 @@ mod tests {
     #[test]
     fn done_edits_comment_then_swaps_label_and_closes_in_one_request() {
         let d = desired(Stage::Done, "done");
-        let v = view(&["swarm:in-progress", "swarm:blocked", "p1"], true, Some("x"));
+        let v = view(
+            &["swarm:in-progress", "swarm:blocked", "p1"],
+            true,
+            Some("x"),
+        );
         let ops = plan_issue(&d, &v);
         assert_eq!(ops.len(), 2);
         assert!(matches!(
@@ -307,7 +311,11 @@ mod tests {
             }]
         );
         v.closed_by_swarm = false;
-        assert_eq!(plan_issue(&d, &v).len(), 1, "closed by a human: only labels");
+        assert_eq!(
+            plan_issue(&d, &v).len(),
+            1,
+            "closed by a human: only labels"
+        );
     }
 
     #[test]
@@ -345,13 +353,15 @@ mod tests {
         ]);
         assert_eq!(ops.len(), 3);
         assert!(matches!(ops[2], LabelOp::Recolor(s) if s.name == "swarm:done"));
-        assert!(plan_labels(
-            &LABELS
-                .iter()
-                .map(|l| (l.name.to_string(), l.color.to_string()))
-                .collect::<Vec<_>>()
-        )
-        .is_empty());
+        assert!(
+            plan_labels(
+                &LABELS
+                    .iter()
+                    .map(|l| (l.name.to_string(), l.color.to_string()))
+                    .collect::<Vec<_>>()
+            )
+            .is_empty()
+        );
     }
 
     fn stage_strategy() -> impl Strategy<Value = Stage> {

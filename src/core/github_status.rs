@@ -52,8 +52,7 @@ pub fn label_spec(name: &str) -> Option<&'static LabelSpec> {
 
 /// Whether a label name is one this tool owns (`swarm:*`; the trigger label `swarm` is not).
 pub fn is_swarm_label(name: &str) -> bool {
-    name.len() > LABEL_PREFIX.len()
-        && name[..LABEL_PREFIX.len()].eq_ignore_ascii_case(LABEL_PREFIX)
+    name.len() > LABEL_PREFIX.len() && name[..LABEL_PREFIX.len()].eq_ignore_ascii_case(LABEL_PREFIX)
 }
 
 /// The hidden marker `github publish` puts in the body of the issue it creates for a task.
@@ -204,9 +203,14 @@ pub fn render_comment(state: &FeatureState, task: &Task) -> String {
             ));
         }
         Stage::Backlog => {
+            // A dependency's stage is named only when it needs a human (so the comment is
+            // not edited at every step of its dependencies).
             let waiting: Vec<String> = readiness::waiting_on(state, n)
                 .iter()
-                .map(|(d, s)| format!("{} ({s})", issue_ref(state, *d)))
+                .map(|(d, s)| match s {
+                    Stage::Blocked | Stage::Skipped => format!("{} ({s})", issue_ref(state, *d)),
+                    _ => issue_ref(state, *d),
+                })
                 .collect();
             if waiting.is_empty() {
                 out.push_str("**Waiting** — on its dependencies.\n");
@@ -275,7 +279,11 @@ fn render_blocked(out: &mut String, task: &Task, f: &str) {
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "not recorded".into());
     out.push_str(&format!("**Reason:** {reason}\n\n"));
-    if let Some(fail) = task.last_failure.as_deref().filter(|t| !t.trim().is_empty()) {
+    if let Some(fail) = task
+        .last_failure
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
         out.push_str("<details><summary>Test output (excerpt)</summary>\n\n");
         out.push_str(&fenced_excerpt(fail, 40, 3000));
         out.push_str("\n\n</details>\n\n");
@@ -387,10 +395,10 @@ mod tests {
         let body = render_comment(&s, &s.tasks[2].clone());
         assert!(body.starts_with(STATUS_MARKER));
         assert!(body.contains("#41 (BLOCKED)"), "{body}");
-        assert!(body.contains("#42 (BACKLOG)"), "{body}");
+        assert!(body.contains("#41 (BLOCKED), #42;"), "{body}");
         s.tasks[1].github_issue = None;
         let body = render_comment(&s, &s.tasks[2].clone());
-        assert!(body.contains("issue 2 of `auth` (BACKLOG)"), "{body}");
+        assert!(body.contains("issue 2 of `auth`;"), "{body}");
     }
 
     #[test]
@@ -430,7 +438,11 @@ mod tests {
         assert!(d.body.contains("implemented in 0123456789abcdef"));
         assert!(d.body.contains("`tests/auth.rs`"));
         assert!(d.body.contains("adds login"));
-        assert!(d.body.contains("**Unblocks:** #42, issue 3 of `auth`"), "{}", d.body);
+        assert!(
+            d.body.contains("**Unblocks:** #42, issue 3 of `auth`"),
+            "{}",
+            d.body
+        );
         assert!(!desired_for(&s, &s.tasks[0], false).unwrap().close);
     }
 

@@ -140,11 +140,18 @@ impl Api {
     /// The request that carries out a label write.
     pub fn label_request(&self, op: &LabelOp) -> Request {
         match op {
-            LabelOp::Create(spec) => Request::write(
-                Method::POST,
-                self.path("/labels"),
-                Some(json!({"name": spec.name, "color": spec.color, "description": spec.description})),
-            ),
+            LabelOp::Create(spec) => {
+                let mut req = Request::write(
+                    Method::POST,
+                    self.path("/labels"),
+                    Some(
+                        json!({"name": spec.name, "color": spec.color, "description": spec.description}),
+                    ),
+                );
+                // a repeated create answers 422 already_exists, never a duplicate
+                req.idempotent = true;
+                req
+            }
             LabelOp::Recolor(spec) => Request::write(
                 Method::PATCH,
                 self.path(&format!("/labels/{}", encode_segment(spec.name))),
@@ -158,13 +165,17 @@ impl Api {
     pub fn ensure_label(&mut self, op: &LabelOp) -> Result<(), GithubError> {
         match self.client.send(&self.label_request(op)) {
             Ok(_) => Ok(()),
-            Err(e) if e.kind == FailureKind::Validation && e.code.as_deref() == Some("already_exists") => {
+            Err(e)
+                if e.kind == FailureKind::Validation
+                    && e.code.as_deref() == Some("already_exists") =>
+            {
                 let spec: &LabelSpec = match op {
                     LabelOp::Create(s) | LabelOp::Recolor(s) => s,
                 };
                 let current = self.get_label(spec.name)?;
                 if !current.color.eq_ignore_ascii_case(spec.color) {
-                    self.client.send(&self.label_request(&LabelOp::Recolor(*spec)))?;
+                    self.client
+                        .send(&self.label_request(&LabelOp::Recolor(*spec)))?;
                 }
                 Ok(())
             }
@@ -247,7 +258,10 @@ impl Api {
         let req = self.issue_request(number, op);
         match self.client.send(&req) {
             // Deleting what is already gone is done.
-            Err(e) if matches!(op, IssueOp::DeleteComment { .. }) && e.kind == FailureKind::NotFound => {
+            Err(e)
+                if matches!(op, IssueOp::DeleteComment { .. })
+                    && e.kind == FailureKind::NotFound =>
+            {
                 Ok(Response {
                     status: 404,
                     etag: None,

@@ -165,7 +165,13 @@ impl Client {
                 .set_read_timeout(Some(Duration::from_secs(30)))
                 .set_write_timeout(Some(Duration::from_secs(30)))
                 .build()
-                .map_err(|e| fail(settings.token.redact(&format!("cannot build the HTTP client: {e}"))))?
+                .map_err(|e| {
+                    fail(
+                        settings
+                            .token
+                            .redact(&format!("cannot build the HTTP client: {e}")),
+                    )
+                })?
         };
         Ok(Client {
             rt,
@@ -292,7 +298,13 @@ impl Client {
         None
     }
 
-    fn error(&self, req: &Request, kind: FailureKind, status: Option<u16>, msg: &str) -> GithubError {
+    fn error(
+        &self,
+        req: &Request,
+        kind: FailureKind,
+        status: Option<u16>,
+        msg: &str,
+    ) -> GithubError {
         GithubError {
             kind,
             status,
@@ -391,15 +403,23 @@ impl Client {
                 .to_string();
             if let Some(d) = self.rate_limit_wait(&raw, &message, attempt) {
                 // A rate-limited request was not applied: any request may be repeated.
-                if attempt < max && self.wait(d) {
+                let why = if attempt >= max {
+                    format!("still limited after {attempt} attempts")
+                } else if self.wait(d) {
                     self.limit = None;
                     continue;
-                }
+                } else {
+                    format!(
+                        "asked to wait {} s, beyond the wait budget of {} s",
+                        d.as_secs(),
+                        self.settings.max_wait.as_secs()
+                    )
+                };
                 return Err(self.error(
                     req,
                     FailureKind::RateLimited,
                     Some(raw.status),
-                    &format!("{message} (asked to wait {} s)", d.as_secs()),
+                    &format!("{message} ({why})"),
                 ));
             }
             if raw.status >= 500 {
@@ -441,7 +461,10 @@ mod tests {
             Some("https://api.github.com/repositories/1/issues/1/comments?page=2")
         );
         let mut h = HeaderMap::new();
-        h.insert("link", "<https://x/y?page=1>; rel=\"prev\"".parse().unwrap());
+        h.insert(
+            "link",
+            "<https://x/y?page=1>; rel=\"prev\"".parse().unwrap(),
+        );
         assert_eq!(link_next(&h), None);
     }
 }

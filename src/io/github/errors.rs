@@ -20,6 +20,8 @@ pub enum FailureKind {
     Server,
     /// The connection failed (DNS, refused, reset, timeout).
     Transport,
+    /// Not sent: it needs the four `swarm:*` labels, which could not be created first.
+    Deferred,
     /// Any other status.
     Other,
 }
@@ -45,13 +47,19 @@ impl GithubError {
     pub fn is_transient(&self) -> bool {
         matches!(
             self.kind,
-            FailureKind::RateLimited | FailureKind::Server | FailureKind::Transport
+            FailureKind::RateLimited
+                | FailureKind::Server
+                | FailureKind::Transport
+                | FailureKind::Deferred
         )
     }
 
     /// A failure that stops the whole command (the token does not work here).
     pub fn is_fatal(&self) -> bool {
-        matches!(self.kind, FailureKind::Unauthorized | FailureKind::Forbidden)
+        matches!(
+            self.kind,
+            FailureKind::Unauthorized | FailureKind::Forbidden
+        )
     }
 
     /// One sentence naming what failed, in which repository, and what to do.
@@ -87,7 +95,10 @@ impl GithubError {
                 format!("GitHub rejected the change to {what} in {repo} ({detail}{code})")
             }
             FailureKind::RateLimited => format!(
-                "GitHub's rate limit on {repo} did not clear within the wait budget ({detail}); {what} is left for the next sync"
+                "GitHub rate-limited the change to {what} in {repo} ({detail}); it is left for the next sync"
+            ),
+            FailureKind::Deferred => format!(
+                "{what} waits until the four `swarm:*` labels exist in {repo}; it is left for the next sync"
             ),
             FailureKind::Server => format!(
                 "GitHub kept failing ({detail}) on {what} in {repo}; it is left for the next sync"
@@ -169,8 +180,12 @@ mod tests {
             true,
         );
         assert!(s.contains("lacks `issues: write` on o/r"));
-        let s =
-            err(FailureKind::NotFound, 404, "Not Found").sentence("o/r", "T", "GitHub issue #9", false);
+        let s = err(FailureKind::NotFound, 404, "Not Found").sentence(
+            "o/r",
+            "T",
+            "GitHub issue #9",
+            false,
+        );
         assert_eq!(s, "GitHub issue #9 was not found in o/r (404 Not Found)");
         assert!(!s.contains('\n'));
     }

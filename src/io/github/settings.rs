@@ -76,7 +76,8 @@ pub struct Settings {
     /// The first back-off after a 5xx or a secondary limit without `retry-after`; doubles
     /// each time (`SWARM_ATTACK_GITHUB_BACKOFF_MS`, default 1 s).
     pub backoff: Duration,
-    /// Attempts per request before it goes to the outbox.
+    /// Attempts per request before it goes to the outbox
+    /// (`SWARM_ATTACK_GITHUB_MAX_ATTEMPTS`, default 5).
     pub max_attempts: u32,
 }
 
@@ -108,7 +109,9 @@ pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<S
     let (url, origin) = api_url;
     let url = url.trim().trim_end_matches('/').to_string();
     let ok = (url.starts_with("https://") || url.starts_with("http://"))
-        && url.parse::<http::Uri>().is_ok_and(|u| u.authority().is_some());
+        && url
+            .parse::<http::Uri>()
+            .is_ok_and(|u| u.authority().is_some());
     if !ok {
         return Err(CommandError::input(format!(
             "the GitHub API base `{url}` from {origin} is not an http(s) URL"
@@ -137,7 +140,11 @@ pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<S
         min_write_interval: Duration::from_millis(config.github.min_write_interval_ms),
         max_wait: env_ms("SWARM_ATTACK_GITHUB_MAX_WAIT_MS", 60_000),
         backoff: env_ms("SWARM_ATTACK_GITHUB_BACKOFF_MS", 1_000),
-        max_attempts: 5,
+        max_attempts: std::env::var("SWARM_ATTACK_GITHUB_MAX_ATTEMPTS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or(5),
     }))
 }
 
