@@ -838,3 +838,50 @@ fn retry_after_and_ratelimit_reset_are_honoured_within_a_bounded_wait() {
     gh.sync().ok();
     assert_issue(&gh.fake, a, "swarm:blocked");
 }
+
+#[test]
+fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
+    use crate::action::{comment_payload, issue_payload, run_action};
+    let gh = setup(false);
+    let n = gh.fake.add_issue("Issue 1", &["swarm"]);
+    let r = run_action(
+        &gh.env,
+        "issues",
+        &issue_payload("labeled", n, &["swarm"], "Make it work.", ("alice", "User")),
+    );
+    r.run.ok();
+    assert_issue(&gh.fake, n, "swarm:ready");
+    assert!(
+        gh.fake.issue_labels(n).contains(&"swarm".to_string()),
+        "trigger label kept"
+    );
+    // a contributor without write access is refused after asking GitHub
+    let r = run_action(
+        &gh.env,
+        "issue_comment",
+        &comment_payload(n, &["swarm"], "/swarm skip", "mallory", "CONTRIBUTOR"),
+    );
+    r.run.ok();
+    assert!(r.outputs.contains("handled=false"), "{}", r.outputs);
+    assert_eq!(gh.fake.count("GET", "/collaborators/mallory/permission"), 1);
+    // one with write access (a private org member shown as CONTRIBUTOR) is honoured
+    gh.fake.set_permission("carol", "write");
+    let r = run_action(
+        &gh.env,
+        "issue_comment",
+        &comment_payload(n, &["swarm"], "/swarm skip", "carol", "CONTRIBUTOR"),
+    );
+    r.run.ok();
+    assert!(gh.fake.swarm_labels(n).is_empty());
+    assert!(gh.fake.status_comments(n)[0].1.contains("**Skipped**"));
+    // a dispatch finds the open issues carrying the trigger label
+    let m = gh.fake.add_issue("Issue 2", &["swarm"]);
+    let r = run_action(
+        &gh.env,
+        "workflow_dispatch",
+        &crate::action::payload("workflow_dispatch"),
+    );
+    r.run.ok();
+    assert_issue(&gh.fake, m, "swarm:ready");
+    assert_eq!(gh.fake.status_comments(n).len(), 1);
+}

@@ -2,6 +2,10 @@
 
 mod common;
 
+mod action;
+mod config;
 mod fake_github;
 mod foundation;
 mod github;
+mod plan;
+mod prompt;

@@ -213,6 +213,8 @@ pub(crate) struct Session<'p> {
     pub report: GithubSyncReport,
     labels_ready: bool,
     recheck_labels: bool,
+    /// Only these GitHub issues (and outbox targets) are synced; empty: all.
+    pub only: BTreeSet<u64>,
     _lock: Option<FeatureLock>,
 }
 
@@ -271,6 +273,7 @@ impl<'p> Session<'p> {
                 linked: Vec::new(),
             },
             recheck_labels: false,
+            only: BTreeSet::new(),
             _lock: lock,
         })
     }
@@ -510,6 +513,11 @@ impl<'p> Session<'p> {
             {
                 self.mark_done("issue", e.issue, e.github_issue);
             }
+        }
+        if !self.only.is_empty() {
+            desired.retain(|d| {
+                self.only.contains(&d.github_issue) || replay.contains(&d.github_issue)
+            });
         }
         if desired.is_empty() {
             return Ok(());

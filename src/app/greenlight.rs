@@ -1,6 +1,7 @@
 //! `greenlight <feature>`: git sync, then merge issues.json into the state keeping every
 //! task's progress; reports the plan. Idempotent.
 
+use crate::app::plan::{self, PlannedIssue};
 use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::events::Event;
@@ -17,6 +18,8 @@ pub struct GreenlightOutcome {
     /// Whether the state file was (or, in a dry run, would be) written.
     pub changed: bool,
     pub dry_run: bool,
+    /// The coordination decision of every READY task.
+    pub plan: Vec<PlannedIssue>,
 }
 
 pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GreenlightOutcome> {
@@ -35,8 +38,21 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         });
     }
     let state = txn.state.clone();
-    if !dry_run {
+    if dry_run {
+        drop(txn);
+    } else {
         txn.commit()?;
+    }
+    // Decided outside the lock (the llm source may take a while); `agents_selected` only for
+    // decisions that differ from the last logged one, so a repeated greenlight appends
+    // nothing. A dry run writes nothing.
+    let plan = plan::decide_ready(project, feature, &state);
+    if !dry_run {
+        plan::emit(
+            project,
+            feature,
+            &plan::changed_since_last(project, feature, &plan),
+        )?;
     }
     Ok(GreenlightOutcome {
         merge,
@@ -44,6 +60,7 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         state,
         changed,
         dry_run,
+        plan,
     })
 }
 

@@ -1,5 +1,7 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+pub mod action;
+pub mod github_live;
 pub mod github_publish;
 pub mod github_sync;
 pub mod greenlight;

@@ -1,33 +1,282 @@
-//! Agent selection for an issue: proposals from the configured source, then the filter.
-//!
-//! (Interface skeleton: proposals land with the coordination work.)
+//! Agent selection for an issue: proposals from the configured source (`heuristic`, or
+//! `llm` with a per-agent fallback to the heuristic), then the coordination filter; the
+//! `plan` use case; the `agents_selected` events.
 
 use crate::app::project::Project;
+use crate::app::sync::SyncReport;
 use crate::core::coordination::{self, Decision, NamedProposal};
-use crate::core::state::Task;
+use crate::core::events::Event;
+use crate::core::heuristic::{self, IssueText};
+use crate::core::llm_proposal::{self, IssueBrief};
+use crate::core::stage::Stage;
+use crate::core::state::{FeatureState, Task};
+use crate::error::{CmdResult, CommandError};
+use crate::io::clock;
+use crate::io::config::{AgentConfig, ProposalSource};
+use crate::io::llm::{self, LlmRequest};
+use serde_json::Value;
 
-/// The coordination decision for `task` (never fails: fail-open to SOLO).
-pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decision {
-    let _ = (feature, task);
-    let agents = &project.config.agents;
-    let proposals: Vec<NamedProposal> = agents
+/// The source name of a heuristic proposal.
+pub const SOURCE_HEURISTIC: &str = "heuristic";
+/// The source name of a proposal answered by `llm.command`.
+pub const SOURCE_LLM: &str = "llm";
+
+/// One issue's decision, with what identifies the issue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedIssue {
+    pub issue: u32,
+    pub title: String,
+    pub stage: Stage,
+    pub decision: Decision,
+}
+
+/// What `plan` computed.
+#[derive(Debug)]
+pub struct PlanOutcome {
+    pub sync: SyncReport,
+    pub planned: Vec<PlannedIssue>,
+}
+
+fn issue_body(task: &Task) -> &str {
+    task.body
+        .as_deref()
+        .filter(|b| !b.trim().is_empty())
+        .or(task.github_body.as_deref())
+        .unwrap_or("")
+}
+
+fn heuristic_proposal(agent: &AgentConfig, task: &Task, source: String) -> NamedProposal {
+    let issue = IssueText {
+        title: &task.title,
+        body: issue_body(task),
+        labels: &task.labels,
+    };
+    NamedProposal {
+        agent: agent.name.clone(),
+        source,
+        proposal: heuristic::propose(agent, &issue),
+    }
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > max {
+        format!("{}…", s.chars().take(max).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// One agent's proposal from `llm.command`, or the heuristic when the answer is missing,
+/// late, failed or invalid (logged, and said in the proposal's `source`).
+fn llm_proposal(
+    project: &Project,
+    feature: &str,
+    task: &Task,
+    agent: &AgentConfig,
+) -> NamedProposal {
+    let others: Vec<&AgentConfig> = project
+        .config
+        .agents
         .iter()
-        .map(|a| NamedProposal {
-            agent: a.name.clone(),
-            source: "heuristic".into(),
-            proposal: coordination::Proposal {
-                angle: a.angle.clone(),
-                confidence: 0.5,
-                covers: a.covers.clone(),
-                solo_sufficient: true,
-                builds_on_other: a.builds_on_other,
-            },
-        })
+        .filter(|a| a.name != agent.name)
         .collect();
-    let fallback = agents.first().map(|a| a.name.as_str()).unwrap_or("agent");
+    let prompt = llm_proposal::prompt(
+        agent,
+        &others,
+        &IssueBrief {
+            feature,
+            number: task.issue_number,
+            title: &task.title,
+            body: issue_body(task),
+            labels: &task.labels,
+        },
+    );
+    let req = LlmRequest {
+        agent: &agent.name,
+        feature,
+        issue: task.issue_number,
+        purpose: "proposal",
+        prompt: &prompt,
+    };
+    let answer = llm::ask(&project.config, &project.root, &req)
+        .map_err(|e| e.to_string())
+        .and_then(|text| llm_proposal::parse(&text));
+    match answer {
+        Ok(proposal) => NamedProposal {
+            agent: agent.name.clone(),
+            source: SOURCE_LLM.into(),
+            proposal,
+        },
+        Err(why) => {
+            let why = one_line(&why, 200);
+            tracing::warn!(
+                "issue {}: the llm proposal of agent `{}` is unusable ({why}); using the heuristic",
+                task.issue_number,
+                agent.name
+            );
+            heuristic_proposal(
+                agent,
+                task,
+                format!("{SOURCE_HEURISTIC} (llm fallback: {why})"),
+            )
+        }
+    }
+}
+
+/// Every configured agent's proposal for `task`, in configuration order. With the `llm`
+/// source the agents are asked concurrently.
+pub fn proposals_for_task(project: &Project, feature: &str, task: &Task) -> Vec<NamedProposal> {
+    let agents = &project.config.agents;
+    match project.config.coordination.proposal_source {
+        ProposalSource::Heuristic => agents
+            .iter()
+            .map(|a| heuristic_proposal(a, task, SOURCE_HEURISTIC.into()))
+            .collect(),
+        ProposalSource::Llm => std::thread::scope(|scope| {
+            let handles: Vec<_> = agents
+                .iter()
+                .map(|a| {
+                    (
+                        a,
+                        scope.spawn(move || llm_proposal(project, feature, task, a)),
+                    )
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|(a, h)| {
+                    h.join().unwrap_or_else(|_| {
+                        heuristic_proposal(
+                            a,
+                            task,
+                            format!("{SOURCE_HEURISTIC} (llm fallback: the request panicked)"),
+                        )
+                    })
+                })
+                .collect()
+        }),
+    }
+}
+
+/// The coordination decision for `task` (never fails: fail-open to SOLO with the first
+/// configured agent when there are no proposals).
+pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decision {
+    let proposals = proposals_for_task(project, feature, task);
+    let fallback = project
+        .config
+        .agents
+        .first()
+        .map(|a| a.name.as_str())
+        .unwrap_or("agent");
     coordination::decide(
         &proposals,
         &project.config.coordination.thresholds,
         fallback,
     )
+}
+
+/// Decisions for the given tasks, in the given order.
+pub fn decide_tasks(project: &Project, feature: &str, tasks: &[&Task]) -> Vec<PlannedIssue> {
+    tasks
+        .iter()
+        .map(|t| PlannedIssue {
+            issue: t.issue_number,
+            title: t.title.clone(),
+            stage: t.stage.clone(),
+            decision: decide_for_task(project, feature, t),
+        })
+        .collect()
+}
+
+/// Decisions for every READY task of `state`, in issue order.
+pub fn decide_ready(project: &Project, feature: &str, state: &FeatureState) -> Vec<PlannedIssue> {
+    let mut ready: Vec<&Task> = state
+        .tasks
+        .iter()
+        .filter(|t| t.stage == Stage::Ready)
+        .collect();
+    ready.sort_by_key(|t| t.issue_number);
+    decide_tasks(project, feature, &ready)
+}
+
+/// Appends one `agents_selected` per planned issue, under the feature lock.
+pub fn emit(project: &Project, feature: &str, planned: &[PlannedIssue]) -> CmdResult<()> {
+    if planned.is_empty() || !project.config.coordination.event_logging_enabled {
+        return Ok(());
+    }
+    let events: Vec<Event> = planned.iter().map(|p| p.decision.event(p.issue)).collect();
+    let lock = project.lock(feature)?;
+    project
+        .event_log(feature)
+        .append(&lock, &clock::now_rfc3339(), &events)
+}
+
+const DECISION_KEYS: &[&str] = &["mode", "winner", "runner_up", "reason", "proposals"];
+
+/// The last `agents_selected` record per issue in the feature's event log (unreadable lines
+/// are skipped: the `events` reader is the one that reports them).
+fn last_selected(project: &Project, feature: &str) -> std::collections::BTreeMap<u64, Value> {
+    let mut out = std::collections::BTreeMap::new();
+    let Ok(text) = std::fs::read_to_string(project.paths.events_file(feature)) else {
+        return out;
+    };
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("event").and_then(Value::as_str) == Some("agents_selected")
+            && let Some(issue) = v.get("issue").and_then(Value::as_u64)
+        {
+            out.insert(issue, v);
+        }
+    }
+    out
+}
+
+/// The planned issues whose decision differs from the last `agents_selected` logged for
+/// them (or that have none): what `greenlight` emits, so that a second greenlight with
+/// nothing changed appends nothing.
+pub fn changed_since_last(
+    project: &Project,
+    feature: &str,
+    planned: &[PlannedIssue],
+) -> Vec<PlannedIssue> {
+    let last = last_selected(project, feature);
+    planned
+        .iter()
+        .filter(|p| {
+            let Some(prev) = last.get(&u64::from(p.issue)) else {
+                return true;
+            };
+            let now = serde_json::to_value(p.decision.event(p.issue)).unwrap_or_default();
+            DECISION_KEYS.iter().any(|k| prev.get(*k) != now.get(*k))
+        })
+        .cloned()
+        .collect()
+}
+
+/// `plan <feature> [--issue N]`: syncs like `status`, then decides for every READY issue
+/// (or the given issue, whatever its stage) and emits `agents_selected` for each.
+pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<PlanOutcome> {
+    let mut txn = project.begin(feature)?;
+    let sync = txn.sync()?;
+    let state = txn.state.clone();
+    txn.commit()?;
+    let planned = match issue {
+        None => decide_ready(project, feature, &state),
+        Some(n) => {
+            let task = state
+                .tasks
+                .iter()
+                .find(|t| t.issue_number == n)
+                .ok_or_else(|| {
+                    CommandError::input(format!("feature `{feature}` has no issue {n}"))
+                        .with_hint(format!("`swarm-attack status {feature}` lists its issues"))
+                })?;
+            decide_tasks(project, feature, &[task])
+        }
+    };
+    emit(project, feature, &planned)?;
+    Ok(PlanOutcome { sync, planned })
 }

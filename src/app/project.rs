@@ -134,15 +134,23 @@ impl Project {
 
     /// Begins a transaction on an existing feature (exit 2 when it has no state).
     pub fn begin(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
+        self.check_feature(feature)?;
+        if !self.paths.state_file(feature).exists() {
+            return Err(self.no_state(feature));
+        }
         let txn = self.begin_or_new(feature)?;
         if txn.old.is_none() {
-            return Err(CommandError::input(format!(
-                "feature `{feature}` has no state ({} is missing)",
-                self.paths.display(&self.paths.state_file(feature))
-            ))
-            .with_hint(format!("run `swarm-attack greenlight {feature}` first")));
+            return Err(self.no_state(feature));
         }
         Ok(txn)
+    }
+
+    fn no_state(&self, feature: &str) -> CommandError {
+        CommandError::input(format!(
+            "feature `{feature}` has no state ({} is missing)",
+            self.paths.display(&self.paths.state_file(feature))
+        ))
+        .with_hint(format!("run `swarm-attack greenlight {feature}` first"))
     }
 
     /// Begins a transaction; a feature with no state starts from an empty one.
@@ -185,7 +193,14 @@ impl FeatureTxn<'_> {
             crate::core::readiness::recompute(&mut self.state);
             return Ok(Default::default());
         }
-        crate::app::sync::sync_feature(self.project, &self.lock, &mut self.state, &mut self.events)
+        let report = crate::app::sync::sync_feature(
+            self.project,
+            &self.lock,
+            &mut self.state,
+            &mut self.events,
+        )?;
+        crate::app::summary::ensure_summaries(self.project, &self.feature, &mut self.state);
+        Ok(report)
     }
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
@@ -214,6 +229,13 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)
+    }
+
+    /// Appends `events` without writing the state (e.g. logging an ignored event for a
+    /// feature that has no state yet).
+    pub fn commit_events_only_with(mut self, events: Vec<Event>) -> CmdResult<()> {
+        self.events = events;
+        self.commit_events_only()
     }
 
     /// Whether the state changed (ignoring `updated_at`).

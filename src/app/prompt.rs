@@ -1,32 +1,33 @@
-//! Building the coder prompt for an issue (SPEC §7.1) from the project's files and state.
+//! Building the coder prompt for an issue (SPEC §7.1) from the project's files and state:
+//! reads the project instructions, the DONE tasks' summaries and files (module registry),
+//! the commit times (newest first) and the config, and hands plain values to the pure
+//! [`crate::core::prompt`] builder. Also the `prompt` command's use case ([`show_prompt`]).
 //!
-//! (Interface skeleton: the Context Pack lands with the context work.)
+//! `prompt` appends `context_injected` to the event log, like `run` does for each prompt it
+//! sends, so the log records what every shown prompt held (size, what was cut).
 
 use crate::app::project::Project;
+use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
-use crate::core::state::FeatureState;
+use crate::core::prompt::{
+    self, ContextPack, DoneIssue, GITHUB_ASSOCIATION_KEY, GITHUB_AUTHOR_KEY, GithubAuthor,
+    Instructions, IssueInput, RegistryFile, TestCommands, sections::INSTRUCTION_FILES,
+};
+use crate::core::registry::{Symbol, detect_symbols};
+use crate::core::stage::Stage;
+use crate::core::state::{FeatureState, Task};
+use crate::error::{CmdResult, CommandError};
+use crate::io::commit_info;
+use std::path::Path;
 
-/// What the agent is told about the coordination (SPEC §7.1 `## Coordination`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum CoordinationContext {
-    Solo,
-    /// PARALLEL: this agent's role and the other agent's angle and covers.
-    Parallel {
-        primary: bool,
-        other_agent: String,
-        other_angle: String,
-        other_covers: Vec<String>,
-    },
-    /// SYNTHESIS, the winner (runs first).
-    SynthesisWinner {
-        other_agent: String,
-    },
-    /// SYNTHESIS, the runner-up: builds on the winner's output.
-    SynthesisRunnerUp {
-        winner: String,
-        winner_output: String,
-    },
-}
+pub use crate::core::prompt::CoordinationContext;
+
+/// The largest file read for the module registry.
+const MAX_REGISTRY_FILE_BYTES: u64 = 256 * 1024;
+/// The most files read for the module registry.
+const MAX_REGISTRY_FILES: usize = 200;
+/// The largest project instructions file read (the budget cuts it further).
+const MAX_INSTRUCTIONS_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Who the prompt is for and which attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,19 +50,396 @@ pub struct BuiltPrompt {
 
 /// Builds the prompt for `req` from the project files and `state`.
 pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest) -> BuiltPrompt {
-    let task = state.task(req.issue);
-    let title = task.map(|t| t.title.as_str()).unwrap_or("");
-    let body = task.and_then(|t| t.body.as_deref()).unwrap_or("");
-    let text = format!(
-        "## Original Request\n\n# {title}\n\n{body}\n\n## Current Task\n\nAttempt {}.\n\n## Acceptance Criteria\n\nTests pass: `{}`\n",
-        req.attempt, project.config.tests.command
-    );
+    let pack = context_pack(project, state, req);
+    let built = prompt::build(&pack);
+    let has_claude_md = pack.instructions.as_ref().is_some_and(|i| {
+        matches!(
+            i.source.as_str(),
+            "CLAUDE.md" | "claude.md" | ".claude/CLAUDE.md"
+        )
+    });
     let event = Event::ContextInjected {
         issue: req.issue,
-        has_claude_md: false,
-        summaries_count: 0,
-        prompt_bytes: text.len() as u64,
-        truncated: Vec::new(),
+        has_claude_md,
+        summaries_count: built.summaries_count,
+        prompt_bytes: built.text.len() as u64,
+        truncated: built.truncated,
     };
-    BuiltPrompt { text, event }
+    BuiltPrompt {
+        text: built.text,
+        event,
+    }
 }
+
+/// The project instructions: the first of `CLAUDE.md`, `claude.md`, `.claude/CLAUDE.md`,
+/// `AGENTS.md`, `README.md` that is a file in `root`. Names are matched exactly (also on
+/// case-insensitive file systems); bytes that are not UTF-8 are replaced; a leading BOM is
+/// dropped.
+pub fn find_instructions(root: &Path) -> Option<Instructions> {
+    for name in INSTRUCTION_FILES {
+        let path = root.join(name);
+        let (dir, file) = match name.rsplit_once('/') {
+            Some((d, f)) => (root.join(d), f),
+            None => (root.to_path_buf(), *name),
+        };
+        let listed = std::fs::read_dir(&dir)
+            .map(|rd| rd.flatten().any(|e| e.file_name() == file))
+            .unwrap_or(false);
+        if !listed || !path.is_file() {
+            continue;
+        }
+        let Ok(f) = std::fs::File::open(&path) else {
+            continue;
+        };
+        let mut bytes = Vec::new();
+        use std::io::Read;
+        if f.take(MAX_INSTRUCTIONS_BYTES)
+            .read_to_end(&mut bytes)
+            .is_err()
+        {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(&text).to_string();
+        return Some(Instructions {
+            source: (*name).to_string(),
+            text,
+        });
+    }
+    None
+}
+
+/// Whether `rel` is a plain relative path inside the repository (no `..`, not absolute).
+fn is_inside(rel: &str) -> bool {
+    let p = Path::new(rel);
+    !rel.is_empty()
+        && p.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        })
+}
+
+/// The public items of the repository file `rel` (read from the working tree, capped);
+/// `None` when it cannot be read.
+pub fn file_symbols(root: &Path, rel: &str) -> Option<Vec<Symbol>> {
+    if !is_inside(rel) {
+        return None;
+    }
+    let path = root.join(rel);
+    let canon = path.canonicalize().ok()?;
+    if !canon.starts_with(root.canonicalize().ok()?) || !canon.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    use std::io::Read;
+    std::fs::File::open(&canon)
+        .ok()?
+        .take(MAX_REGISTRY_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(detect_symbols(rel, &String::from_utf8_lossy(&bytes)))
+}
+
+/// The files a DONE task created: `outputs.files_created`, else the files it declares.
+pub fn task_files(task: &Task) -> &[String] {
+    if task.outputs.files_created.is_empty() {
+        &task.files
+    } else {
+        &task.outputs.files_created
+    }
+}
+
+/// The implementing commit of a task: `commit`, else the newest evidence commit.
+pub fn task_commit(task: &Task) -> Option<&str> {
+    task.commit
+        .as_deref()
+        .or_else(|| task.evidence.iter().rev().find_map(|e| e.commit.as_deref()))
+}
+
+/// The symbols recorded in `outputs.classes_defined` (`{file: [name, ...]}`) for `file`.
+fn recorded_symbols(task: &Task, file: &str) -> Vec<Symbol> {
+    task.outputs
+        .classes_defined
+        .get(file)
+        .and_then(|v| v.as_array())
+        .map(|names| {
+            names
+                .iter()
+                .filter_map(|n| n.as_str())
+                .map(|n| Symbol {
+                    kind: "item",
+                    name: n.to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The GitHub author recorded on a task (see [`crate::core::prompt`]).
+pub fn github_author(task: &Task) -> Option<GithubAuthor> {
+    let login = task.extra.get(GITHUB_AUTHOR_KEY)?.as_str()?.to_string();
+    let association = task
+        .extra
+        .get(GITHUB_ASSOCIATION_KEY)
+        .and_then(|v| v.as_str())
+        .unwrap_or("NONE")
+        .to_string();
+    Some(GithubAuthor { login, association })
+}
+
+/// Gathers everything the prompt for `req` is built from.
+pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest) -> ContextPack {
+    let config = &project.config;
+    let task = state.task(req.issue);
+    let issue = match task {
+        Some(t) => IssueInput {
+            feature: state.feature_id.clone(),
+            number: t.issue_number,
+            title: t.title.clone(),
+            body: t.body.clone(),
+            labels: t.labels.clone(),
+            dependencies: t.dependencies.clone(),
+            github_issue: t.github_issue,
+            github_body: t.github_body.clone(),
+            github_author: github_author(t),
+            test_file: t.test_file.clone(),
+        },
+        None => IssueInput {
+            feature: state.feature_id.clone(),
+            number: req.issue,
+            ..Default::default()
+        },
+    };
+    let done_tasks: Vec<&Task> = state
+        .tasks
+        .iter()
+        .filter(|t| t.stage == Stage::Done && t.issue_number != req.issue)
+        .collect();
+    let shas: Vec<String> = done_tasks
+        .iter()
+        .filter_map(|t| task_commit(t).map(str::to_string))
+        .collect();
+    let times = commit_info::commit_times(&project.root, &shas);
+    let done = done_tasks
+        .iter()
+        .map(|t| DoneIssue {
+            number: t.issue_number,
+            title: t.title.clone(),
+            summary: t.summary().map(str::to_string),
+            files: task_files(t).to_vec(),
+            done_at: task_commit(t).and_then(|c| times.get(c).copied()),
+        })
+        .collect();
+    let mut registry = Vec::new();
+    'tasks: for t in &done_tasks {
+        for f in task_files(t) {
+            if registry.len() >= MAX_REGISTRY_FILES {
+                break 'tasks;
+            }
+            let symbols = match file_symbols(&project.root, f) {
+                Some(s) if !s.is_empty() => s,
+                _ => recorded_symbols(t, f),
+            };
+            registry.push(RegistryFile {
+                path: f.clone(),
+                issue: t.issue_number,
+                symbols,
+            });
+        }
+    }
+    let agent = config.agents.iter().find(|a| a.name == req.agent);
+    ContextPack {
+        issue,
+        instructions: find_instructions(&project.root),
+        done,
+        registry,
+        agent: req.agent.clone(),
+        agent_angle: agent.map(|a| a.angle.clone()),
+        coordination: req.coordination.clone(),
+        attempt: req.attempt.max(1),
+        max_attempts: config.sessions.max_implementation_retries.saturating_add(1),
+        previous_failures: req.previous_failures.clone(),
+        tests: TestCommands {
+            command: config.tests.command.clone(),
+            issue_command: config.tests.issue_command.clone(),
+        },
+        max_prompt_tokens: config.context.max_prompt_tokens,
+    }
+}
+
+/// This agent's role in a decision: `primary`, `runner-up`, or `None` when it is not one of
+/// the chosen agents.
+pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
+    if decision.winner == agent {
+        Some("primary")
+    } else if decision.mode != Mode::Solo && decision.runner_up.as_deref() == Some(agent) {
+        Some("runner-up")
+    } else {
+        None
+    }
+}
+
+/// What `agent` is told about the coordination `decision` (SOLO when it is not one of the
+/// chosen agents). A SYNTHESIS runner-up gets `winner_output` as the winner's output.
+pub fn coordination_for(
+    decision: &Decision,
+    agent: &str,
+    winner_output: &str,
+) -> CoordinationContext {
+    let proposal = |name: &str| decision.proposals.iter().find(|p| p.agent == name);
+    let other = match role_in(decision, agent) {
+        Some("primary") => decision.runner_up.clone(),
+        Some(_) => Some(decision.winner.clone()),
+        None => return CoordinationContext::Solo,
+    };
+    let Some(other) = other else {
+        return CoordinationContext::Solo;
+    };
+    let primary = decision.winner == agent;
+    match decision.mode {
+        Mode::Solo => CoordinationContext::Solo,
+        Mode::Parallel => CoordinationContext::Parallel {
+            primary,
+            other_angle: proposal(&other)
+                .map(|p| p.proposal.angle.clone())
+                .unwrap_or_default(),
+            other_covers: proposal(&other)
+                .map(|p| p.proposal.covers.clone())
+                .unwrap_or_default(),
+            other_agent: other,
+        },
+        Mode::Synthesis if primary => CoordinationContext::SynthesisWinner { other_agent: other },
+        Mode::Synthesis => CoordinationContext::SynthesisRunnerUp {
+            winner: other,
+            winner_output: winner_output.to_string(),
+        },
+    }
+}
+
+/// The next attempt `run` would make for a task (1-based).
+pub fn next_attempt(task: &Task) -> u32 {
+    if task.stage == Stage::InProgress {
+        task.attempts.max(1)
+    } else {
+        task.attempts + 1
+    }
+}
+
+/// The prompt `prompt` shows, and what it was built for.
+#[derive(Debug, Clone)]
+pub struct ShownPrompt {
+    pub issue: u32,
+    pub agent: String,
+    /// `primary`, `runner-up`, or `solo` for an agent the decision did not choose.
+    pub role: &'static str,
+    pub mode: Mode,
+    pub attempt: u32,
+    pub built: BuiltPrompt,
+    /// Notices for the user (e.g. the issue is DONE).
+    pub notes: Vec<String>,
+}
+
+/// `prompt <feature> --issue N [--agent NAME]`: syncs, decides the coordination, builds the
+/// exact prompt `run` would send to that agent, and records `context_injected`.
+pub fn show_prompt(
+    project: &Project,
+    feature: &str,
+    issue: u32,
+    agent: Option<&str>,
+) -> CmdResult<ShownPrompt> {
+    let mut txn = project.begin(feature)?;
+    txn.sync()?;
+    let Some(task) = txn.state.task(issue).cloned() else {
+        let known: Vec<String> = txn
+            .state
+            .tasks
+            .iter()
+            .map(|t| t.issue_number.to_string())
+            .collect();
+        return Err(
+            CommandError::input(format!("feature `{feature}` has no issue {issue}"))
+                .with_hint(format!("its issues are: {}", known.join(", "))),
+        );
+    };
+    if project.config.agents.is_empty() {
+        return Err(CommandError::input(format!(
+            "{} configures no agents, so no prompt would be sent",
+            project.config_path.display()
+        ))
+        .with_hint("add an entry under `agents:` (name, command)"));
+    }
+    let decision = crate::app::plan::decide_for_task(project, feature, &task);
+    let agent = agent.map(str::to_string).unwrap_or(decision.winner.clone());
+    if !project.config.agents.iter().any(|a| a.name == agent) {
+        let names: Vec<&str> = project
+            .config
+            .agents
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        return Err(CommandError::input(format!(
+            "no agent named `{agent}` in the config (agents: {})",
+            names.join(", ")
+        ))
+        .with_hint("use --agent with one of the configured agent names"));
+    }
+    let mut notes = Vec::new();
+    let role = match role_in(&decision, &agent) {
+        Some(r) => r,
+        None => {
+            notes.push(format!(
+                "agent `{agent}` is not chosen for issue {issue} ({} with `{}`); showing its prompt as if it worked alone",
+                decision.mode.as_str(),
+                decision.winner
+            ));
+            "solo"
+        }
+    };
+    let placeholder = format!(
+        "(The output of `{}` goes here once it has run.)",
+        decision.winner
+    );
+    let coordination = coordination_for(&decision, &agent, &placeholder);
+    match task.stage {
+        Stage::Done => notes.push(format!(
+            "issue {issue} is DONE; `run` will not send it a prompt"
+        )),
+        Stage::Blocked | Stage::Skipped => notes.push(format!(
+            "issue {issue} is {}; `run` sends its prompt after `swarm-attack unblock {feature} --issue {issue}`",
+            task.stage
+        )),
+        Stage::Backlog => notes.push(format!(
+            "issue {issue} is BACKLOG; `run` sends its prompt once its dependencies are DONE"
+        )),
+        _ => {}
+    }
+    let attempt = next_attempt(&task);
+    let previous_failures = match (&task.last_failure, attempt > 1) {
+        (Some(f), true) if !f.trim().is_empty() => vec![f.clone()],
+        _ => Vec::new(),
+    };
+    let req = PromptRequest {
+        issue,
+        agent: agent.clone(),
+        coordination,
+        attempt,
+        previous_failures,
+    };
+    let built = build_prompt(project, &txn.state, &req);
+    txn.events.push(built.event.clone());
+    txn.commit()?;
+    Ok(ShownPrompt {
+        issue,
+        agent,
+        role,
+        mode: decision.mode,
+        attempt,
+        built,
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,27 +1,159 @@
-//! Semantic summaries of DONE tasks (SPEC §7.1 accumulated context).
+//! Semantic summaries of DONE tasks (SPEC §7, §7.1 accumulated context).
 //!
-//! (Interface skeleton: the summary builder lands with the context work.)
+//! When a task is DONE and has no summary, and `coordination.generate_summaries` is on: with
+//! `llm.command` set, the command is asked (purpose `summary`) for 1–2 sentences from the
+//! commit's diffstat and a capped patch; otherwise, or when it fails, times out or answers
+//! nothing usable, a deterministic summary is built from the commit subject, its files and
+//! the symbols they define ([`crate::core::summary`]). The summary is stored in
+//! `completion_summary` and `outputs.semantic_summary`; `outputs.files_created` and
+//! `outputs.classes_defined` are filled from the commit when empty.
+//!
+//! Called for every DONE task lacking a summary after each git sync
+//! ([`ensure_summaries`]), and by `run` when an issue becomes DONE.
 
 use crate::app::project::Project;
-use crate::core::state::Task;
+use crate::app::prompt::{file_symbols, task_commit, task_files};
+use crate::core::registry::Symbol;
+use crate::core::stage::Stage;
+use crate::core::state::{FeatureState, Task};
+use crate::core::summary::{self, CommitFacts};
+use crate::io::llm::{self, LlmRequest};
+use crate::io::{commit_info, notice};
+use serde_json::{Map, Value};
+
+/// The largest patch handed to `llm.command`, in bytes.
+pub const MAX_PATCH_BYTES: usize = 24 * 1024;
+const MAX_DIFFSTAT_BYTES: usize = 8 * 1024;
+/// The name given as `SWARM_AGENT` to the summary helper.
+pub const SUMMARY_AGENT: &str = "swarm-attack";
+
+/// Fills in summaries for every DONE task that lacks one; returns the issues changed.
+pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureState) -> Vec<u32> {
+    let mut changed = Vec::new();
+    for task in &mut state.tasks {
+        if ensure_summary(project, feature, task) {
+            changed.push(task.issue_number);
+        }
+    }
+    changed
+}
 
 /// Fills in the task's summary (`completion_summary`, `outputs.semantic_summary`) when it
-/// is DONE and has none. Returns whether it changed the task.
+/// is DONE, has none, and `coordination.generate_summaries` is on. Returns whether it
+/// changed the task.
 pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool {
-    let _ = (project, feature);
-    if task.summary().is_some() || task.stage != crate::core::stage::Stage::Done {
+    if task.stage != Stage::Done
+        || task.summary().is_some()
+        || !project.config.coordination.generate_summaries
+    {
         return false;
     }
-    let files = task.outputs.files_created.join(", ");
-    let text = if files.is_empty() {
-        format!("Implemented issue #{}: {}.", task.issue_number, task.title)
-    } else {
-        format!(
-            "Implemented issue #{}: {} (files: {files}).",
-            task.issue_number, task.title
-        )
+    let sha = task_commit(task).map(str::to_string);
+    let facts = sha
+        .as_deref()
+        .and_then(|s| commit_info::commit_info(&project.root, s))
+        .map(|i| CommitFacts {
+            sha: i.sha,
+            subject: i.subject,
+            added: i.added,
+            modified: i.modified,
+            deleted: i.deleted,
+        });
+    if task.outputs.files_created.is_empty()
+        && let Some(f) = &facts
+    {
+        task.outputs.files_created = f.added.clone();
+    }
+    let files = task_files(task).to_vec();
+    let symbols: Vec<(String, Vec<Symbol>)> = files
+        .iter()
+        .filter_map(|f| {
+            file_symbols(&project.root, f)
+                .filter(|s| !s.is_empty())
+                .map(|s| (f.clone(), s))
+        })
+        .collect();
+    let classes_empty = match &task.outputs.classes_defined {
+        Value::Object(m) => m.is_empty(),
+        Value::Null => true,
+        _ => false,
     };
+    if classes_empty && !symbols.is_empty() {
+        let mut m = Map::new();
+        for (f, s) in &symbols {
+            m.insert(
+                f.clone(),
+                Value::Array(s.iter().map(|s| Value::String(s.name.clone())).collect()),
+            );
+        }
+        task.outputs.classes_defined = Value::Object(m);
+    }
+    let text = facts
+        .as_ref()
+        .and_then(|f| llm_summary(project, feature, task, f))
+        .unwrap_or_else(|| {
+            summary::deterministic_summary(
+                task.issue_number,
+                &task.title,
+                facts.as_ref(),
+                &files,
+                &symbols,
+            )
+        });
     task.outputs.semantic_summary = Some(text.clone());
     task.completion_summary = Some(text);
     true
 }
+
+/// Asks `llm.command` for the summary; `None` when none is configured or it gave nothing
+/// usable (with a warning naming the issue).
+fn llm_summary(
+    project: &Project,
+    feature: &str,
+    task: &Task,
+    facts: &CommitFacts,
+) -> Option<String> {
+    let config = &project.config;
+    config.llm.command.as_ref().filter(|c| !c.is_empty())?;
+    let stat =
+        commit_info::diffstat(&project.root, &facts.sha, MAX_DIFFSTAT_BYTES).unwrap_or_default();
+    let (patch, cut) =
+        commit_info::patch(&project.root, &facts.sha, MAX_PATCH_BYTES).unwrap_or_default();
+    let question = summary::llm_question(
+        feature,
+        task.issue_number,
+        &task.title,
+        &facts.subject,
+        &stat,
+        &patch,
+        cut,
+    );
+    let req = LlmRequest {
+        agent: SUMMARY_AGENT,
+        feature,
+        issue: task.issue_number,
+        purpose: "summary",
+        prompt: &question,
+    };
+    let answer = match llm::ask(config, &project.root, &req) {
+        Ok(a) => a,
+        Err(e) => {
+            notice::warn(&format!(
+                "summary of issue {} in `{feature}`: {e}; using the summary built from the commit",
+                task.issue_number
+            ));
+            return None;
+        }
+    };
+    let cleaned = summary::clean_answer(&answer);
+    if cleaned.is_none() {
+        notice::warn(&format!(
+            "summary of issue {} in `{feature}`: llm.command answered nothing usable; using the summary built from the commit",
+            task.issue_number
+        ));
+    }
+    cleaned
+}
+
+#[cfg(test)]
+mod tests;

@@ -53,6 +53,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
             "ready": o.merge.ready,
             "sync": sync_json(&o.sync),
             "tasks": tasks_json(&o.state),
+            "plan": crate::cli::plan::decisions_json(&o.plan),
         }));
         return Ok(0);
     }
@@ -69,6 +70,10 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
         if o.changed { "" } else { " (no change)" }
     );
     print_tasks(&o.state);
+    if !o.plan.is_empty() {
+        println!("plan:");
+        crate::cli::plan::print_planned(&o.plan);
+    }
     Ok(0)
 }
 

@@ -1,8 +1,11 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
+pub mod action;
 pub mod feature_cmds;
 pub mod github;
 pub mod output;
+pub mod plan;
+pub mod prompt;
 pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
@@ -27,7 +30,7 @@ pub struct GlobalArgs {
     /// The project directory (default: the current directory).
     #[arg(short = 'p', long = "project", global = true, value_name = "DIR")]
     pub project: Option<PathBuf>,
-    /// The config file (default: <project>/config.yaml).
+    /// The config file (default: config.yaml in the project directory).
     #[arg(long = "config", global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Print less.
@@ -63,7 +66,7 @@ pub struct JsonFlag {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create specs/<feature>/issues.json (if missing) and the feature's state.
+    /// Create specs/FEATURE/issues.json (if missing) and the feature state.
     Init {
         feature: String,
         #[command(flatten)]
@@ -95,9 +98,9 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Print the exact coder prompt that `run` would send.
-    Prompt(stubs::PromptArgs),
+    Prompt(prompt::PromptArgs),
     /// Print the coordination decision per issue.
-    Plan(stubs::PlanArgs),
+    Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
     Events(stubs::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
@@ -149,12 +152,12 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
             json,
         } => feature_cmds::unblock(g, &feature, issue, json.json),
         Command::Run(a) => stubs::run(g, a),
-        Command::Prompt(a) => stubs::prompt(g, a),
-        Command::Plan(a) => stubs::plan(g, a),
+        Command::Prompt(a) => prompt::prompt(g, a),
+        Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
         Command::Github(c) => github::github(g, c),
-        Command::Action(a) => stubs::action(g, a),
+        Command::Action(a) => action::run(g, a),
         Command::Demo(a) => stubs::demo(g, a),
     }
 }

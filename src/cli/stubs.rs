@@ -25,27 +25,6 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PromptArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: u32,
-    /// The agent to build the prompt for (default: the coordination winner).
-    #[arg(long, value_name = "NAME")]
-    pub agent: Option<String>,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
-pub struct PlanArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: Option<u32>,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
 pub struct EventsArgs {
     pub feature: String,
     #[arg(long, value_name = "N")]
@@ -92,20 +71,11 @@ pub struct DemoArgs {
 pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
     Err(not_built("run"))
 }
-pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
-    Err(not_built("prompt"))
-}
-pub fn plan(_g: &GlobalArgs, _a: PlanArgs) -> CmdResult<u8> {
-    Err(not_built("plan"))
-}
 pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
     Err(not_built("events"))
 }
 pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
     Err(not_built("audit"))
-}
-pub fn action(_g: &GlobalArgs, _a: ActionArgs) -> CmdResult<u8> {
-    Err(not_built("action"))
 }
 pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
     Err(not_built("demo"))

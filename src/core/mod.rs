@@ -1,13 +1,19 @@
 //! The pure core: rules with no I/O, no async, no clock. Every SPEC rule has exactly one
 //! implementation here.
 
+pub mod action;
 pub mod coordination;
 pub mod events;
 pub mod evidence;
 pub mod github_plan;
 pub mod github_status;
 pub mod greenlight;
+pub mod heuristic;
 pub mod issues;
+pub mod llm_proposal;
+pub mod prompt;
 pub mod readiness;
+pub mod registry;
 pub mod stage;
 pub mod state;
+pub mod summary;

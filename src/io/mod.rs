@@ -2,8 +2,10 @@
 
 pub mod atomic;
 pub mod clock;
+pub mod commit_info;
 pub mod config;
 pub mod event_log;
+pub mod gh_actions;
 pub mod github;
 pub mod history;
 pub mod issues_file;

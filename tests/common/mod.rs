@@ -230,14 +230,16 @@ impl TestEnv {
     }
 }
 
-/// A snapshot of every file under `dir` (path → bytes), to prove nothing was changed.
+/// A snapshot of every file under `dir` (path → bytes), to prove nothing was changed; `.git`
+/// and `.swarm/locks` are left out.
 pub fn snapshot_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     let mut out = std::collections::BTreeMap::new();
     fn walk(d: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {
         let Ok(rd) = std::fs::read_dir(d) else { return };
         for e in rd.flatten() {
             let p = e.path();
-            if p.file_name().is_some_and(|n| n == ".git") {
+            // .git, and the lock files (the tool's own, created once, never renamed or deleted)
+            if p.file_name().is_some_and(|n| n == ".git" || n == "locks") {
                 continue;
             }
             if p.is_dir() {

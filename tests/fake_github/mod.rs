@@ -117,6 +117,7 @@ struct World {
     comment_edits: BTreeMap<u64, u32>,
     issues_created: u32,
     comments_created: u32,
+    permissions: BTreeMap<String, String>,
 }
 
 struct Reply {
@@ -509,13 +510,29 @@ impl World {
                 }
                 json_reply(200, &self.label_json(&self.labels[pos].clone()))
             }
+            ("GET", ["collaborators", user, "permission"]) => match self.permissions.get(*user) {
+                Some(p) => json_reply(
+                    200,
+                    &json!({"permission": p, "role_name": p, "user": self.user(user)}),
+                ),
+                None => message(404, &format!("{user} is not a user")),
+            },
             ("GET", ["issues"]) => {
                 let state = query.get("state").map(String::as_str).unwrap_or("open");
+                let wanted: Vec<String> = query
+                    .get("labels")
+                    .map(|l| l.split(',').map(String::from).collect())
+                    .unwrap_or_default();
                 let items: Vec<Value> = self
                     .issues
                     .values()
                     .rev()
                     .filter(|i| state == "all" || i.state == state)
+                    .filter(|i| {
+                        wanted
+                            .iter()
+                            .all(|w| i.labels.iter().any(|l| l.eq_ignore_ascii_case(w)))
+                    })
                     .map(|i| self.issue_json(i))
                     .collect();
                 self.page(items, &sub, query)
@@ -891,6 +908,7 @@ impl FakeGithub {
             comment_edits: BTreeMap::new(),
             issues_created: 0,
             comments_created: 0,
+            permissions: BTreeMap::new(),
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (w, s) = (world.clone(), stop.clone());
@@ -1015,6 +1033,11 @@ impl FakeGithub {
             .into_iter()
             .filter(|(_, b)| b.starts_with("<!-- swarm-attack:status -->"))
             .collect()
+    }
+
+    /// Gives `user` a permission on the repository (`write`, `read`, ...).
+    pub fn set_permission(&self, user: &str, permission: &str) {
+        self.w().permissions.insert(user.into(), permission.into());
     }
 
     pub fn delete_comment(&self, id: u64) {

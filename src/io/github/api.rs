@@ -26,6 +26,9 @@ pub struct IssueInfo {
     pub body: String,
     pub is_pull_request: bool,
     pub etag: Option<String>,
+    /// The author's login and association (`OWNER`, `MEMBER`, `CONTRIBUTOR`, ...).
+    pub author: String,
+    pub author_association: String,
 }
 
 impl IssueInfo {
@@ -79,6 +82,11 @@ fn issue_of(v: &Value, etag: Option<String>) -> IssueInfo {
         body: v["body"].as_str().unwrap_or_default().to_string(),
         is_pull_request: v.get("pull_request").is_some_and(|p| !p.is_null()),
         etag,
+        author: v["user"]["login"].as_str().unwrap_or_default().to_string(),
+        author_association: v["author_association"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
     }
 }
 
@@ -291,6 +299,36 @@ impl Api {
             .map(|v| issue_of(v, None))
             .filter(|i| !i.is_pull_request)
             .collect())
+    }
+
+    /// Open issues (and pull requests) carrying `label`.
+    pub fn list_open_issues_labeled(&mut self, label: &str) -> Result<Vec<IssueInfo>, GithubError> {
+        let path = self.path(&format!(
+            "/issues?state=open&labels={}&per_page=100",
+            encode_segment(label)
+        ));
+        let items = self.get_all(path)?;
+        Ok(items.iter().map(|v| issue_of(v, None)).collect())
+    }
+
+    /// A user's permission on the repository (`admin`, `maintain`, `write`, `triage`,
+    /// `read`, `none`); a user GitHub does not know has `none`.
+    pub fn permission(&mut self, user: &str) -> Result<String, GithubError> {
+        let path = self.path(&format!(
+            "/collaborators/{}/permission",
+            encode_segment(user)
+        ));
+        match self.client.send(&Request::get(path)) {
+            Ok(resp) => Ok(resp
+                .body
+                .get("permission")
+                .or_else(|| resp.body.get("role_name"))
+                .and_then(Value::as_str)
+                .unwrap_or("none")
+                .to_string()),
+            Err(e) if e.kind == FailureKind::NotFound => Ok("none".into()),
+            Err(e) => Err(e),
+        }
     }
 
     pub fn create_issue_request(&self, title: &str, body: &str, labels: &[String]) -> Request {

@@ -2,10 +2,22 @@
 //!
 //! Every key is optional. Unknown keys are errors naming the key and the nearest valid one;
 //! the original Python tool's keys are accepted with a warning that they are unused.
+//! The reference is docs/config.md; the annotated example is `config.yaml` at the repo root.
+//!
+//! Loading is exact and strict: the text is parsed into a position-aware YAML tree
+//! (`yaml`), checked key by key (`walk`) against the schema (`schema`: keys, types, ranges,
+//! value rules, legacy keys), deserialized into the typed `Config`, and checked for rules
+//! that span several keys (`validate`). The first problem is the error: one sentence that
+//! starts with `<file>:<line>:` and names the key.
 
 use crate::error::{CmdResult, CommandError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+
+mod schema;
+mod validate;
+mod walk;
+mod yaml;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -109,17 +121,29 @@ impl Default for Thresholds {
     }
 }
 
+/// One agent of the swarm. `Default` is the built-in `claude` agent (used when `agents` is
+/// not configured); an agent declared in config.yaml must give `name` and `command`, and its
+/// other keys default to empty (`angle`, `covers`, `env_passthrough`), `false` and 1800 s,
+/// never to the built-in agent's angle and covers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
 pub struct AgentConfig {
     pub name: String,
     pub command: Vec<String>,
+    #[serde(default)]
     pub angle: String,
+    #[serde(default)]
     pub covers: Vec<String>,
+    #[serde(default)]
     pub builds_on_other: bool,
+    #[serde(default = "default_agent_timeout")]
     pub timeout_seconds: u64,
     /// Environment variables (e.g. a token) passed through to the agent.
+    #[serde(default)]
     pub env_passthrough: Vec<String>,
+}
+
+fn default_agent_timeout() -> u64 {
+    1800
 }
 
 impl Default for AgentConfig {
@@ -135,7 +159,7 @@ impl Default for AgentConfig {
             angle: "implementation and tests".into(),
             covers: vec!["rust".into(), "api".into(), "tests".into()],
             builds_on_other: false,
-            timeout_seconds: 1800,
+            timeout_seconds: default_agent_timeout(),
             env_passthrough: Vec::new(),
         }
     }
@@ -268,9 +292,11 @@ pub struct LoadedConfig {
     pub warnings: Vec<String>,
 }
 
-/// Loads `path`; a missing file gives the defaults. Errors name the file, the key and, where
-/// possible, the line.
+/// Loads `path`; a missing file gives the defaults unless `must_exist` (an explicit
+/// `--config FILE`). Errors name the file (relative to the current directory when it is
+/// inside it), the line and the key.
 pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
+    let shown = display_path(path);
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
@@ -279,28 +305,61 @@ pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
                 warnings: Vec::new(),
             });
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(
+                CommandError::input(format!("config file {shown} does not exist"))
+                    .with_hint("check the path given to --config"),
+            );
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            return Err(CommandError::input(format!(
+                "{shown}: the config file is not valid UTF-8 text"
+            )));
+        }
         Err(e) => {
             return Err(CommandError::input(format!(
-                "cannot read config {}: {e}",
-                path.display()
+                "cannot read config file {shown}: {e}"
             )));
         }
     };
-    parse(&text, &path.display().to_string())
+    parse(&text, &shown)
+}
+
+/// `path` as the user would write it: relative to the current directory when inside it.
+fn display_path(path: &Path) -> String {
+    if path.is_absolute()
+        && let Ok(cwd) = std::env::current_dir()
+        && let Ok(rel) = path.strip_prefix(&cwd)
+        && !rel.as_os_str().is_empty()
+    {
+        return rel.display().to_string();
+    }
+    path.display().to_string()
 }
 
 /// Parses config text; `origin` names the file in messages.
 pub fn parse(text: &str, origin: &str) -> CmdResult<LoadedConfig> {
-    if text.trim().is_empty() {
-        return Ok(LoadedConfig {
-            config: Config::default(),
-            warnings: Vec::new(),
-        });
-    }
-    let config: Config =
-        serde_saphyr::from_str(text).map_err(|e| CommandError::input(format!("{origin}: {e}")))?;
+    let tree = yaml::parse_tree(text).map_err(|e| {
+        let at = match (e.line, e.column) {
+            (Some(l), Some(c)) => format!("{origin}:{l}:{c}"),
+            (Some(l), None) => format!("{origin}:{l}"),
+            _ => origin.to_string(),
+        };
+        CommandError::input(format!("{at}: invalid YAML: {}", e.message))
+    })?;
+    let walked = walk::walk(&tree, origin)?;
+    let config: Config = serde_json::from_value(walked.json).map_err(|e| {
+        // The schema walk checked every type, so this is a bug, not a user error.
+        CommandError::internal(format!(
+            "{origin}: the checked configuration did not load: {e}"
+        ))
+    })?;
+    validate::check(&config, &walked.lines, origin)?;
     Ok(LoadedConfig {
         config,
-        warnings: Vec::new(),
+        warnings: walked.warnings,
     })
 }
+
+#[cfg(test)]
+mod tests;

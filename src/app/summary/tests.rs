@@ -1,0 +1,207 @@
+//! Summaries against a real temp git repository: deterministic content, the `llm.command`
+//! path with a script, and the fallbacks when the command fails or answers nothing.
+
+use super::*;
+use crate::app::project::ProjectOptions;
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A repo whose last commit implements issue 3 (adds src/login.rs, changes src/lib.rs).
+fn repo() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    write(d, "src/lib.rs", "pub mod user;\n");
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "chore: start"]);
+    write(d, "src/lib.rs", "pub mod user;\npub mod login;\n");
+    write(
+        d,
+        "src/login.rs",
+        "pub struct Session;\npub fn login() -> Session { Session }\nfn helper() {}\n",
+    );
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "feat(auth): Implement issue #3"]);
+    let sha = git(d, &["rev-parse", "HEAD"]);
+    (dir, sha)
+}
+
+fn project(dir: &Path) -> Project {
+    Project::open(&ProjectOptions {
+        project_dir: Some(dir.to_path_buf()),
+        config_file: None,
+    })
+    .unwrap()
+}
+
+fn done_task(sha: &str) -> Task {
+    let mut t = Task::new(3, "Add login");
+    t.stage = Stage::Done;
+    t.commit = Some(sha.to_string());
+    t
+}
+
+fn script(dir: &Path, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join("llm.sh");
+    std::fs::write(&p, body).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn deterministic_summary_from_the_commit_and_outputs_filled() {
+    let (dir, sha) = repo();
+    let p = project(dir.path());
+    let mut t = done_task(&sha);
+    assert!(ensure_summary(&p, "auth", &mut t));
+    let expected = format!(
+        "Issue #3 (Add login) was implemented in commit {} \"feat(auth): Implement issue #3\". It adds `src/login.rs` (Session and login); changes `src/lib.rs`.",
+        &sha[..7]
+    );
+    assert_eq!(t.completion_summary.as_deref(), Some(expected.as_str()));
+    assert_eq!(
+        t.outputs.semantic_summary.as_deref(),
+        Some(expected.as_str())
+    );
+    assert_eq!(t.outputs.files_created, vec!["src/login.rs".to_string()]);
+    assert_eq!(
+        t.outputs.classes_defined,
+        serde_json::json!({"src/login.rs": ["Session", "login"]})
+    );
+    // Idempotent: a task with a summary is left alone.
+    assert!(!ensure_summary(&p, "auth", &mut t));
+}
+
+#[test]
+fn llm_command_is_asked_with_diffstat_and_patch() {
+    let (dir, sha) = repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let seen = tmp.path().join("seen.txt");
+    let cmd = script(
+        tmp.path(),
+        &format!(
+            "#!/bin/sh\n{{ echo \"purpose=$SWARM_PURPOSE issue=$SWARM_ISSUE feature=$SWARM_FEATURE\"; cat; }} > '{}'\necho 'Adds `login()` returning a `Session`.'\necho\n",
+            seen.display()
+        ),
+    );
+    let mut p = project(dir.path());
+    p.config.llm.command = Some(vec![cmd]);
+    let mut t = done_task(&sha);
+    assert!(ensure_summary(&p, "auth", &mut t));
+    assert_eq!(
+        t.outputs.semantic_summary.as_deref(),
+        Some("Adds `login()` returning a `Session`.")
+    );
+    assert_eq!(t.completion_summary, t.outputs.semantic_summary);
+    let asked = std::fs::read_to_string(seen).unwrap();
+    assert!(
+        asked.starts_with("purpose=summary issue=3 feature=auth\n"),
+        "{asked}"
+    );
+    assert!(
+        asked.contains("src/login.rs | 3 +++"),
+        "diffstat missing: {asked}"
+    );
+    assert!(
+        asked.contains("+pub fn login() -> Session { Session }"),
+        "patch missing: {asked}"
+    );
+}
+
+#[test]
+fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
+    let (dir, sha) = repo();
+    let tmp = tempfile::tempdir().unwrap();
+    for body in [
+        "#!/bin/sh\necho boom >&2\nexit 3\n",
+        "#!/bin/sh\ncat >/dev/null\necho '   '\n",
+    ] {
+        let mut p = project(dir.path());
+        p.config.llm.command = Some(vec![script(tmp.path(), body)]);
+        let mut t = done_task(&sha);
+        assert!(ensure_summary(&p, "auth", &mut t));
+        let s = t.completion_summary.unwrap();
+        assert!(
+            s.starts_with("Issue #3 (Add login) was implemented in commit "),
+            "{s}"
+        );
+    }
+    // A command that does not exist, and one that times out.
+    let mut p = project(dir.path());
+    p.config.llm.command = Some(vec!["/definitely/not/here".into()]);
+    let mut t = done_task(&sha);
+    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(
+        t.completion_summary
+            .unwrap()
+            .starts_with("Issue #3 (Add login)")
+    );
+    let mut p = project(dir.path());
+    p.config.llm.command = Some(vec![script(tmp.path(), "#!/bin/sh\nsleep 5\n")]);
+    p.config.llm.timeout_seconds = 1;
+    let mut t = done_task(&sha);
+    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(
+        t.completion_summary
+            .unwrap()
+            .starts_with("Issue #3 (Add login)")
+    );
+}
+
+#[test]
+fn nothing_happens_when_disabled_not_done_or_already_summarised() {
+    let (dir, sha) = repo();
+    let mut p = project(dir.path());
+    let mut t = done_task(&sha);
+    t.stage = Stage::Ready;
+    assert!(!ensure_summary(&p, "auth", &mut t));
+    let mut t = done_task(&sha);
+    t.outputs.semantic_summary = Some("Already there.".into());
+    assert!(!ensure_summary(&p, "auth", &mut t));
+    assert!(t.completion_summary.is_none());
+    p.config.coordination.generate_summaries = false;
+    let mut t = done_task(&sha);
+    assert!(!ensure_summary(&p, "auth", &mut t));
+    assert!(t.summary().is_none());
+}
+
+#[test]
+fn ensure_summaries_fills_every_done_task_and_a_task_without_commit() {
+    let (dir, sha) = repo();
+    let p = project(dir.path());
+    let mut s = FeatureState::new("auth", "2026-01-01T00:00:00Z");
+    let mut no_commit = Task::new(1, "Model");
+    no_commit.stage = Stage::Done;
+    no_commit.files = vec!["src/lib.rs".into()];
+    s.tasks = vec![no_commit, done_task(&sha), Task::new(4, "Later")];
+    assert_eq!(ensure_summaries(&p, "auth", &mut s), vec![1, 3]);
+    assert_eq!(
+        s.task(1).unwrap().completion_summary.as_deref(),
+        Some("Issue #1 (Model) is done. Files: `src/lib.rs` (user and login).")
+    );
+    assert!(s.task(4).unwrap().summary().is_none());
+}

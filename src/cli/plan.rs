@@ -1,0 +1,130 @@
+//! `plan <feature> [--issue N] [--json]`: the coordination decision per issue, and the
+//! printing of decisions shared with `greenlight`.
+
+use crate::app::plan::{self as plan_app, PlannedIssue};
+use crate::cli::output::{paint, print_json};
+use crate::cli::{GlobalArgs, JsonFlag};
+use crate::core::coordination::{Mode, fmt_h, hundredths};
+use crate::error::CmdResult;
+use crate::io::notice;
+use clap::Args;
+use serde_json::{Value, json};
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    pub feature: String,
+    /// Only this issue (any stage); default: every READY issue.
+    #[arg(long, value_name = "N")]
+    pub issue: Option<u32>,
+    #[command(flatten)]
+    pub json: JsonFlag,
+}
+
+pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    let o = plan_app::plan(&project, &a.feature, a.issue)?;
+    for w in &o.sync.warnings {
+        notice::warn(w);
+    }
+    if a.json.json {
+        print_json(&json!({
+            "feature": a.feature,
+            "decisions": decisions_json(&o.planned),
+        }));
+        return Ok(0);
+    }
+    if o.planned.is_empty() {
+        println!("plan {}: no READY issue", a.feature);
+        return Ok(0);
+    }
+    println!(
+        "plan {}: {} issue{}",
+        a.feature,
+        o.planned.len(),
+        if o.planned.len() == 1 { "" } else { "s" }
+    );
+    print_planned(&o.planned);
+    Ok(0)
+}
+
+/// One decision as JSON: `{issue, title, stage, mode, winner, runner_up, reason, rule,
+/// overlap, proposals}`.
+pub fn decision_json(p: &PlannedIssue) -> Value {
+    let d = &p.decision;
+    json!({
+        "issue": p.issue,
+        "title": p.title,
+        "stage": p.stage,
+        "mode": d.mode,
+        "winner": d.winner,
+        "runner_up": d.runner_up,
+        "reason": d.reason,
+        "rule": d.rule,
+        "overlap": d.overlap,
+        "proposals": d.proposals,
+    })
+}
+
+pub fn decisions_json(planned: &[PlannedIssue]) -> Value {
+    Value::Array(planned.iter().map(decision_json).collect())
+}
+
+fn mode_colour(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Solo => "36",
+        Mode::Parallel => "35",
+        Mode::Synthesis => "33",
+    }
+}
+
+/// Prints each decision: the issue, mode and agents, the reason, then the proposals.
+pub fn print_planned(planned: &[PlannedIssue]) {
+    for p in planned {
+        let d = &p.decision;
+        let agents = match (&d.mode, &d.runner_up) {
+            (Mode::Parallel, Some(r)) => format!("{} + {r}", d.winner),
+            (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
+            _ => d.winner.clone(),
+        };
+        println!(
+            "  #{:<4} {} {}  {}",
+            p.issue,
+            paint(&format!("{:<9}", d.mode.as_str()), mode_colour(d.mode)),
+            agents,
+            paint(&p.title, "2")
+        );
+        println!("        {}", d.reason);
+        let width = d
+            .proposals
+            .iter()
+            .map(|x| x.agent.chars().count())
+            .max()
+            .unwrap_or(0);
+        for np in &d.proposals {
+            let pr = &np.proposal;
+            let mut flags = Vec::new();
+            if pr.solo_sufficient {
+                flags.push("solo-sufficient");
+            }
+            if pr.builds_on_other {
+                flags.push("builds-on-other");
+            }
+            let covers = if pr.covers.is_empty() {
+                String::new()
+            } else {
+                format!("  covers: {}", pr.covers.join(", "))
+            };
+            let flags = if flags.is_empty() {
+                String::new()
+            } else {
+                format!("  [{}]", flags.join(", "))
+            };
+            println!(
+                "        {:<width$}  {}  {}{covers}{flags}",
+                np.agent,
+                fmt_h(hundredths(pr.confidence)),
+                np.source
+            );
+        }
+    }
+}
