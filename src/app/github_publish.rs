@@ -23,6 +23,9 @@ pub fn publish(project: &Project, feature: &str) -> CmdResult<GithubSyncReport> 
     let state = synced_state(project, feature, false)?;
     let mut session = Session::open(project, feature, settings, false)?;
     let result = (|| -> CmdResult<()> {
+        if !session.pending_of("labels").is_empty() {
+            session.ensure_labels(true)?;
+        }
         let missing: Vec<u32> = state
             .tasks
             .iter()
