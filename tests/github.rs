@@ -885,3 +885,39 @@ fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
     assert_issue(&gh.fake, m, "swarm:ready");
     assert_eq!(gh.fake.status_comments(n).len(), 1);
 }
+
+#[test]
+fn an_unreachable_github_never_fails_greenlight_and_nothing_is_lost() {
+    let mut gh = setup(true);
+    let a = gh.fake.add_issue("a", &[]);
+    let b = gh.fake.add_issue("b", &[]);
+    gh.env.issues(
+        "auth",
+        json!([{"order":1,"title":"a","github_issue":a},{"order":2,"title":"b","github_issue":b}]),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    drop(listener);
+    let good = std::mem::replace(&mut gh.env.extra_env[0].1, closed);
+    let r = gh.env.run(&["greenlight", "auth"]);
+    r.ok();
+    assert!(r.stderr.contains("could not reach GitHub"), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("run `swarm-attack github sync auth` to retry"),
+        "{}",
+        r.stderr
+    );
+    let outbox = gh.env.read(".swarm/outbox/auth.jsonl");
+    assert_eq!(
+        outbox.lines().count(),
+        3,
+        "labels and both issues: {outbox}"
+    );
+    gh.env.extra_env[0].1 = good;
+    let r = gh.env.run(&["github", "sync", "auth", "--json"]);
+    r.ok();
+    assert_eq!(r.json()["replayed"], 3);
+    assert_issue(&gh.fake, a, "swarm:ready");
+    assert_issue(&gh.fake, b, "swarm:ready");
+}

@@ -170,9 +170,10 @@ pub fn auto_sync(project: &Project, feature: &str) -> Option<GithubSyncReport> {
             }
             if !report.outbox.is_empty() {
                 notice::warn(&format!(
-                    "{} GitHub operation(s) wait in {}; run `swarm-attack github sync {feature}` to retry",
+                    "{} GitHub operation(s) wait in {} (first: {}); run `swarm-attack github sync {feature}` to retry",
                     report.outbox.len(),
-                    project.paths.display(&project.paths.outbox_file(feature))
+                    project.paths.display(&project.paths.outbox_file(feature)),
+                    report.outbox[0].error
                 ));
             }
             Some(report)

@@ -112,6 +112,13 @@ fn print_report(
         }
         return;
     }
+    if r.issues.is_empty() && r.linked.is_empty() && r.outbox.is_empty() && r.replayed == 0 {
+        println!(
+            "github {verb} {} → {}: no task is linked to a GitHub issue (set `github_issue` in issues.json, or run `swarm-attack github publish {}`)",
+            r.feature, r.repo, r.feature
+        );
+        return;
+    }
     let changed = r.issues.iter().filter(|i| !i.actions.is_empty()).count();
     println!(
         "github {verb} {} → {}: {} issue(s) updated, {} unchanged{}; {} read(s), {} write(s)",

@@ -94,6 +94,9 @@ pub struct Client {
     waited: Duration,
     /// `(remaining, reset epoch seconds)` from the last response.
     limit: Option<(u64, u64)>,
+    /// Set when a request could not reach GitHub after its retries: the rest of the run
+    /// fails fast (to the outbox) instead of waiting again for each request.
+    unreachable: Option<String>,
 }
 
 impl std::fmt::Debug for Client {
@@ -181,6 +184,7 @@ impl Client {
             last_write: None,
             waited: Duration::ZERO,
             limit: None,
+            unreachable: None,
         })
     }
 
@@ -317,6 +321,16 @@ impl Client {
 
     /// Sends a request under the retry policy; Ok for 2xx and 304.
     pub fn send(&mut self, req: &Request) -> Result<Response, GithubError> {
+        if let Some(why) = &self.unreachable {
+            let mut err = self.error(
+                req,
+                FailureKind::Transport,
+                None,
+                &format!("not sent: GitHub was unreachable earlier in this run ({why})"),
+            );
+            err.maybe_applied = false;
+            return Err(err);
+        }
         let max = self.settings.max_attempts.max(1);
         let mut attempt = 0;
         loop {
@@ -363,6 +377,10 @@ impl Client {
                     }
                     let mut err = self.error(req, FailureKind::Transport, None, &e);
                     err.maybe_applied = req.is_write();
+                    if req.idempotent {
+                        // retried to exhaustion: GitHub cannot be reached now
+                        self.unreachable = Some(err.message.clone());
+                    }
                     return Err(err);
                 }
             };
