@@ -2,7 +2,8 @@
 //! carrying the trigger label, and the sync of a feature's linked issues.
 
 use crate::app::action::GithubPort;
-use crate::app::github_sync::{Session, settings_or_exit};
+use crate::app::github_session::Session;
+use crate::app::github_sync::settings_or_exit;
 use crate::app::project::Project;
 use crate::core::action::IssueSnapshot;
 use crate::error::{CmdResult, CommandError};

@@ -3,6 +3,8 @@
 pub mod action;
 pub mod github_live;
 pub mod github_publish;
+pub mod github_reconcile;
+pub mod github_session;
 pub mod github_sync;
 pub mod greenlight;
 pub mod init;
