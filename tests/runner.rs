@@ -7,5 +7,6 @@ mod config;
 mod fake_github;
 mod foundation;
 mod github;
+mod github_faults;
 mod plan;
 mod prompt;
