@@ -381,6 +381,17 @@ fn retry_after_and_ratelimit_reset_are_honoured_within_a_bounded_wait() {
         "x-ratelimit-reset was not honoured"
     );
     assert_issue(&gh.fake, a, "swarm:in-progress");
+    // a success that exhausts the window makes the next request wait for the reset
+    gh.set(1, "READY", json!({}));
+    gh.fake
+        .fail_next("GET", &format!("/issues/{a}"), Fault::LastInWindow(2), 1);
+    let t = Instant::now();
+    gh.sync().ok();
+    assert!(
+        t.elapsed().as_millis() >= 1000,
+        "x-ratelimit-remaining: 0 was not honoured"
+    );
+    assert_issue(&gh.fake, a, "swarm:ready");
     // a wait beyond the budget is not waited: the operation goes to the outbox
     gh.set(1, "BLOCKED", json!({}));
     gh.fake
@@ -427,4 +438,24 @@ fn an_unreachable_github_never_fails_greenlight_and_nothing_is_lost() {
     assert_eq!(r.json()["replayed"], 3);
     assert_issue(&gh.fake, a, "swarm:ready");
     assert_issue(&gh.fake, b, "swarm:ready");
+}
+
+#[test]
+fn writes_are_spaced_by_min_write_interval() {
+    let gh = setup(false);
+    gh.env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 300\n"
+        ),
+    );
+    let a = gh.fake.add_issue("a", &[]);
+    gh.env
+        .issues("auth", json!([{"order":1,"title":"a","github_issue":a}]));
+    gh.env.run(&["greenlight", "auth"]).ok();
+    let t = Instant::now();
+    gh.sync().ok();
+    // 4 label creates, 1 comment, 1 issue update: 5 gaps of at least 300 ms
+    assert_eq!(gh.fake.writes(), 6);
+    assert!(t.elapsed().as_millis() >= 1500, "{:?}", t.elapsed());
 }

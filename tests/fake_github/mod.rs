@@ -29,6 +29,9 @@ pub enum Fault {
     Secondary(u64),
     /// 403 with `x-ratelimit-remaining: 0` and a reset `<secs>` from now.
     PrimaryExhausted(u64),
+    /// Apply and answer normally, but with `x-ratelimit-remaining: 0` and a reset `<secs>`
+    /// from now (the last request of the window).
+    LastInWindow(u64),
     /// Apply the request, then answer 502.
     AppliedThen502,
     /// Answer this status with this GitHub message (e.g. 422, 404) without applying.

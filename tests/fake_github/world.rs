@@ -348,6 +348,13 @@ impl World {
                         body: "<html><body><h1>502 Bad Gateway</h1></body></html>".into(),
                     }
                 }
+                Some(Fault::LastInWindow(secs)) => {
+                    let mut r = self.route(method, &path, &query, headers, body);
+                    r.headers.push(("x-ratelimit-remaining".into(), "0".into()));
+                    r.headers
+                        .push(("x-ratelimit-reset".into(), (now_secs() + secs).to_string()));
+                    r
+                }
                 Some(Fault::Status(s)) => message(s, "Server Error"),
                 Some(Fault::TooMany(secs)) => {
                     let mut r = message(429, "API rate limit exceeded for installation.");
