@@ -4,7 +4,10 @@ mod common;
 
 mod action;
 mod config;
+mod fake_github;
 mod foundation;
+mod github;
+mod github_faults;
 mod plan;
 mod prompt;
 mod sync;

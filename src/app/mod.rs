@@ -1,6 +1,11 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
 pub mod action;
+pub mod github_live;
+pub mod github_publish;
+pub mod github_reconcile;
+pub mod github_session;
+pub mod github_sync;
 pub mod greenlight;
 pub mod init;
 pub mod plan;

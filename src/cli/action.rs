@@ -28,8 +28,13 @@ impl GithubPort for OfflineGithub {
     }
 }
 
-fn github_port(_project: &Project) -> Box<dyn GithubPort> {
-    Box::new(OfflineGithub)
+fn github_port(project: &Project) -> CmdResult<Box<dyn GithubPort>> {
+    Ok(
+        match crate::app::github_live::LiveGithub::connect(project)? {
+            Some(live) => Box::new(live),
+            None => Box::new(OfflineGithub),
+        },
+    )
 }
 
 fn join(ns: &[u64]) -> String {
@@ -55,7 +60,7 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
         let project = g.open()?;
         let run_agents = a.run_agents || project.config.github.run_agents;
         let event = action::read_event(&ActionEnv::from_env())?;
-        let gh = github_port(&project);
+        let gh = github_port(&project)?;
         action::handle(&project, &event, gh.as_ref(), run_agents)
     })();
     match result {

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod feature_cmds;
+pub mod github;
 pub mod output;
 pub mod plan;
 pub mod prompt;
@@ -106,7 +107,7 @@ pub enum Command {
     Audit(stubs::AuditArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
-    Github(stubs::GithubCommand),
+    Github(github::GithubCommand),
     /// The GitHub Action entry point.
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
@@ -155,7 +156,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
-        Command::Github(c) => stubs::github(g, c),
+        Command::Github(c) => github::github(g, c),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => stubs::demo(g, a),
     }

@@ -3,7 +3,7 @@
 
 use crate::cli::{GlobalArgs, JsonFlag, not_built};
 use crate::error::CmdResult;
-use clap::{Args, Subcommand};
+use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -54,25 +54,6 @@ pub struct AuditArgs {
     pub json: JsonFlag,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum GithubCommand {
-    /// Bring labels and status comments in line with the state; replay the outbox.
-    Sync {
-        feature: String,
-        /// Print the planned requests without sending any write.
-        #[arg(long)]
-        dry_run: bool,
-        #[command(flatten)]
-        json: JsonFlag,
-    },
-    /// Create GitHub issues for tasks that have none (idempotent).
-    Publish {
-        feature: String,
-        #[command(flatten)]
-        json: JsonFlag,
-    },
-}
-
 #[derive(Debug, Args)]
 pub struct ActionArgs {
     /// Run agents for triggered issues (also: input `run-agents`, `github.run_agents`).
@@ -95,9 +76,6 @@ pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
 }
 pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
     Err(not_built("audit"))
-}
-pub fn github(_g: &GlobalArgs, _c: GithubCommand) -> CmdResult<u8> {
-    Err(not_built("github"))
 }
 pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
     Err(not_built("demo"))

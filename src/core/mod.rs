@@ -5,6 +5,8 @@ pub mod action;
 pub mod coordination;
 pub mod events;
 pub mod evidence;
+pub mod github_plan;
+pub mod github_status;
 pub mod greenlight;
 pub mod heuristic;
 pub mod issues;

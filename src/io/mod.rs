@@ -6,6 +6,7 @@ pub mod commit_info;
 pub mod config;
 pub mod event_log;
 pub mod gh_actions;
+pub mod github;
 pub mod history;
 pub mod issues_file;
 pub mod llm;

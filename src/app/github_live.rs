@@ -1,0 +1,103 @@
+//! The Action's GitHub port ([`GithubPort`]) over the real client: permissions, issues
+//! carrying the trigger label, and the sync of a feature's linked issues.
+
+use crate::app::action::GithubPort;
+use crate::app::github_session::Session;
+use crate::app::github_sync::settings_or_exit;
+use crate::app::project::Project;
+use crate::core::action::IssueSnapshot;
+use crate::error::{CmdResult, CommandError};
+use crate::io::github::api::Api;
+use crate::io::github::client::Client;
+use crate::io::github::errors::GithubError;
+use crate::io::github::settings::{self, Settings};
+use crate::io::{notice, state_store};
+use std::cell::RefCell;
+
+/// A connected port; build it with [`LiveGithub::connect`].
+pub struct LiveGithub {
+    settings: Settings,
+    api: RefCell<Api>,
+}
+
+impl std::fmt::Debug for LiveGithub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveGithub")
+            .field("repo", &self.settings.repo)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveGithub {
+    /// The port, or None when no token or repository is configured.
+    pub fn connect(project: &Project) -> CmdResult<Option<LiveGithub>> {
+        let Ok(settings) = settings::resolve(&project.config, &project.root)? else {
+            return Ok(None);
+        };
+        let client =
+            Client::new(settings.clone()).map_err(|e| CommandError::internal(e.message))?;
+        Ok(Some(LiveGithub {
+            settings,
+            api: RefCell::new(Api::new(client)),
+        }))
+    }
+
+    fn error(&self, e: &GithubError, what: &str) -> CommandError {
+        CommandError::work(e.sentence(&self.settings.repo, self.settings.token.source, what, false))
+    }
+}
+
+impl GithubPort for LiveGithub {
+    fn permission(&self, user: &str) -> CmdResult<String> {
+        self.api
+            .borrow_mut()
+            .permission(user)
+            .map_err(|e| self.error(&e, &format!("the permission of `{user}`")))
+    }
+
+    fn labeled_issues(&self, label: &str) -> CmdResult<Vec<IssueSnapshot>> {
+        let issues = self
+            .api
+            .borrow_mut()
+            .list_open_issues_labeled(label)
+            .map_err(|e| self.error(&e, &format!("the issues labeled `{label}`")))?;
+        Ok(issues
+            .into_iter()
+            .map(|i| IssueSnapshot {
+                number: i.number,
+                labels: i.label_names(),
+                title: i.title,
+                body: i.body,
+                state: if i.open { "open" } else { "closed" }.into(),
+                author: i.author,
+                author_association: i.author_association,
+                is_pull_request: i.is_pull_request,
+            })
+            .collect())
+    }
+
+    /// Syncs the feature's linked issues (only `only` when given); anything left undone is
+    /// an error, because an Action's `.swarm/` (and so its outbox) does not outlive the run.
+    fn sync(&self, project: &Project, feature: &str, only: &[u64]) -> CmdResult<()> {
+        let Some(state) = state_store::load(&project.paths.state_file(feature))? else {
+            return Ok(());
+        };
+        let settings = settings_or_exit(project)?;
+        let mut session = Session::open(project, feature, settings, false)?;
+        session.only = only.iter().copied().collect();
+        let result = session.run_sync(state);
+        let report = session.finish(result)?;
+        for e in &report.errors {
+            notice::warn(e);
+        }
+        if report.exit_code() != 0 {
+            return Err(CommandError::work(format!(
+                "GitHub was not fully updated for `{feature}`: {} failure(s), {} operation(s) left undone",
+                report.errors.len(),
+                report.outbox.len()
+            ))
+            .with_hint("re-run the workflow, or run `swarm-attack github sync` locally"));
+        }
+        Ok(())
+    }
+}

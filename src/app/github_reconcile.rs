@@ -1,0 +1,310 @@
+//! Reconciling one linked issue: a conditional read, the comments only when needed, the
+//! pure diff ([`plan_issue`]), then the writes — a status comment is created only after
+//! looking for one created behind an earlier failure, and a vanished one is replaced.
+
+use crate::app::github_session::{Session, Target};
+use crate::app::github_sync::IssueReport;
+use crate::core::events::Event;
+use crate::core::github_plan::{IssueOp, IssueState, IssueView, StatusComment, plan_issue};
+use crate::core::github_status::{Desired, body_digest, is_status_comment, is_swarm_label};
+use crate::core::stage::Stage;
+use crate::error::CmdResult;
+use crate::io::github::api::{Api, Fetched};
+use crate::io::github::cache::{self, Applied};
+use crate::io::github::errors::{FailureKind, GithubError};
+
+impl Session<'_> {
+    fn what(&self, d: &Desired) -> String {
+        format!(
+            "GitHub issue #{} (issue {} of `{}`)",
+            d.github_issue, d.issue, self.feature
+        )
+    }
+
+    /// Brings one issue in line with `d`. `fresh` ignores what the cache remembers.
+    pub(crate) fn reconcile(&mut self, d: &Desired, fresh: bool) -> CmdResult<IssueReport> {
+        let g = d.github_issue;
+        let mut report = IssueReport {
+            issue: d.issue,
+            github_issue: g,
+            stage: d.stage.to_string(),
+            label: d.label.map(String::from),
+            actions: Vec::new(),
+            ok: true,
+            replayed: false,
+        };
+        let mut entry = if fresh {
+            Default::default()
+        } else {
+            self.cache.issues.get(&g).cloned().unwrap_or_default()
+        };
+        if fresh && let Some(old) = self.cache.issues.get(&g) {
+            entry.closed_by_swarm = old.closed_by_swarm;
+        }
+        let wanted = Applied {
+            label: d.label.map(String::from),
+            digest: body_digest(&d.body),
+            close: d.close,
+        };
+        let what = self.what(d);
+        let etag = entry.etag.clone().filter(|_| entry.seen);
+        match self.api.get_issue(g, etag.as_deref()) {
+            Ok(Fetched::NotModified) => {
+                if entry.applied.as_ref() == Some(&wanted) {
+                    if fresh {
+                        self.mark_done("issue", Some(d.issue), Some(g));
+                    }
+                    return Ok(report);
+                }
+            }
+            Ok(Fetched::Fresh(info)) => {
+                self.check_colours(&info.labels);
+                entry.labels = info.label_names();
+                entry.open = info.open;
+                entry.etag = info.etag;
+                entry.seen = true;
+            }
+            Err(e) => {
+                report.ok = false;
+                self.failure(
+                    Target {
+                        kind: "issue",
+                        issue: Some(d.issue),
+                        github_issue: Some(g),
+                        what: &what,
+                    },
+                    "issue_read",
+                    false,
+                    &e,
+                )?;
+                return Ok(report);
+            }
+        }
+        if entry.open && d.stage != Stage::Done {
+            entry.closed_by_swarm = false;
+        }
+        let comments = match (entry.comment_id, &entry.comment_digest) {
+            (Some(id), Some(digest)) => vec![StatusComment {
+                id,
+                digest: digest.clone(),
+            }],
+            _ => match self.status_comments(g) {
+                Ok(c) => c,
+                Err(e) => {
+                    report.ok = false;
+                    self.cache.issues.insert(g, entry);
+                    self.failure(
+                        Target {
+                            kind: "issue",
+                            issue: Some(d.issue),
+                            github_issue: Some(g),
+                            what: &what,
+                        },
+                        "comments_read",
+                        false,
+                        &e,
+                    )?;
+                    return Ok(report);
+                }
+            },
+        };
+        if let Some(first) = comments.first() {
+            entry.comment_id = Some(first.id);
+            entry.comment_digest = Some(first.digest.clone());
+        }
+        let view = IssueView {
+            labels: entry.labels.clone(),
+            open: entry.open,
+            status_comments: comments,
+            closed_by_swarm: entry.closed_by_swarm,
+        };
+        let ops = plan_issue(d, &view);
+        if self.dry_run {
+            for op in &ops {
+                let req = self.api.issue_request(g, op);
+                self.plan(&req, Some(d), op.action());
+            }
+            return Ok(report);
+        }
+        let mut all_ok = true;
+        for op in &ops {
+            if let IssueOp::UpdateIssue {
+                labels: Some(l), ..
+            } = op
+                && !self.labels_ready
+                && l.iter().any(|x| is_swarm_label(x))
+            {
+                // never let GitHub auto-create a swarm label without its colour
+                let e = GithubError {
+                    kind: FailureKind::Deferred,
+                    status: None,
+                    message: String::new(),
+                    code: None,
+                    maybe_applied: false,
+                    request: self.api.issue_request(g, op).describe(),
+                };
+                self.failure(
+                    Target {
+                        kind: "issue",
+                        issue: Some(d.issue),
+                        github_issue: Some(g),
+                        what: &what,
+                    },
+                    op.action(),
+                    true,
+                    &e,
+                )?;
+                all_ok = false;
+                break;
+            }
+            match self.apply(d, op, &mut entry) {
+                Ok(()) => {
+                    report.actions.push(op.action().to_string());
+                    self.events.push(Event::GithubSync {
+                        issue: d.issue,
+                        github_issue: g,
+                        action: op.action().to_string(),
+                        success: true,
+                    });
+                }
+                Err(e) => {
+                    all_ok = false;
+                    self.cache.issues.insert(g, entry.clone());
+                    self.failure(
+                        Target {
+                            kind: "issue",
+                            issue: Some(d.issue),
+                            github_issue: Some(g),
+                            what: &what,
+                        },
+                        op.action(),
+                        true,
+                        &e,
+                    )?;
+                    break;
+                }
+            }
+        }
+        report.ok = all_ok;
+        entry.applied = all_ok.then_some(wanted);
+        if all_ok {
+            self.mark_done("issue", Some(d.issue), Some(g));
+        }
+        self.cache.issues.insert(g, entry);
+        Ok(report)
+    }
+
+    /// The status comments of an issue, oldest first.
+    fn status_comments(&mut self, g: u64) -> Result<Vec<StatusComment>, GithubError> {
+        Ok(self
+            .api
+            .list_comments(g)?
+            .into_iter()
+            .filter(|c| is_status_comment(&c.body))
+            .map(|c| StatusComment {
+                id: c.id,
+                digest: body_digest(&c.body),
+            })
+            .collect())
+    }
+
+    /// Creates the status comment, looking first for one created behind an earlier failure.
+    fn create_comment(&mut self, g: u64, body: &str) -> Result<(u64, String), GithubError> {
+        let op = IssueOp::CreateComment {
+            body: body.to_string(),
+        };
+        let mut last = None;
+        for _ in 0..3 {
+            match self.api.apply_issue_op(g, &op) {
+                Ok(resp) => return Ok((resp.body["id"].as_u64().unwrap_or(0), body_digest(body))),
+                Err(e) if e.maybe_applied => {
+                    last = Some(e);
+                    if let Some(c) = self.status_comments(g)?.into_iter().next() {
+                        return Ok((c.id, c.digest));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| GithubError {
+            kind: FailureKind::Server,
+            status: None,
+            message: "the comment could not be created".into(),
+            code: None,
+            maybe_applied: true,
+            request: String::new(),
+        }))
+    }
+
+    fn apply(
+        &mut self,
+        d: &Desired,
+        op: &IssueOp,
+        entry: &mut cache::IssueCache,
+    ) -> Result<(), GithubError> {
+        let g = d.github_issue;
+        match op {
+            IssueOp::CreateComment { body } => {
+                let (id, digest) = self.create_comment(g, body)?;
+                entry.comment_id = Some(id);
+                entry.comment_digest = Some(digest.clone());
+                if digest != body_digest(body) {
+                    self.api.apply_issue_op(
+                        g,
+                        &IssueOp::UpdateComment {
+                            comment_id: id,
+                            body: body.clone(),
+                        },
+                    )?;
+                    entry.comment_digest = Some(body_digest(body));
+                }
+            }
+            IssueOp::UpdateComment { body, .. } => {
+                match self.api.apply_issue_op(g, op) {
+                    Ok(_) => {}
+                    Err(e) if e.kind == FailureKind::NotFound => {
+                        // the comment was deleted: use another status comment, or create one
+                        entry.comment_id = None;
+                        entry.comment_digest = None;
+                        match self.status_comments(g)?.into_iter().next() {
+                            Some(c) => {
+                                self.api.apply_issue_op(
+                                    g,
+                                    &IssueOp::UpdateComment {
+                                        comment_id: c.id,
+                                        body: body.clone(),
+                                    },
+                                )?;
+                                entry.comment_id = Some(c.id);
+                            }
+                            None => {
+                                let (id, _) = self.create_comment(g, body)?;
+                                entry.comment_id = Some(id);
+                            }
+                        }
+                    }
+                    Err(e) => return Err(e),
+                }
+                entry.comment_digest = Some(body_digest(body));
+            }
+            IssueOp::DeleteComment { .. } => {
+                self.api.apply_issue_op(g, op)?;
+            }
+            IssueOp::UpdateIssue { state, .. } => {
+                let resp = self.api.apply_issue_op(g, op)?;
+                let info = Api::issue_from(&resp);
+                self.check_colours(&info.labels);
+                entry.labels = info.label_names();
+                entry.open = info.open;
+                entry.etag = info.etag;
+                entry.seen = true;
+                match state {
+                    Some(IssueState::Closed) => entry.closed_by_swarm = true,
+                    Some(IssueState::Open) => entry.closed_by_swarm = false,
+                    None => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}

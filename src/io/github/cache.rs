@@ -1,0 +1,75 @@
+//! What the last sync saw and wrote, per linked issue: `.swarm/cache/github/<feature>.json`.
+//! It lets a sync skip reads (the status comment's id, the labels, an ETag for a
+//! conditional read that GitHub answers `304`) and skip every write when nothing changed.
+//! Losing it costs requests, never correctness: a missing entry means "read everything".
+
+use crate::io::atomic::write_atomic;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What was last written to one issue (compared with what the state wants now).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Applied {
+    pub label: Option<String>,
+    pub digest: String,
+    pub close: bool,
+}
+
+/// One linked issue as last seen.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IssueCache {
+    pub etag: Option<String>,
+    pub labels: Vec<String>,
+    pub open: bool,
+    /// Whether `labels`/`open` were ever read (an ETag alone proves nothing).
+    pub seen: bool,
+    pub comment_id: Option<u64>,
+    pub comment_digest: Option<String>,
+    pub closed_by_swarm: bool,
+    pub applied: Option<Applied>,
+}
+
+/// The whole cache of one feature.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SyncCache {
+    pub repo: String,
+    pub api_url: String,
+    /// The four labels were verified or created with their colours.
+    pub labels_ok: bool,
+    pub issues: BTreeMap<u64, IssueCache>,
+}
+
+/// `.swarm/cache/github/<feature>.json`.
+pub fn cache_file(cache_dir: &Path, feature: &str) -> PathBuf {
+    cache_dir.join("github").join(format!("{feature}.json"))
+}
+
+/// Loads the cache; anything unreadable, or a cache of another repository or API, gives an
+/// empty one.
+pub fn load(path: &Path, repo: &str, api_url: &str) -> SyncCache {
+    let fresh = || SyncCache {
+        repo: repo.to_string(),
+        api_url: api_url.to_string(),
+        ..SyncCache::default()
+    };
+    match std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<SyncCache>(&b).ok())
+    {
+        Some(c) if c.repo == repo && c.api_url == api_url => c,
+        _ => fresh(),
+    }
+}
+
+/// Writes the cache if it differs from `before`.
+pub fn save_if_changed(path: &Path, before: &SyncCache, now: &SyncCache) -> std::io::Result<()> {
+    if before == now && path.exists() {
+        return Ok(());
+    }
+    let mut bytes = serde_json::to_vec_pretty(now).unwrap_or_default();
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
