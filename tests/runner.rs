@@ -3,6 +3,7 @@
 mod common;
 
 mod action;
+mod action_github;
 mod config;
 mod fake_github;
 mod foundation;
