@@ -2,6 +2,7 @@
 //! implementation here.
 
 pub mod coordination;
+pub mod event_filter;
 pub mod events;
 pub mod evidence;
 pub mod greenlight;

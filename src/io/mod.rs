@@ -4,6 +4,7 @@ pub mod atomic;
 pub mod clock;
 pub mod config;
 pub mod event_log;
+pub mod event_reader;
 pub mod history;
 pub mod issues_file;
 pub mod llm;
