@@ -1,6 +1,7 @@
 //! The pure core: rules with no I/O, no async, no clock. Every SPEC rule has exactly one
 //! implementation here.
 
+pub mod audit;
 pub mod coordination;
 pub mod event_filter;
 pub mod events;
