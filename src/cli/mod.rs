@@ -1,5 +1,7 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
+pub mod audit;
+pub mod events;
 pub mod feature_cmds;
 pub mod output;
 pub mod stubs;
@@ -98,9 +100,9 @@ pub enum Command {
     /// Print the coordination decision per issue.
     Plan(stubs::PlanArgs),
     /// Print events from the feature's log, oldest first.
-    Events(stubs::EventsArgs),
+    Events(events::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
-    Audit(stubs::AuditArgs),
+    Audit(audit::AuditArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
     Github(stubs::GithubCommand),
@@ -108,6 +110,9 @@ pub enum Command {
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
     Demo(stubs::DemoArgs),
+    /// Test tool: append events in a loop under the feature lock (docs/events.md).
+    #[command(hide = true)]
+    DebugAppendEvents(events::DebugAppendArgs),
 }
 
 /// Parses arguments, runs, prints the error and maps it to an exit code.
@@ -150,11 +155,12 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Run(a) => stubs::run(g, a),
         Command::Prompt(a) => stubs::prompt(g, a),
         Command::Plan(a) => stubs::plan(g, a),
-        Command::Events(a) => stubs::events(g, a),
-        Command::Audit(a) => stubs::audit(g, a),
+        Command::Events(a) => events::events(g, a),
+        Command::Audit(a) => audit::audit(g, a),
         Command::Github(c) => stubs::github(g, c),
         Command::Action(a) => stubs::action(g, a),
         Command::Demo(a) => stubs::demo(g, a),
+        Command::DebugAppendEvents(a) => events::debug_append(g, a),
     }
 }
 

@@ -45,36 +45,6 @@ pub struct PlanArgs {
     pub json: JsonFlag,
 }
 
-#[derive(Debug, Args)]
-pub struct EventsArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: Option<u32>,
-    /// Only events with this name (repeatable).
-    #[arg(long = "event", value_name = "NAME")]
-    pub event: Vec<String>,
-    /// RFC 3339 time or a relative age like `2h`, `30m`, `7d`.
-    #[arg(long, value_name = "T")]
-    pub since: Option<String>,
-    #[arg(long, value_name = "T")]
-    pub until: Option<String>,
-    /// Only the last N matching events.
-    #[arg(short = 'n', value_name = "N")]
-    pub last: Option<usize>,
-    /// Keep printing new events as they are appended (Ctrl-C to stop).
-    #[arg(long)]
-    pub follow: bool,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
-pub struct AuditArgs {
-    pub feature: String,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum GithubCommand {
     /// Bring labels and status comments in line with the state; replay the outbox.
@@ -116,12 +86,6 @@ pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
 }
 pub fn plan(_g: &GlobalArgs, _a: PlanArgs) -> CmdResult<u8> {
     Err(not_built("plan"))
-}
-pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
-    Err(not_built("events"))
-}
-pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
-    Err(not_built("audit"))
 }
 pub fn github(_g: &GlobalArgs, _c: GithubCommand) -> CmdResult<u8> {
     Err(not_built("github"))
