@@ -274,6 +274,9 @@ pub struct DebugAppendArgs {
     /// can land in the middle of a write).
     #[arg(long, default_value_t = 0)]
     pub payload_bytes: usize,
+    /// Pause between appends, lock released (lets another writer interleave).
+    #[arg(long, default_value_t = 0)]
+    pub pause_ms: u64,
 }
 
 pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
@@ -295,6 +298,10 @@ pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
         };
         let lock = project.lock(&a.feature)?;
         log.append(&lock, &clock::now_rfc3339(), &[event])?;
+        drop(lock);
+        if a.pause_ms > 0 {
+            std::thread::sleep(Duration::from_millis(a.pause_ms));
+        }
     }
     Ok(0)
 }
