@@ -557,6 +557,39 @@ fn seq_strictly_increases_across_two_processes_appending_at_once() {
 }
 
 #[test]
+fn a_reader_running_while_a_writer_appends_sees_only_whole_records_and_never_blocks_it() {
+    let env = TestEnv::new();
+    env.run(&["debug-append-events", "auth", "--count", "5"]).ok();
+    let mut writer = env
+        .command()
+        .args(["debug-append-events", "auth", "--count", "100000", "--payload-bytes", "6000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut sizes = Vec::new();
+    for _ in 0..8 {
+        let r = env.run(&["events", "auth", "--json"]);
+        r.ok();
+        assert!(!r.stderr.contains("not a JSON record"), "{}", r.stderr);
+        let s = seqs(&r);
+        assert!(
+            s.iter().enumerate().all(|(i, v)| *v == i as u64 + 1),
+            "whole records only, in order"
+        );
+        sizes.push(s.len());
+        let r = env.run(&["audit", "auth", "--json"]);
+        r.ok();
+    }
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    assert!(
+        sizes.windows(2).any(|w| w[1] > w[0]),
+        "the writer kept appending while we read: {sizes:?}"
+    );
+}
+
+#[test]
 fn a_writer_killed_with_sigkill_never_leaves_a_bad_line_except_a_repaired_torn_tail() {
     let env = TestEnv::new();
     let log = env.path(LOG);
