@@ -86,7 +86,7 @@ time_runs() { # label, command...
   out=$(for _ in $(seq "$RUNS"); do
     local s e
     s=$(now_ns)
-    "$@" > /dev/null
+    "$@" > "$WORK/out" # a file, not /dev/null: GNU grep stops at the first match then
     e=$(now_ns)
     echo $(((e - s) / 1000))
   done | median)
@@ -95,9 +95,9 @@ time_runs() { # label, command...
 
 max_rss_kb() { # command... → max RSS in KB
   if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" 2>&1 >/dev/null | awk -F': ' '/Maximum resident set size/ {print $2}'
+    /usr/bin/time -v "$@" 2>&1 >"$WORK/out" | awk -F': ' '/Maximum resident set size/ {print $2}'
   else
-    "$@" > /dev/null &
+    "$@" > "$WORK/out" &
     local pid=$! hwm=0 v
     while kill -0 "$pid" 2>/dev/null; do
       v=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)

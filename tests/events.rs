@@ -559,10 +559,18 @@ fn seq_strictly_increases_across_two_processes_appending_at_once() {
 #[test]
 fn a_reader_running_while_a_writer_appends_sees_only_whole_records_and_never_blocks_it() {
     let env = TestEnv::new();
-    env.run(&["debug-append-events", "auth", "--count", "5"]).ok();
+    env.run(&["debug-append-events", "auth", "--count", "5"])
+        .ok();
     let mut writer = env
         .command()
-        .args(["debug-append-events", "auth", "--count", "100000", "--payload-bytes", "6000"])
+        .args([
+            "debug-append-events",
+            "auth",
+            "--count",
+            "100000",
+            "--payload-bytes",
+            "6000",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

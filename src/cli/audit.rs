@@ -3,7 +3,7 @@
 //! the feature. `--json`: one JSON document. The aggregation is `core::audit`; this file
 //! reads the log (streaming, no lock) and prints.
 
-use crate::cli::output::{paint, print_json};
+use crate::cli::output::paint;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::audit::{AuditReport, Auditor, IssueAudit};
 use crate::error::{CmdResult, CommandError};
@@ -12,6 +12,7 @@ use crate::io::{notice, state_store};
 use clap::Args;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
+use std::io::Write;
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
@@ -58,22 +59,30 @@ pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
                     .collect()
             })
             .unwrap_or_default();
-    if a.json.json {
-        let mut doc = serde_json::to_value(&report).unwrap_or_default();
-        if let Some(issues) = doc.get_mut("issues").and_then(Value::as_array_mut) {
-            for i in issues {
-                let title = i
-                    .get("issue")
-                    .and_then(Value::as_u64)
-                    .and_then(|n| titles.get(&n).cloned());
-                if let Some(obj) = i.as_object_mut() {
-                    obj.insert("title".into(), title.map_or(Value::Null, Value::String));
-                }
-            }
-        }
-        print_json(&doc);
+    let mut report = report;
+    for i in &mut report.issues {
+        i.title = titles.get(&i.issue).cloned();
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = if a.json.json {
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
     } else {
-        print!("{}", render(&report, &titles));
+        render(&mut out, &report)
+    }
+    .and_then(|()| out.flush());
+    // The process ends here: skip freeing millions of small strings one by one.
+    std::mem::forget(report);
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            return Err(CommandError::internal(format!(
+                "could not print the audit: {e}"
+            )));
+        }
     }
     Ok(0)
 }
@@ -104,7 +113,7 @@ fn outcome_colour(outcome: &str) -> &'static str {
 }
 
 /// The readable audit.
-pub fn render(r: &AuditReport, titles: &std::collections::BTreeMap<u64, String>) -> String {
+pub fn render(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
     let mut o = String::new();
     let t = &r.totals;
     let span = match (&r.first_ts, &r.last_ts) {
@@ -143,16 +152,19 @@ pub fn render(r: &AuditReport, titles: &std::collections::BTreeMap<u64, String>)
         human_ms(t.agent_time_ms),
         t.cost_usd
     );
+    out.write_all(o.as_bytes())?;
     for i in &r.issues {
+        o.clear();
         o.push('\n');
-        render_issue(&mut o, i, titles.get(&i.issue));
+        render_issue(&mut o, i);
+        out.write_all(o.as_bytes())?;
     }
-    o
+    Ok(())
 }
 
-fn render_issue(o: &mut String, i: &IssueAudit, title: Option<&String>) {
+fn render_issue(o: &mut String, i: &IssueAudit) {
     let mut head = format!("#{}", i.issue);
-    if let Some(t) = title {
+    if let Some(t) = &i.title {
         head.push_str(&format!(" {t}"));
     }
     let outcome = i.outcome.to_uppercase();

@@ -65,6 +65,8 @@ pub struct Totals {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IssueAudit {
     pub issue: u64,
+    /// The task's title, when the caller knows it (from the state).
+    pub title: Option<String>,
     /// `done`, `blocked`, `skipped`, `in_progress`, `ready` or `not_started`.
     pub outcome: String,
     /// The last coordination decision.
@@ -384,6 +386,7 @@ impl Acc {
         Acc {
             audit: IssueAudit {
                 issue,
+                title: None,
                 outcome: "not_started".into(),
                 mode: None,
                 winner: None,
