@@ -598,6 +598,29 @@ fn a_reader_running_while_a_writer_appends_sees_only_whole_records_and_never_blo
 }
 
 #[test]
+fn reading_takes_no_lock_so_a_held_feature_lock_never_blocks_events_or_audit() {
+    let env = env_with_log();
+    let _held = swarm_attack::io::lock::FeatureLock::acquire(
+        &env.path(".swarm/locks/auth.lock"),
+        "auth",
+        Duration::from_secs(1),
+    )
+    .unwrap();
+    env.write("config.yaml", "sessions:\n  lock_timeout_seconds: 1\n");
+    let start = Instant::now();
+    env.run(&["events", "auth", "--json"]).ok();
+    env.run(&["events", "auth", "--issue", "1"]).ok();
+    env.run(&["audit", "auth", "--json"]).ok();
+    assert!(
+        start.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        start.elapsed()
+    );
+    // A writer does wait for the lock (exit 3 after the timeout).
+    env.run(&["debug-append-events", "auth"]).code(3);
+}
+
+#[test]
 fn a_writer_killed_with_sigkill_never_leaves_a_bad_line_except_a_repaired_torn_tail() {
     let env = TestEnv::new();
     let log = env.path(LOG);
@@ -760,11 +783,20 @@ fn an_original_format_log_is_read_by_events_and_audit() {
 #[test]
 fn follow_prints_new_events_as_they_come_and_exits_0_on_ctrl_c() {
     let env = TestEnv::new();
-    env.run(&["debug-append-events", "auth", "--count", "2"])
-        .ok();
+    env.run(&[
+        "debug-append-events",
+        "auth",
+        "--count",
+        "2",
+        "--issue",
+        "7",
+    ])
+    .ok();
     let mut child = env
         .command()
-        .args(["events", "auth", "--follow", "--json", "--issue", "7"])
+        .args([
+            "events", "auth", "--follow", "--json", "--issue", "7", "-n", "1",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -779,7 +811,8 @@ fn follow_prints_new_events_as_they_come_and_exits_0_on_ctrl_c() {
             }
         }
     });
-    // Nothing for issue 7 yet; then two appends for it, one for another issue.
+    // The last existing record for issue 7 first; then two appends for it, one for another
+    // issue.
     std::thread::sleep(Duration::from_millis(300));
     env.run(&[
         "debug-append-events",
@@ -801,12 +834,12 @@ fn follow_prints_new_events_as_they_come_and_exits_0_on_ctrl_c() {
     .ok();
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut got = Vec::new();
-    while got.len() < 2 && Instant::now() < deadline {
+    while got.len() < 3 && Instant::now() < deadline {
         if let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
             got.push(l);
         }
     }
-    assert_eq!(got.len(), 2, "follow printed {got:?}");
+    assert_eq!(got.len(), 3, "follow printed {got:?}");
     let s: Vec<u64> = got
         .iter()
         .map(|l| {
@@ -815,7 +848,7 @@ fn follow_prints_new_events_as_they_come_and_exits_0_on_ctrl_c() {
                 .unwrap()
         })
         .collect();
-    assert_eq!(s, [3, 4]);
+    assert_eq!(s, [2, 3, 4]);
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
