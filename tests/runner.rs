@@ -5,6 +5,7 @@ mod common;
 mod action;
 mod action_github;
 mod config;
+mod events;
 mod fake_github;
 mod foundation;
 mod github;

@@ -1,6 +1,8 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
 pub mod action;
+pub mod audit;
+pub mod events;
 pub mod feature_cmds;
 pub mod github;
 pub mod output;
@@ -102,9 +104,9 @@ pub enum Command {
     /// Print the coordination decision per issue.
     Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
-    Events(stubs::EventsArgs),
+    Events(events::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
-    Audit(stubs::AuditArgs),
+    Audit(audit::AuditArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
     Github(github::GithubCommand),
@@ -112,6 +114,9 @@ pub enum Command {
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
     Demo(stubs::DemoArgs),
+    /// Test tool: append events in a loop under the feature lock (docs/events.md).
+    #[command(hide = true)]
+    DebugAppendEvents(events::DebugAppendArgs),
 }
 
 /// Parses arguments, runs, prints the error and maps it to an exit code.
@@ -154,11 +159,12 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Run(a) => stubs::run(g, a),
         Command::Prompt(a) => prompt::prompt(g, a),
         Command::Plan(a) => plan::plan(g, a),
-        Command::Events(a) => stubs::events(g, a),
-        Command::Audit(a) => stubs::audit(g, a),
+        Command::Events(a) => events::events(g, a),
+        Command::Audit(a) => audit::audit(g, a),
         Command::Github(c) => github::github(g, c),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => stubs::demo(g, a),
+        Command::DebugAppendEvents(a) => events::debug_append(g, a),
     }
 }
 

@@ -25,36 +25,6 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct EventsArgs {
-    pub feature: String,
-    #[arg(long, value_name = "N")]
-    pub issue: Option<u32>,
-    /// Only events with this name (repeatable).
-    #[arg(long = "event", value_name = "NAME")]
-    pub event: Vec<String>,
-    /// RFC 3339 time or a relative age like `2h`, `30m`, `7d`.
-    #[arg(long, value_name = "T")]
-    pub since: Option<String>,
-    #[arg(long, value_name = "T")]
-    pub until: Option<String>,
-    /// Only the last N matching events.
-    #[arg(short = 'n', value_name = "N")]
-    pub last: Option<usize>,
-    /// Keep printing new events as they are appended (Ctrl-C to stop).
-    #[arg(long)]
-    pub follow: bool,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
-pub struct AuditArgs {
-    pub feature: String,
-    #[command(flatten)]
-    pub json: JsonFlag,
-}
-
-#[derive(Debug, Args)]
 pub struct ActionArgs {
     /// Run agents for triggered issues (also: input `run-agents`, `github.run_agents`).
     #[arg(long)]
@@ -70,12 +40,6 @@ pub struct DemoArgs {
 
 pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
     Err(not_built("run"))
-}
-pub fn events(_g: &GlobalArgs, _a: EventsArgs) -> CmdResult<u8> {
-    Err(not_built("events"))
-}
-pub fn audit(_g: &GlobalArgs, _a: AuditArgs) -> CmdResult<u8> {
-    Err(not_built("audit"))
 }
 pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
     Err(not_built("demo"))

@@ -94,6 +94,8 @@ impl Decision {
             runner_up: self.runner_up.clone(),
             reason: self.reason.clone(),
             proposals: serde_json::to_value(&self.proposals).unwrap_or_default(),
+            fallback: None,
+            candidates: None,
         }
     }
 }

@@ -32,6 +32,13 @@ pub enum Event {
         runner_up: Option<String>,
         reason: String,
         proposals: Value,
+        /// Set when the decision fell back (e.g. an `llm` proposal was invalid or late and the
+        /// heuristic was used, or PARALLEL/SYNTHESIS failed open to SOLO): why. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<Value>,
+        /// The eligible agents considered, in rank order. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        candidates: Option<Vec<String>>,
     },
     ContextInjected {
         issue: u32,
@@ -90,6 +97,9 @@ pub enum Event {
         commit: Option<String>,
         cost_usd: Option<f64>,
         summary: Option<String>,
+        /// How a PARALLEL/SYNTHESIS run converged (e.g. which candidate won). Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        convergence: Option<Value>,
     },
     IssueSkipped {
         issue: u32,
@@ -125,15 +135,269 @@ pub enum Event {
 }
 
 impl Event {
+    /// Every event name of SPEC §5, in the order of the SPEC.
+    pub const NAMES: &'static [&'static str] = &[
+        "git_sync",
+        "greenlight",
+        "duplicate_detected",
+        "agents_selected",
+        "context_injected",
+        "issue_started",
+        "agent_started",
+        "agent_finished",
+        "tests_written",
+        "implementation_complete",
+        "verification_passed",
+        "verification_failed",
+        "retry_started",
+        "issue_blocked",
+        "issue_done",
+        "issue_skipped",
+        "issue_unblocked",
+        "state_reverted",
+        "github_sync",
+        "github_error",
+        "action_received",
+    ];
+
+    /// The event's name as written in the log.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Event::GitSync { .. } => "git_sync",
+            Event::Greenlight { .. } => "greenlight",
+            Event::DuplicateDetected { .. } => "duplicate_detected",
+            Event::AgentsSelected { .. } => "agents_selected",
+            Event::ContextInjected { .. } => "context_injected",
+            Event::IssueStarted { .. } => "issue_started",
+            Event::AgentStarted { .. } => "agent_started",
+            Event::AgentFinished { .. } => "agent_finished",
+            Event::TestsWritten { .. } => "tests_written",
+            Event::ImplementationComplete { .. } => "implementation_complete",
+            Event::VerificationPassed { .. } => "verification_passed",
+            Event::VerificationFailed { .. } => "verification_failed",
+            Event::RetryStarted { .. } => "retry_started",
+            Event::IssueBlocked { .. } => "issue_blocked",
+            Event::IssueDone { .. } => "issue_done",
+            Event::IssueSkipped { .. } => "issue_skipped",
+            Event::IssueUnblocked { .. } => "issue_unblocked",
+            Event::StateReverted { .. } => "state_reverted",
+            Event::GithubSync { .. } => "github_sync",
+            Event::GithubError { .. } => "github_error",
+            Event::ActionReceived { .. } => "action_received",
+        }
+    }
+
     /// The event's name as written in the log.
     pub fn name(&self) -> String {
-        match serde_json::to_value(self) {
-            Ok(Value::Object(m)) => m
-                .get("event")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            _ => String::new(),
+        self.as_str().to_string()
+    }
+
+    /// The feature issue (task number) this event is about, if any. `action_received.issue`
+    /// is a GitHub issue number, not a task number, so it is not returned here.
+    pub fn issue(&self) -> Option<u32> {
+        match self {
+            Event::DuplicateDetected { issue, .. }
+            | Event::AgentsSelected { issue, .. }
+            | Event::ContextInjected { issue, .. }
+            | Event::IssueStarted { issue, .. }
+            | Event::AgentStarted { issue, .. }
+            | Event::AgentFinished { issue, .. }
+            | Event::TestsWritten { issue, .. }
+            | Event::ImplementationComplete { issue, .. }
+            | Event::VerificationPassed { issue, .. }
+            | Event::VerificationFailed { issue, .. }
+            | Event::RetryStarted { issue, .. }
+            | Event::IssueBlocked { issue, .. }
+            | Event::IssueDone { issue, .. }
+            | Event::IssueSkipped { issue, .. }
+            | Event::IssueUnblocked { issue }
+            | Event::StateReverted { issue, .. }
+            | Event::GithubSync { issue, .. } => Some(*issue),
+            Event::GithubError { issue, .. } => *issue,
+            Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// One example of every event, with every optional field set.
+    fn examples() -> Vec<Event> {
+        vec![
+            Event::GitSync {
+                synced_issues: vec![1, 2],
+                reverted_issues: vec![3],
+                commits_scanned: 42,
+                head: Some("abc123".into()),
+            },
+            Event::Greenlight {
+                added: vec![4],
+                kept: vec![1, 2, 3],
+                ready: vec![4],
+            },
+            Event::DuplicateDetected {
+                issue: 5,
+                git: json!({"commit": "abc"}),
+                tests: json!(null),
+                files: json!(["src/a.rs"]),
+            },
+            Event::AgentsSelected {
+                issue: 1,
+                mode: "PARALLEL".into(),
+                winner: "claude".into(),
+                runner_up: Some("codex".into()),
+                reason: "both > high, overlap < 0.50".into(),
+                proposals: json!([{"agent": "claude", "confidence": 0.8}]),
+                fallback: Some(json!("llm answer invalid for codex; heuristic used")),
+                candidates: Some(vec!["claude".into(), "codex".into()]),
+            },
+            Event::ContextInjected {
+                issue: 1,
+                has_claude_md: true,
+                summaries_count: 2,
+                prompt_bytes: 12345,
+                truncated: vec!["module registry".into()],
+            },
+            Event::IssueStarted {
+                issue: 1,
+                attempt: 1,
+            },
+            Event::AgentStarted {
+                issue: 1,
+                agent: "claude".into(),
+                role: "primary".into(),
+            },
+            Event::AgentFinished {
+                issue: 1,
+                agent: "claude".into(),
+                exit_code: Some(0),
+                duration_ms: 1500,
+                timed_out: false,
+                cost_usd: Some(0.25),
+            },
+            Event::TestsWritten {
+                issue: 1,
+                count: 3,
+                path: "tests/a.rs".into(),
+            },
+            Event::ImplementationComplete {
+                issue: 1,
+                files_created: vec!["src/a.rs".into()],
+                files_modified: vec!["src/lib.rs".into()],
+            },
+            Event::VerificationPassed {
+                issue: 1,
+                tests_passed: Some(3),
+            },
+            Event::VerificationFailed {
+                issue: 1,
+                tests_failed: Some(1),
+                failures: "assertion failed".into(),
+            },
+            Event::RetryStarted {
+                issue: 1,
+                attempt: 2,
+            },
+            Event::IssueBlocked {
+                issue: 1,
+                reason: "tests keep failing".into(),
+                retries: 2,
+            },
+            Event::IssueDone {
+                issue: 1,
+                commit: Some("def456".into()),
+                cost_usd: Some(0.5),
+                summary: Some("added a".into()),
+                convergence: Some(json!({"join": "first", "winner": "claude"})),
+            },
+            Event::IssueSkipped {
+                issue: 2,
+                blocking_issue: Some(1),
+            },
+            Event::IssueUnblocked { issue: 1 },
+            Event::StateReverted {
+                issue: 1,
+                commit: "fedcba".into(),
+            },
+            Event::GithubSync {
+                issue: 1,
+                github_issue: 42,
+                action: "label".into(),
+                success: true,
+            },
+            Event::GithubError {
+                issue: Some(1),
+                op: "comment".into(),
+                status: Some(403),
+                message: "token lacks issues: write".into(),
+            },
+            Event::ActionReceived {
+                event_name: "issues".into(),
+                action: Some("labeled".into()),
+                issue: Some(42),
+                sender: Some("octocat".into()),
+                association: Some("OWNER".into()),
+                handled: true,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_event_round_trips_through_serde() {
+        let all = examples();
+        let names: Vec<&str> = all.iter().map(Event::as_str).collect();
+        assert_eq!(names, Event::NAMES, "one example per SPEC event, in order");
+        for e in all {
+            let text = serde_json::to_string(&e).unwrap();
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["event"], e.as_str(), "{text}");
+            assert_eq!(e.name(), e.as_str());
+            let back: Event = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, e, "{text}");
+        }
+    }
+
+    #[test]
+    fn optional_additions_are_left_out_when_unset_and_default_when_missing() {
+        let e = Event::IssueDone {
+            issue: 3,
+            commit: None,
+            cost_usd: None,
+            summary: None,
+            convergence: None,
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert!(v.get("convergence").is_none(), "{v}");
+        assert_eq!(
+            v["commit"],
+            Value::Null,
+            "SPEC fields are always present: {v}"
+        );
+        let back: Event = serde_json::from_value(json!({
+            "event": "agents_selected", "issue": 1, "mode": "SOLO", "winner": "a",
+            "runner_up": null, "reason": "r", "proposals": []
+        }))
+        .unwrap();
+        assert!(matches!(
+            back,
+            Event::AgentsSelected {
+                fallback: None,
+                candidates: None,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn issue_accessor_names_the_task_and_never_the_github_number() {
+        let all = examples();
+        let by_name = |n: &str| all.iter().find(|e| e.as_str() == n).unwrap().issue();
+        assert_eq!(by_name("issue_started"), Some(1));
+        assert_eq!(by_name("github_error"), Some(1));
+        assert_eq!(by_name("git_sync"), None);
+        assert_eq!(by_name("action_received"), None);
     }
 }

@@ -2,7 +2,9 @@
 //! implementation here.
 
 pub mod action;
+pub mod audit;
 pub mod coordination;
+pub mod event_filter;
 pub mod events;
 pub mod evidence;
 pub mod github_plan;

@@ -1,14 +1,29 @@
 //! The event log writer: `.swarm/events/<feature>.jsonl` (SPEC §5). One JSON object per line,
-//! one `write` per record, under the feature lock. A torn last line left by a crash is moved
-//! aside (to `<file>.torn`) and truncated before the next append.
+//! one `write` per record, under the feature lock.
+//!
+//! Durability rules:
+//! - the caller holds the feature lock, so `seq` (last record's `seq` + 1) is per-file and
+//!   strictly increasing across processes;
+//! - a torn last line left by a crash (bytes after the last newline that are not a complete
+//!   JSON object) is moved aside to `<file>.torn` and truncated before the next append; a
+//!   complete object that only lacks its newline is kept and the newline added;
+//! - each record (with its newline) is written with one `write_all`, then the file is
+//!   `fdatasync`ed; a new file's folder is fsynced too;
+//! - the values of the token variables (`GITHUB_TOKEN`, `GH_TOKEN`, ...) are redacted from
+//!   every record, as a last line of defence: no event ever contains a token.
 
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
 use crate::io::lock::FeatureLock;
+use crate::io::notice;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+/// What replaces a token value found in a record.
+pub const REDACTED: &str = "[REDACTED]";
 
 /// Appends events for one feature.
 #[derive(Debug, Clone)]
@@ -33,14 +48,22 @@ impl EventLog {
         &self.path
     }
 
+    /// The file torn tails are moved to: `<file>.torn`.
+    pub fn torn_path(&self) -> PathBuf {
+        torn_path(&self.path)
+    }
+
     /// Appends `events` (in order), each stamped with `ts`, `feature`, `session`, `seq`.
+    /// The caller proves it holds the feature lock by passing it.
     pub fn append(&self, _lock: &FeatureLock, ts: &str, events: &[Event]) -> CmdResult<()> {
         if !self.enabled || events.is_empty() {
             return Ok(());
         }
         let err = |e: std::io::Error| CommandError::io("append to", &self.path, &e);
+        let mut created = false;
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(err)?;
+            created = !self.path.exists();
         }
         let mut file = OpenOptions::new()
             .read(true)
@@ -48,33 +71,48 @@ impl EventLog {
             .create(true)
             .open(&self.path)
             .map_err(err)?;
-        let mut seq = repair_and_last_seq(&mut file, &self.path).map_err(err)?;
+        let tail = inspect_tail(&mut file).map_err(err)?;
+        if let Some(torn) = &tail.torn {
+            move_aside(&self.path, &torn.bytes).map_err(err)?;
+            file.set_len(torn.offset).map_err(err)?;
+            notice::warn(&format!(
+                "{}: line {} was incomplete (a crash during an append); moved it to {} and truncated it",
+                self.path.display(),
+                torn.line,
+                self.torn_path().display()
+            ));
+        }
+        if tail.needs_newline {
+            file.write_all(b"\n").map_err(err)?;
+        }
+        let secrets = token_values();
+        let mut seq = tail.last_seq;
         for event in events {
             seq += 1;
-            let line = self.record_line(ts, seq, event);
+            let line = redact(&self.record_line(ts, seq, event), &secrets);
+            // One write per record: a reader or a crash sees all of it or a torn tail.
             file.write_all(line.as_bytes()).map_err(err)?;
         }
         file.sync_data().map_err(err)?;
+        if created && let Some(dir) = self.path.parent() {
+            crate::io::atomic::sync_dir(dir).map_err(err)?;
+        }
         Ok(())
     }
 
-    fn record_line(&self, ts: &str, seq: u64, event: &Event) -> String {
+    /// The full record for one event, with its newline.
+    pub fn record_line(&self, ts: &str, seq: u64, event: &Event) -> String {
         let mut rec = Map::new();
         rec.insert("ts".into(), Value::String(ts.to_string()));
-        let body = match serde_json::to_value(event) {
-            Ok(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        rec.insert(
-            "event".into(),
-            body.get("event").cloned().unwrap_or(Value::Null),
-        );
+        rec.insert("event".into(), Value::String(event.as_str().to_string()));
         rec.insert("feature".into(), Value::String(self.feature.clone()));
         rec.insert("session".into(), Value::String(self.session.clone()));
         rec.insert("seq".into(), Value::from(seq));
-        for (k, v) in body {
-            if k != "event" {
-                rec.insert(k, v);
+        if let Ok(Value::Object(body)) = serde_json::to_value(event) {
+            for (k, v) in body {
+                if k != "event" {
+                    rec.insert(k, v);
+                }
             }
         }
         let mut line = serde_json::to_string(&Value::Object(rec)).unwrap_or_default();
@@ -83,65 +121,352 @@ impl EventLog {
     }
 }
 
-/// Moves a torn tail aside and truncates it; returns the last record's `seq` (0 if none).
-fn repair_and_last_seq(file: &mut File, path: &Path) -> std::io::Result<u64> {
-    let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(0);
+/// `<file>.torn`.
+pub fn torn_path(path: &Path) -> PathBuf {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(".torn");
+    PathBuf::from(aside)
+}
+
+/// The values of the token variables that are set (long enough to be real tokens).
+fn token_values() -> Vec<String> {
+    crate::io::process::TOKEN_VARS
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .map(|v| v.trim().to_string())
+        .filter(|v| v.len() >= 8)
+        .collect()
+}
+
+/// Replaces every occurrence of a secret (raw or JSON-escaped) in `line`.
+fn redact(line: &str, secrets: &[String]) -> String {
+    let mut out = line.to_string();
+    for s in secrets {
+        if out.contains(s.as_str()) {
+            out = out.replace(s.as_str(), REDACTED);
+        }
+        let escaped = serde_json::to_string(s).unwrap_or_default();
+        let escaped = escaped.trim_matches('"');
+        if escaped != s && out.contains(escaped) {
+            out = out.replace(escaped, REDACTED);
+        }
     }
-    // Read backwards in chunks until we have the last complete line.
-    let mut chunk = 64 * 1024u64;
+    out
+}
+
+/// The end of the file, as the next append needs it.
+#[derive(Debug, Default, PartialEq)]
+struct Tail {
+    /// The last record's `seq` (0 when no record has one).
+    last_seq: u64,
+    /// The last line is a complete record without its newline.
+    needs_newline: bool,
+    /// A torn last line to move aside.
+    torn: Option<Torn>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Torn {
+    /// Where the torn line starts (the file is truncated there).
+    offset: u64,
+    /// Its 1-based line number.
+    line: u64,
+    bytes: Vec<u8>,
+}
+
+#[derive(Deserialize)]
+struct SeqOnly {
+    seq: Option<u64>,
+}
+
+fn record_seq(line: &[u8]) -> Option<Option<u64>> {
+    let first = line.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' {
+        return None;
+    }
+    serde_json::from_slice::<SeqOnly>(line).ok().map(|r| r.seq)
+}
+
+/// Reads the file backwards (bounded memory: one block plus the line being assembled) to
+/// find the torn tail, if any, and the last `seq`.
+fn inspect_tail(file: &mut File) -> std::io::Result<Tail> {
+    let len = file.metadata()?.len();
+    let mut tail = Tail::default();
+    if len == 0 {
+        return Ok(tail);
+    }
+    let mut lines = RevLines::new(file, len);
+    // The first "line" from the end is what follows the last newline (often empty).
+    let Some((offset, last)) = lines.next_line()? else {
+        return Ok(tail);
+    };
+    if !last.iter().all(u8::is_ascii_whitespace) {
+        match record_seq(&last) {
+            Some(seq) => {
+                tail.needs_newline = true;
+                if let Some(s) = seq {
+                    tail.last_seq = s;
+                    return Ok(tail);
+                }
+            }
+            None => {
+                let line = count_lines_before(lines.file, offset)? + 1;
+                tail.torn = Some(Torn {
+                    offset,
+                    line,
+                    bytes: last,
+                });
+            }
+        }
+    }
+    while let Some((_, line)) = lines.next_line()? {
+        if let Some(Some(s)) = record_seq(&line) {
+            tail.last_seq = s;
+            break;
+        }
+    }
+    Ok(tail)
+}
+
+fn count_lines_before(file: &mut File, offset: u64) -> std::io::Result<u64> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, Read::by_ref(file).take(offset));
+    let mut count = 0u64;
     loop {
-        let start = len.saturating_sub(chunk);
-        let mut buf = Vec::with_capacity((len - start) as usize);
-        file.seek(SeekFrom::Start(start))?;
-        Read::by_ref(file).take(len - start).read_to_end(&mut buf)?;
-        let mut end = buf.len();
-        if buf.last() != Some(&b'\n') {
-            // torn tail: everything after the last newline
-            let cut = buf.iter().rposition(|b| *b == b'\n').map(|i| i + 1);
-            match cut {
-                Some(i) => {
-                    move_aside(path, &buf[i..])?;
-                    file.set_len(start + i as u64)?;
-                    end = i;
-                }
-                None if start == 0 => {
-                    move_aside(path, &buf)?;
-                    file.set_len(0)?;
-                    return Ok(0);
-                }
-                None => {
-                    chunk *= 4;
-                    continue;
-                }
-            }
+        let buf = std::io::BufRead::fill_buf(&mut reader)?;
+        if buf.is_empty() {
+            return Ok(count);
         }
-        // find the last non-empty complete line in buf[..end] with a seq
-        let body = &buf[..end];
-        let mut lines = body.split(|b| *b == b'\n').rev().filter(|l| !l.is_empty());
-        for line in lines.by_ref() {
-            if let Ok(v) = serde_json::from_slice::<Value>(line)
-                && let Some(s) = v.get("seq").and_then(Value::as_u64)
-            {
-                return Ok(s);
-            }
-        }
-        if start == 0 {
-            return Ok(0);
-        }
-        chunk *= 4;
+        count += memchr::memchr_iter(b'\n', buf).count() as u64;
+        let n = buf.len();
+        std::io::BufRead::consume(&mut reader, n);
     }
 }
 
+/// Lines of a file from its end: the first is what follows the last newline.
+struct RevLines<'f> {
+    file: &'f mut File,
+    /// Bytes before this offset have not been read yet.
+    pos: u64,
+    block: Vec<u8>,
+    /// `block[..avail]` is read but not yet returned.
+    avail: usize,
+    done: bool,
+}
+
+const REV_BLOCK: usize = 64 * 1024;
+
+impl<'f> RevLines<'f> {
+    fn new(file: &'f mut File, len: u64) -> Self {
+        RevLines {
+            file,
+            pos: len,
+            block: vec![0; REV_BLOCK],
+            avail: 0,
+            done: false,
+        }
+    }
+
+    /// The next line from the end: (its start offset, its bytes without the newline).
+    fn next_line(&mut self) -> std::io::Result<Option<(u64, Vec<u8>)>> {
+        if self.done {
+            return Ok(None);
+        }
+        let mut parts: Vec<Vec<u8>> = Vec::new();
+        loop {
+            if self.avail == 0 {
+                if self.pos == 0 {
+                    self.done = true;
+                    return Ok(Some((0, join_rev(parts))));
+                }
+                let n = (self.pos as usize).min(REV_BLOCK);
+                self.pos -= n as u64;
+                self.file.seek(SeekFrom::Start(self.pos))?;
+                self.file.read_exact(&mut self.block[..n])?;
+                self.avail = n;
+            }
+            match memchr::memrchr(b'\n', &self.block[..self.avail]) {
+                Some(i) => {
+                    parts.push(self.block[i + 1..self.avail].to_vec());
+                    self.avail = i;
+                    return Ok(Some((self.pos + i as u64 + 1, join_rev(parts))));
+                }
+                None => {
+                    parts.push(self.block[..self.avail].to_vec());
+                    self.avail = 0;
+                }
+            }
+        }
+    }
+}
+
+fn join_rev(mut parts: Vec<Vec<u8>>) -> Vec<u8> {
+    if parts.len() == 1 {
+        return parts.pop().unwrap_or_default();
+    }
+    parts.reverse();
+    parts.concat()
+}
+
 fn move_aside(path: &Path, torn: &[u8]) -> std::io::Result<()> {
-    let mut aside = path.as_os_str().to_owned();
-    aside.push(".torn");
     let mut f = OpenOptions::new()
         .create(true)
         .append(true)
-        .open(PathBuf::from(aside))?;
-    f.write_all(torn)?;
-    f.write_all(b"\n")?;
-    Ok(())
+        .open(torn_path(path))?;
+    let mut rec = torn.to_vec();
+    rec.push(b'\n');
+    f.write_all(&rec)?;
+    f.sync_data()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn setup() -> (tempfile::TempDir, EventLog, FeatureLock) {
+        let dir = tempfile::tempdir().unwrap();
+        let log = EventLog::new(dir.path().join("events/f1.jsonl"), "f1", "sess-1", true);
+        let lock = FeatureLock::acquire(
+            &dir.path().join("locks/f1.lock"),
+            "f1",
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        (dir, log, lock)
+    }
+
+    fn lines(log: &EventLog) -> Vec<Value> {
+        std::fs::read_to_string(log.path())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn started(issue: u32) -> Event {
+        Event::IssueStarted { issue, attempt: 1 }
+    }
+
+    #[test]
+    fn records_carry_the_common_fields_first_and_seq_increases() {
+        let (_d, log, lock) = setup();
+        log.append(&lock, "2026-01-01T00:00:00.000Z", &[started(1), started(2)])
+            .unwrap();
+        log.append(&lock, "2026-01-01T00:00:01.000Z", &[started(3)])
+            .unwrap();
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        assert!(
+            text.starts_with(
+                r#"{"ts":"2026-01-01T00:00:00.000Z","event":"issue_started","feature":"f1","session":"sess-1","seq":1,"issue":1,"attempt":1}"#
+            ),
+            "{text}"
+        );
+        let seqs: Vec<u64> = lines(&log)
+            .iter()
+            .map(|v| v["seq"].as_u64().unwrap())
+            .collect();
+        assert_eq!(seqs, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_torn_tail_is_moved_aside_and_truncated_before_the_next_append() {
+        let (_d, log, lock) = setup();
+        log.append(&lock, "t", &[started(1)]).unwrap();
+        let mut f = OpenOptions::new().append(true).open(log.path()).unwrap();
+        f.write_all(br#"{"ts":"t","event":"issue_sta"#).unwrap();
+        log.append(&lock, "t", &[started(2)]).unwrap();
+        let v = lines(&log);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1]["seq"], 2);
+        assert_eq!(v[1]["issue"], 2);
+        let torn = std::fs::read_to_string(log.torn_path()).unwrap();
+        assert_eq!(torn, "{\"ts\":\"t\",\"event\":\"issue_sta\n");
+    }
+
+    #[test]
+    fn a_torn_first_line_leaves_an_empty_log_then_seq_starts_at_one() {
+        let (_d, log, lock) = setup();
+        std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        std::fs::write(log.path(), b"{\"ts\":").unwrap();
+        log.append(&lock, "t", &[started(1)]).unwrap();
+        let v = lines(&log);
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0]["seq"], 1);
+    }
+
+    #[test]
+    fn a_complete_last_record_missing_its_newline_is_kept() {
+        let (_d, log, lock) = setup();
+        std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        std::fs::write(log.path(), br#"{"ts":"t","event":"issue_started","seq":7}"#).unwrap();
+        log.append(&lock, "t", &[started(1)]).unwrap();
+        let v = lines(&log);
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[1]["seq"], 8);
+        assert!(!log.torn_path().exists());
+    }
+
+    #[test]
+    fn seq_continues_after_garbage_and_original_format_lines() {
+        let (_d, log, lock) = setup();
+        std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        let mut text = String::new();
+        text.push_str(r#"{"ts":"t","event":"issue_started","seq":41}"#);
+        text.push('\n');
+        text.push_str("garbage that is not json\n");
+        text.push_str(r#"{"ts": "2025-01-01T00:00:00Z", "event": "issue_done", "issue": 1}"#);
+        text.push_str("\n\n");
+        std::fs::write(log.path(), text).unwrap();
+        log.append(&lock, "t", &[started(1)]).unwrap();
+        let last = std::fs::read_to_string(log.path())
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap()
+            .to_string();
+        let v: Value = serde_json::from_str(&last).unwrap();
+        assert_eq!(v["seq"], 42);
+    }
+
+    #[test]
+    fn the_last_seq_is_found_behind_lines_longer_than_a_block() {
+        let (_d, log, lock) = setup();
+        log.append(&lock, "t", &[started(1)]).unwrap();
+        let big = Event::VerificationFailed {
+            issue: 1,
+            tests_failed: Some(1),
+            failures: "x".repeat(3 * REV_BLOCK + 17),
+        };
+        log.append(&lock, "t", &[big]).unwrap();
+        let mut f = OpenOptions::new().append(true).open(log.path()).unwrap();
+        f.write_all("{\"ts\":\"t\",\"failures\":\"".repeat(5000).as_bytes())
+            .unwrap();
+        log.append(&lock, "t", &[started(2)]).unwrap();
+        let v = lines(&log);
+        assert_eq!(v.len(), 3);
+        assert_eq!(v[2]["seq"], 3);
+    }
+
+    #[test]
+    fn token_values_are_redacted() {
+        let secrets = vec![
+            "ghp_abcdefgh12345678".to_string(),
+            "tok\"en-xyz".to_string(),
+        ];
+        let line = r#"{"reason":"auth ghp_abcdefgh12345678 failed","m":"tok\"en-xyz"}"#;
+        let out = redact(line, &secrets);
+        assert_eq!(
+            out,
+            r#"{"reason":"auth [REDACTED] failed","m":"[REDACTED]"}"#
+        );
+    }
+
+    #[test]
+    fn a_disabled_log_writes_nothing() {
+        let (d, _log, lock) = setup();
+        let off = EventLog::new(d.path().join("events/off.jsonl"), "off", "s", false);
+        off.append(&lock, "t", &[started(1)]).unwrap();
+        assert!(!off.path().exists());
+    }
 }

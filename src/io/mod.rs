@@ -5,6 +5,7 @@ pub mod clock;
 pub mod commit_info;
 pub mod config;
 pub mod event_log;
+pub mod event_reader;
 pub mod gh_actions;
 pub mod github;
 pub mod history;

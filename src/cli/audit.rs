@@ -1,0 +1,254 @@
+//! `swarm-attack audit <feature>`: per issue, its timeline, attempts (agents and mode,
+//! verification), retries, outcome with commit or evidence, durations and cost; totals for
+//! the feature. `--json`: one JSON document. The aggregation is `core::audit`; this file
+//! reads the log (streaming, no lock) and prints.
+
+use crate::cli::output::paint;
+use crate::cli::{GlobalArgs, JsonFlag};
+use crate::core::audit::{AuditReport, Auditor, IssueAudit};
+use crate::error::{CmdResult, CommandError};
+use crate::io::event_reader::LogReader;
+use crate::io::{notice, state_store};
+use clap::Args;
+use serde_json::{Map, Value};
+use std::fmt::Write as _;
+use std::io::Write;
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    pub feature: String,
+    #[command(flatten)]
+    pub json: JsonFlag,
+}
+
+pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    project.check_feature(&a.feature)?;
+    let path = project.paths.events_file(&a.feature);
+    let shown = project.paths.display(&path);
+    let mut auditor = Auditor::new(&a.feature);
+    let mut reader = LogReader::new(&path, Default::default());
+    let existed = {
+        let mut sink = |_no: u64, line: &[u8]| {
+            if let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) {
+                auditor.push(&rec);
+            }
+            Ok(())
+        };
+        reader.read_all(&mut sink).map_err(|e| {
+            CommandError::internal(format!("could not read the event log {shown}: {e}"))
+        })?
+    };
+    if !existed {
+        notice::info(&format!(
+            "no events for feature `{}` yet ({shown} does not exist)",
+            a.feature
+        ));
+    }
+    let report = auditor.finish();
+    // Titles from the state, when there is one (read only; a bad state file is no reason to
+    // refuse an audit).
+    let titles: std::collections::BTreeMap<u64, String> =
+        state_store::load(&project.paths.state_file(&a.feature))
+            .ok()
+            .flatten()
+            .map(|s| {
+                s.tasks
+                    .iter()
+                    .map(|t| (u64::from(t.issue_number), t.title.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+    let mut report = report;
+    for i in &mut report.issues {
+        i.title = titles.get(&i.issue).cloned();
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let written = if a.json.json {
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+    } else {
+        render(&mut out, &report)
+    }
+    .and_then(|()| out.flush());
+    // The process ends here: skip freeing millions of small strings one by one.
+    std::mem::forget(report);
+    match written {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Err(e) => {
+            return Err(CommandError::internal(format!(
+                "could not print the audit: {e}"
+            )));
+        }
+    }
+    Ok(0)
+}
+
+/// A duration for people: `850ms`, `12.5s`, `4m05s`, `2h03m`.
+pub fn human_ms(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        let s = ms / 1000;
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        let m = ms / 60_000;
+        format!("{}h{:02}m", m / 60, m % 60)
+    }
+}
+
+fn outcome_colour(outcome: &str) -> &'static str {
+    match outcome {
+        "done" | "passed" => "32",
+        "blocked" | "failed" => "31",
+        "skipped" | "interrupted" => "33",
+        "in_progress" => "36",
+        _ => "0",
+    }
+}
+
+/// The readable audit.
+pub fn render(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
+    let mut o = String::new();
+    let t = &r.totals;
+    let span = match (&r.first_ts, &r.last_ts) {
+        (Some(a), Some(b)) => format!(
+            ", {a} → {b}{}",
+            r.duration_ms
+                .map(|d| format!(" ({})", human_ms(d)))
+                .unwrap_or_default()
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        o,
+        "{}",
+        paint(
+            &format!(
+                "audit {}: {} events, {} sessions{span}",
+                r.feature, r.events, r.sessions
+            ),
+            "1"
+        )
+    );
+    let _ = writeln!(
+        o,
+        "issues: {} ({} done, {} blocked, {} skipped, {} in progress, {} ready, {} not started); attempts {} ({} retries); agent runs {} ({}); cost ${:.2}",
+        t.issues,
+        t.done,
+        t.blocked,
+        t.skipped,
+        t.in_progress,
+        t.ready,
+        t.not_started,
+        t.attempts,
+        t.retries,
+        t.agent_runs,
+        human_ms(t.agent_time_ms),
+        t.cost_usd
+    );
+    out.write_all(o.as_bytes())?;
+    for i in &r.issues {
+        o.clear();
+        o.push('\n');
+        render_issue(&mut o, i);
+        out.write_all(o.as_bytes())?;
+    }
+    Ok(())
+}
+
+fn render_issue(o: &mut String, i: &IssueAudit) {
+    let mut head = format!("#{}", i.issue);
+    if let Some(t) = &i.title {
+        head.push_str(&format!(" {t}"));
+    }
+    let outcome = i.outcome.to_uppercase();
+    let mut facts = vec![format!(
+        "{} attempt{}",
+        i.attempt_count,
+        if i.attempt_count == 1 { "" } else { "s" }
+    )];
+    if let Some(m) = &i.mode {
+        let mut who = i.winner.clone().unwrap_or_default();
+        if let Some(r) = &i.runner_up {
+            who.push_str(&format!(" + {r}"));
+        }
+        facts.push(format!("{m} ({who})"));
+    } else if !i.agents.is_empty() {
+        facts.push(i.agents.join(", "));
+    }
+    if let Some(d) = i.duration_ms {
+        facts.push(human_ms(d));
+    }
+    if let Some(c) = i.cost_usd {
+        facts.push(format!("${c:.2}"));
+    }
+    if let Some(c) = &i.commit {
+        facts.push(format!("commit {}", c.chars().take(12).collect::<String>()));
+    }
+    if let Some(e) = &i.evidence {
+        facts.push(e.clone());
+    }
+    let _ = writeln!(
+        o,
+        "{}  {}  {}",
+        paint(&head, "1"),
+        paint(&outcome, outcome_colour(&i.outcome)),
+        facts.join(", ")
+    );
+    if let Some(r) = &i.reason {
+        let _ = writeln!(o, "  reason: {r}");
+    }
+    for a in &i.attempts {
+        let mut line = format!("  attempt {}", a.attempt);
+        if let Some(m) = &a.mode {
+            line.push_str(&format!(" {m}"));
+        }
+        line.push_str(&format!(
+            ": {}",
+            paint(&a.outcome, outcome_colour(&a.outcome))
+        ));
+        if let Some(d) = a.duration_ms {
+            line.push_str(&format!(" in {}", human_ms(d)));
+        }
+        for run in &a.agents {
+            let status = if run.timed_out {
+                "timed out".to_string()
+            } else {
+                run.exit_code
+                    .map_or_else(|| "running".to_string(), |c| format!("exit {c}"))
+            };
+            line.push_str(&format!("; {} {status}", run.agent));
+            if let Some(ms) = run.duration_ms {
+                line.push_str(&format!(" {}", human_ms(ms)));
+            }
+            if let Some(c) = run.cost_usd {
+                line.push_str(&format!(" ${c:.2}"));
+            }
+        }
+        match (a.verification.as_deref(), a.tests_passed, a.tests_failed) {
+            (Some("passed"), Some(n), _) => line.push_str(&format!("; tests passed ({n})")),
+            (Some("failed"), _, Some(n)) => line.push_str(&format!("; tests failed ({n})")),
+            (Some(v), _, _) => line.push_str(&format!("; tests {v}")),
+            _ => {}
+        }
+        let _ = writeln!(o, "{line}");
+        if let Some(f) = &a.failures {
+            let _ = writeln!(o, "    failures: {f}");
+        }
+    }
+    for e in &i.timeline {
+        let _ = writeln!(
+            o,
+            "    {}  {:<23}  {}",
+            e.ts.as_deref().unwrap_or("-"),
+            e.event,
+            e.detail
+        );
+    }
+}

@@ -1,0 +1,341 @@
+//! `swarm-attack events <feature>`: prints the feature's event log, oldest first, as a table
+//! or (`--json`) as JSONL — each record exactly as it is in the file. Filters: `--issue`,
+//! `--event` (repeatable), `--since`/`--until`, `-n` (last N); `--follow` keeps printing
+//! new records until Ctrl-C. Reading takes no lock.
+//!
+//! Also the hidden test tool `debug-append-events` (see docs/events.md).
+
+use crate::cli::output::paint;
+use crate::cli::{GlobalArgs, JsonFlag};
+use crate::core::audit::describe;
+use crate::core::event_filter::{Filter, parse_time_arg};
+use crate::core::events::Event;
+use crate::error::{CmdResult, CommandError};
+use crate::io::event_reader::LogReader;
+use crate::io::{clock, notice};
+use clap::Args;
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+use std::io::{BufWriter, Write};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    pub feature: String,
+    #[arg(long, value_name = "N")]
+    pub issue: Option<u32>,
+    /// Only events with this name (repeatable).
+    #[arg(long = "event", value_name = "NAME")]
+    pub event: Vec<String>,
+    /// RFC 3339 time or a relative age like `2h`, `30m`, `7d`.
+    #[arg(long, value_name = "T")]
+    pub since: Option<String>,
+    #[arg(long, value_name = "T")]
+    pub until: Option<String>,
+    /// Only the last N matching events.
+    #[arg(short = 'n', value_name = "N")]
+    pub last: Option<usize>,
+    /// Keep printing new events as they are appended (Ctrl-C to stop).
+    #[arg(long)]
+    pub follow: bool,
+    #[command(flatten)]
+    pub json: JsonFlag,
+}
+
+/// How often `--follow` looks for new records.
+const FOLLOW_POLL: Duration = Duration::from_millis(100);
+
+fn bad_time(option: &str, value: &str) -> CommandError {
+    CommandError::input(format!(
+        "`{option} {value}` is not a time: use RFC 3339 (2026-01-31T12:00:00Z), a date (2026-01-31) or a relative age like 30m, 2h, 7d"
+    ))
+}
+
+/// Builds the filter from the options (exit 2 on a bad time).
+pub fn filter_from(a: &EventsArgs) -> CmdResult<Filter> {
+    let now = clock::now();
+    let time = |opt: &str, v: &Option<String>| -> CmdResult<_> {
+        v.as_deref()
+            .map(|s| parse_time_arg(s, now).ok_or_else(|| bad_time(opt, s)))
+            .transpose()
+    };
+    for name in &a.event {
+        if !Event::NAMES.contains(&name.as_str()) {
+            notice::warn(&format!(
+                "`{name}` is not a known event name (known: {})",
+                Event::NAMES.join(", ")
+            ));
+        }
+    }
+    Ok(Filter {
+        issue: a.issue.map(u64::from),
+        events: a.event.clone(),
+        since: time("--since", &a.since)?,
+        until: time("--until", &a.until)?,
+    })
+}
+
+pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    project.check_feature(&a.feature)?;
+    let filter = filter_from(&a)?;
+    let path = project.paths.events_file(&a.feature);
+    let shown = project.paths.display(&path);
+    let stdout = std::io::stdout();
+    let mut printer = Printer {
+        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        json: a.json.json,
+        header_done: false,
+        ring: a.last.map(VecDeque::with_capacity),
+        limit: a.last.unwrap_or(0),
+    };
+    let mut reader = LogReader::new(&path, filter);
+    let result = if a.follow {
+        follow(&mut reader, &mut printer)
+    } else {
+        let existed = {
+            let mut sink = |no: u64, line: &[u8]| printer.record(no, line);
+            reader.read_all(&mut sink)
+        };
+        match existed {
+            Ok(false) => {
+                notice::info(&format!(
+                    "no events for feature `{}` yet ({shown} does not exist)",
+                    a.feature
+                ));
+                Ok(())
+            }
+            Ok(true) => printer.flush_ring(),
+            Err(e) => Err(e),
+        }
+        .and_then(|()| printer.out.flush())
+    };
+    match result {
+        Ok(()) => Ok(0),
+        // The reader of our output went away (`| head`): that is a normal end.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(0),
+        Err(e) => Err(CommandError::internal(format!(
+            "could not read the event log {shown}: {e}"
+        ))),
+    }
+}
+
+fn follow<W: Write>(reader: &mut LogReader, printer: &mut Printer<W>) -> std::io::Result<()> {
+    let stop = Arc::new(AtomicBool::new(false));
+    stop_on_interrupt(stop.clone())?;
+    // What is there now (with `-n`, its last N), then every new record as it comes.
+    let no_stop = AtomicBool::new(true);
+    {
+        let mut sink = |no: u64, line: &[u8]| printer.record(no, line);
+        reader.follow(&mut sink, &no_stop, FOLLOW_POLL)?;
+    }
+    printer.flush_ring()?;
+    printer.ring = None;
+    printer.out.flush()?;
+    let mut sink = |no: u64, line: &[u8]| {
+        printer.record(no, line)?;
+        printer.out.flush()
+    };
+    reader.follow(&mut sink, &stop, FOLLOW_POLL)?;
+    printer.out.flush()
+}
+
+/// Sets `stop` on SIGINT (Ctrl-C) or SIGTERM instead of dying, so `--follow` ends cleanly
+/// with exit 0. The handlers are installed before this returns.
+fn stop_on_interrupt(stop: Arc<AtomicBool>) -> std::io::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let (mut int, mut term) = {
+        let _guard = rt.enter();
+        (
+            signal(SignalKind::interrupt())?,
+            signal(SignalKind::terminate())?,
+        )
+    };
+    std::thread::spawn(move || {
+        rt.block_on(async {
+            tokio::select! {
+                _ = int.recv() => {}
+                _ = term.recv() => {}
+            }
+        });
+        stop.store(true, Ordering::Relaxed);
+    });
+    Ok(())
+}
+
+/// Prints records: JSONL verbatim, or a table row.
+struct Printer<W: Write> {
+    out: W,
+    json: bool,
+    header_done: bool,
+    /// With `-n`: the last N records seen, printed at the end.
+    ring: Option<VecDeque<Vec<u8>>>,
+    limit: usize,
+}
+
+impl<W: Write> Printer<W> {
+    fn record(&mut self, _no: u64, line: &[u8]) -> std::io::Result<()> {
+        if let Some(ring) = &mut self.ring {
+            if self.limit == 0 {
+                return Ok(());
+            }
+            if ring.len() == self.limit {
+                ring.pop_front();
+            }
+            ring.push_back(line.to_vec());
+            return Ok(());
+        }
+        self.print(line)
+    }
+
+    fn flush_ring(&mut self) -> std::io::Result<()> {
+        if let Some(ring) = self.ring.take() {
+            for line in ring {
+                self.print(&line)?;
+            }
+            self.ring = Some(VecDeque::new());
+        }
+        Ok(())
+    }
+
+    fn print(&mut self, line: &[u8]) -> std::io::Result<()> {
+        if self.json {
+            self.out.write_all(line)?;
+            return self.out.write_all(b"\n");
+        }
+        let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) else {
+            return Ok(());
+        };
+        if !self.header_done {
+            self.header_done = true;
+            let h = format!(
+                "{:>6}  {:<24}  {:<23}  {:>5}  DETAIL",
+                "SEQ", "TIME", "EVENT", "ISSUE"
+            );
+            writeln!(self.out, "{}", paint(&h, "1"))?;
+        }
+        writeln!(self.out, "{}", table_row(&rec))
+    }
+}
+
+/// One table row: seq, time, event (coloured on a TTY), issue, a readable detail.
+pub fn table_row(rec: &Map<String, Value>) -> String {
+    let seq = rec
+        .get("seq")
+        .and_then(Value::as_u64)
+        .map_or_else(|| "-".to_string(), |s| s.to_string());
+    let ts = rec.get("ts").and_then(Value::as_str).unwrap_or("-");
+    let event = rec.get("event").and_then(Value::as_str).unwrap_or("?");
+    let issue = match rec.get("issue") {
+        Some(Value::Number(n)) if event != "action_received" => format!("#{n}"),
+        _ => "".to_string(),
+    };
+    let padded = format!("{event:<23}");
+    let colour = match event {
+        "issue_blocked" | "verification_failed" | "github_error" => "31",
+        "issue_done" | "verification_passed" => "32",
+        "retry_started" | "state_reverted" | "issue_skipped" | "duplicate_detected" => "33",
+        "issue_started" => "36",
+        _ => "",
+    };
+    let event_col = if colour.is_empty() {
+        padded
+    } else {
+        paint(&padded, colour)
+    };
+    let detail = describe(event, rec).replace(['\n', '\r'], " ");
+    format!(
+        "{:>6}  {:<24}  {}  {:>5}  {}",
+        paint(&seq, "2"),
+        ts,
+        event_col,
+        issue,
+        detail
+    )
+}
+
+/// `debug-append-events`: a test tool that appends events in a loop, each under the feature
+/// lock like any command (used by the crash and concurrency tests).
+#[derive(Debug, Args)]
+pub struct DebugAppendArgs {
+    pub feature: String,
+    /// How many events to append (one lock and one append each).
+    #[arg(long, default_value_t = 1)]
+    pub count: u64,
+    /// The issue the events are about.
+    #[arg(long, default_value_t = 1)]
+    pub issue: u32,
+    /// Size of a filler text in each record (makes records span several pages, so a kill
+    /// can land in the middle of a write).
+    #[arg(long, default_value_t = 0)]
+    pub payload_bytes: usize,
+    /// Pause between appends, lock released (lets another writer interleave).
+    #[arg(long, default_value_t = 0)]
+    pub pause_ms: u64,
+}
+
+pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    project.check_feature(&a.feature)?;
+    let log = project.event_log(&a.feature);
+    for i in 0..a.count {
+        let event = if a.payload_bytes > 0 {
+            Event::VerificationFailed {
+                issue: a.issue,
+                tests_failed: Some(i),
+                failures: "x".repeat(a.payload_bytes),
+            }
+        } else {
+            Event::IssueStarted {
+                issue: a.issue,
+                attempt: u32::try_from(i % 1000).unwrap_or(0) + 1,
+            }
+        };
+        let lock = project.lock(&a.feature)?;
+        log.append(&lock, &clock::now_rfc3339(), &[event])?;
+        drop(lock);
+        if a.pause_ms > 0 {
+            std::thread::sleep(Duration::from_millis(a.pause_ms));
+        }
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_n_keeps_only_the_last_records_in_order() {
+        let mut p = Printer {
+            out: Vec::new(),
+            json: true,
+            header_done: false,
+            ring: Some(VecDeque::new()),
+            limit: 2,
+        };
+        for l in ["{\"a\":1}", "{\"a\":2}", "{\"a\":3}"] {
+            p.record(0, l.as_bytes()).unwrap();
+        }
+        p.flush_ring().unwrap();
+        assert_eq!(String::from_utf8(p.out).unwrap(), "{\"a\":2}\n{\"a\":3}\n");
+    }
+
+    #[test]
+    fn table_rows_name_seq_time_event_issue_and_detail() {
+        let rec: Map<String, Value> = serde_json::from_str(
+            r#"{"ts":"2026-01-01T00:00:00.000Z","event":"issue_started","feature":"f","session":"s","seq":3,"issue":2,"attempt":1}"#,
+        )
+        .unwrap();
+        let row = table_row(&rec);
+        assert_eq!(
+            row,
+            "     3  2026-01-01T00:00:00.000Z  issue_started               #2  attempt 1 started"
+        );
+    }
+}

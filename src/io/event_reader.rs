@@ -1,0 +1,517 @@
+//! The event log reader: streams `.swarm/events/<feature>.jsonl` in big blocks (memory stays
+//! flat whatever the file size) and hands the lines that pass a [`Filter`] to a sink.
+//!
+//! Tolerance: a last line without its newline that is not a complete JSON object (a torn
+//! tail left by a crash, or an append in progress) is skipped with a warning naming the
+//! line; a line in the middle that is not a JSON object is reported with its line number
+//! and the read goes on; original-format lines (`{"ts","event",...}` with no `feature` or
+//! `seq`) are records like any other. The reader takes no lock: it never blocks a writer and
+//! is never blocked by one; a record is appended with one `write`, so it sees whole records
+//! (and at worst a partial last line, which it waits for briefly).
+//!
+//! With `--issue` or `--event`, lines are first checked with a byte search (see
+//! [`Prefilter`]); only lines that can match are parsed. Lines skipped that way are still
+//! checked cheaply (`{` ... `}`), so garbage is reported in every mode, but a line that
+//! looks like an object and cannot match is not fully parsed.
+
+use crate::core::event_filter::{Filter, Head, Prefilter};
+use crate::io::notice;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The read block size.
+const BLOCK: usize = 1 << 20;
+/// How many bad lines are named one by one before the rest are only counted.
+const MAX_NAMED_BAD_LINES: u64 = 20;
+/// How long the reader waits for a partial last line to be completed by a writer.
+const TAIL_GRACE: Duration = Duration::from_millis(50);
+
+/// Receives each line that passed the filter (1-based line number, bytes without newline).
+pub type Sink<'s> = dyn FnMut(u64, &[u8]) -> std::io::Result<()> + 's;
+
+/// A streaming reader of one event log.
+pub struct LogReader {
+    path: PathBuf,
+    file: Option<File>,
+    inode: Option<u64>,
+    buf: Vec<u8>,
+    /// `buf[start..end]` is read and not yet consumed (an incomplete line).
+    start: usize,
+    end: usize,
+    /// File offset of `buf[end]`.
+    offset: u64,
+    /// Lines consumed so far.
+    line_no: u64,
+    filter: Filter,
+    prefilter: Option<Prefilter>,
+    bad_lines: u64,
+    /// Lines that passed the filter.
+    matched: u64,
+}
+
+impl LogReader {
+    /// A reader of `path` (which may not exist yet).
+    pub fn new(path: &Path, filter: Filter) -> Self {
+        let prefilter = filter.prefilter();
+        LogReader {
+            path: path.to_path_buf(),
+            file: None,
+            inode: None,
+            buf: vec![0; BLOCK],
+            start: 0,
+            end: 0,
+            offset: 0,
+            line_no: 0,
+            filter,
+            prefilter,
+            bad_lines: 0,
+            matched: 0,
+        }
+    }
+
+    /// Lines that were not JSON records (named or counted in warnings).
+    pub fn bad_lines(&self) -> u64 {
+        self.bad_lines
+    }
+
+    /// Lines that passed the filter.
+    pub fn matched(&self) -> u64 {
+        self.matched
+    }
+
+    /// Opens the file if it exists; `false` when it does not.
+    fn ensure_open(&mut self) -> std::io::Result<bool> {
+        if self.file.is_some() {
+            return Ok(true);
+        }
+        match File::open(&self.path) {
+            Ok(f) => {
+                self.inode = inode(&f);
+                self.file = Some(f);
+                Ok(true)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads the whole log once, as it is now: every complete line, then the last line
+    /// (waiting briefly if it is being written). Returns `false` when the file does not
+    /// exist.
+    pub fn read_all(&mut self, sink: &mut Sink) -> std::io::Result<bool> {
+        if !self.ensure_open()? {
+            return Ok(false);
+        }
+        self.drain(sink)?;
+        if self.has_partial_line() {
+            std::thread::sleep(TAIL_GRACE);
+            self.resync_partial()?;
+            self.drain(sink)?;
+        }
+        self.finish_tail(sink)?;
+        self.report_bad_lines_total();
+        Ok(true)
+    }
+
+    /// Reads what is there, then keeps reading new records as they are appended, until
+    /// `stop` is set (polled every `poll`). A log that does not exist yet is waited for; a
+    /// log whose torn tail is repaired (truncated) or that is replaced is followed.
+    pub fn follow(
+        &mut self,
+        sink: &mut Sink,
+        stop: &AtomicBool,
+        poll: Duration,
+    ) -> std::io::Result<()> {
+        loop {
+            if self.ensure_open()? {
+                self.drain(sink)?;
+            }
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::sleep(poll);
+            self.check_moved()?;
+        }
+    }
+
+    fn has_partial_line(&self) -> bool {
+        !self.buf[self.start..self.end]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+    }
+
+    /// Handles a replaced file (read it from its start) and a partial last line that a
+    /// writer moved aside (torn tail repair: truncate, then append): the partial line is
+    /// dropped and reading goes on from where it started.
+    fn check_moved(&mut self) -> std::io::Result<()> {
+        if self.file.is_none() {
+            return Ok(());
+        }
+        let replaced = match std::fs::metadata(&self.path) {
+            Ok(m) => inode_of(&m) != self.inode,
+            Err(_) => true,
+        };
+        if replaced {
+            self.file = None;
+            self.start = 0;
+            self.end = 0;
+            self.offset = 0;
+            self.line_no = 0;
+            return Ok(());
+        }
+        self.resync_partial()
+    }
+
+    /// Checks that the partial last line we hold is still in the file; when it is not (the
+    /// file was truncated there, and maybe appended to since), drops it and seeks back.
+    fn resync_partial(&mut self) -> std::io::Result<()> {
+        let Some(file) = &mut self.file else {
+            return Ok(());
+        };
+        let held = &self.buf[self.start..self.end];
+        let partial_start = self.offset - held.len() as u64;
+        let len = file.metadata()?.len();
+        let still_there = len >= self.offset && {
+            let mut now = vec![0; held.len()];
+            read_at(file, &mut now, partial_start).is_ok() && now == held
+        };
+        if !still_there {
+            let resume = partial_start.min(len);
+            file.seek(SeekFrom::Start(resume))?;
+            self.start = 0;
+            self.end = 0;
+            self.offset = resume;
+        }
+        Ok(())
+    }
+
+    /// Reads to the current end of the file, handing every complete line to the filter.
+    fn drain(&mut self, sink: &mut Sink) -> std::io::Result<()> {
+        loop {
+            if self.end == self.buf.len() {
+                if self.start == 0 {
+                    // One line longer than the buffer: grow it.
+                    let n = self.buf.len();
+                    self.buf.resize(n * 2, 0);
+                } else {
+                    self.buf.copy_within(self.start..self.end, 0);
+                    self.end -= self.start;
+                    self.start = 0;
+                }
+            }
+            let Some(file) = &mut self.file else {
+                return Ok(());
+            };
+            let n = match file.read(&mut self.buf[self.end..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                return Ok(());
+            }
+            let scan_from = self.end;
+            self.end += n;
+            self.offset += n as u64;
+            // Complete lines end at the last newline of what we have.
+            let Some(last_nl) = memchr::memrchr(b'\n', &self.buf[scan_from..self.end]) else {
+                continue;
+            };
+            let chunk_end = scan_from + last_nl + 1;
+            let chunk = &self.buf[self.start..chunk_end];
+            let mut ctx = LineCtx {
+                path: &self.path,
+                filter: &self.filter,
+                bad_lines: &mut self.bad_lines,
+                matched: &mut self.matched,
+            };
+            self.line_no =
+                process_chunk(chunk, self.line_no, self.prefilter.as_ref(), &mut ctx, sink)?;
+            self.start = chunk_end;
+        }
+    }
+
+    /// The bytes after the last newline at the end of a one-shot read: a complete object
+    /// (only its newline missing) is a record; anything else is a torn line, skipped.
+    fn finish_tail(&mut self, sink: &mut Sink) -> std::io::Result<()> {
+        if !self.has_partial_line() {
+            return Ok(());
+        }
+        let no = self.line_no + 1;
+        let line = &self.buf[self.start..self.end];
+        match Head::parse(line) {
+            Ok(head) => {
+                if self.filter.matches(&head) {
+                    self.matched += 1;
+                    sink(no, line)?;
+                }
+            }
+            Err(_) => notice::warn(&format!(
+                "{}:{no}: the last line is incomplete (torn by a crash, or still being written); skipped it — the next append moves it aside",
+                self.path.display()
+            )),
+        }
+        self.line_no = no;
+        self.start = self.end;
+        Ok(())
+    }
+
+    fn report_bad_lines_total(&self) {
+        if self.bad_lines > MAX_NAMED_BAD_LINES {
+            notice::warn(&format!(
+                "{}: {} lines in all were not JSON records and were skipped",
+                self.path.display(),
+                self.bad_lines
+            ));
+        }
+    }
+}
+
+struct LineCtx<'a> {
+    path: &'a Path,
+    filter: &'a Filter,
+    bad_lines: &'a mut u64,
+    matched: &'a mut u64,
+}
+
+impl LineCtx<'_> {
+    fn bad_line(&mut self, no: u64, why: &str) {
+        *self.bad_lines += 1;
+        if *self.bad_lines <= MAX_NAMED_BAD_LINES {
+            notice::warn(&format!(
+                "{}:{no}: not a JSON record ({why}); skipped",
+                self.path.display()
+            ));
+        }
+    }
+
+    /// Parses a line that may match; hands it on when it does.
+    fn full(&mut self, no: u64, line: &[u8], sink: &mut Sink) -> std::io::Result<()> {
+        match Head::parse(line) {
+            Ok(head) => {
+                if self.filter.matches(&head) {
+                    *self.matched += 1;
+                    sink(no, line)?;
+                }
+            }
+            Err(why) if why == "empty line" => {}
+            Err(why) => self.bad_line(no, &why),
+        }
+        Ok(())
+    }
+
+    /// A line the prefilter ruled out: only a cheap shape check.
+    fn skipped(&mut self, no: u64, line: &[u8]) {
+        let t = line.trim_ascii();
+        if t.is_empty() {
+            return;
+        }
+        if t[0] != b'{' || t[t.len() - 1] != b'}' {
+            let why = if t[0] != b'{' {
+                "not a JSON object"
+            } else {
+                "unterminated object"
+            };
+            self.bad_line(no, why);
+        }
+    }
+}
+
+/// Runs the lines of `chunk` (complete lines, each ending with a newline) through the
+/// filter; returns the line number of the last one.
+fn process_chunk(
+    chunk: &[u8],
+    mut line_no: u64,
+    prefilter: Option<&Prefilter>,
+    ctx: &mut LineCtx,
+    sink: &mut Sink,
+) -> std::io::Result<u64> {
+    let mut line_start = 0usize;
+    match prefilter {
+        None => {
+            for nl in memchr::memchr_iter(b'\n', chunk) {
+                line_no += 1;
+                ctx.full(line_no, &chunk[line_start..nl], sink)?;
+                line_start = nl + 1;
+            }
+        }
+        Some(pre) => {
+            let mut hits = pre.hits(chunk).peekable();
+            for nl in memchr::memchr_iter(b'\n', chunk) {
+                line_no += 1;
+                let line = &chunk[line_start..nl];
+                let mut candidate = false;
+                while let Some(&h) = hits.peek() {
+                    if h >= nl {
+                        break;
+                    }
+                    hits.next();
+                    candidate |= h >= line_start;
+                }
+                if candidate {
+                    ctx.full(line_no, line, sink)?;
+                } else {
+                    ctx.skipped(line_no, line);
+                }
+                line_start = nl + 1;
+            }
+        }
+    }
+    Ok(line_no)
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    file.read_exact_at(buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    let n = file.seek_read(buf, offset)?;
+    if n == buf.len() {
+        Ok(())
+    } else {
+        Err(std::io::ErrorKind::UnexpectedEof.into())
+    }
+}
+
+fn inode(f: &File) -> Option<u64> {
+    f.metadata().ok().as_ref().and_then(inode_of)
+}
+
+#[cfg(unix)]
+fn inode_of(m: &std::fs::Metadata) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    Some(m.ino())
+}
+
+#[cfg(not(unix))]
+fn inode_of(_m: &std::fs::Metadata) -> Option<u64> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn read(text: &[u8], filter: Filter) -> (Vec<(u64, String)>, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.jsonl");
+        std::fs::write(&p, text).unwrap();
+        let mut r = LogReader::new(&p, filter);
+        let mut out = Vec::new();
+        let mut sink = |no: u64, l: &[u8]| {
+            out.push((no, String::from_utf8_lossy(l).into_owned()));
+            Ok(())
+        };
+        assert!(r.read_all(&mut sink).unwrap());
+        (out, r.bad_lines())
+    }
+
+    fn issue(n: u64) -> Filter {
+        Filter {
+            issue: Some(n),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn garbage_in_the_middle_is_counted_and_the_read_goes_on() {
+        let text = b"{\"event\":\"a\",\"issue\":1}\nnot json\n{\"event\":\"b\",\"issue\":1,\n\n{\"event\":\"c\",\"issue\":1}\n";
+        let (out, bad) = read(text, Filter::default());
+        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 5]);
+        assert_eq!(bad, 2);
+        // With the prefilter: line 2 has no `"issue"` but is still reported; line 3 is a
+        // candidate and fails to parse.
+        let (out, bad) = read(text, issue(1));
+        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 5]);
+        assert_eq!(bad, 2);
+    }
+
+    #[test]
+    fn a_torn_tail_is_skipped_and_a_complete_unterminated_record_is_kept() {
+        let (out, bad) = read(b"{\"issue\":1}\n{\"issue\":1,\"ev", Filter::default());
+        assert_eq!(out, [(1, "{\"issue\":1}".to_string())]);
+        assert_eq!(bad, 0, "a torn tail is not a bad line in the middle");
+        let (out, _) = read(b"{\"issue\":1}\n{\"issue\":2}", Filter::default());
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn lines_longer_than_the_buffer_and_many_blocks_are_read() {
+        let mut text = Vec::new();
+        let long = "y".repeat(3 * BLOCK);
+        for i in 0..3000u64 {
+            if i == 1500 {
+                text.extend_from_slice(format!("{{\"issue\":7,\"long\":\"{long}\"}}\n").as_bytes());
+            }
+            text.extend_from_slice(
+                format!(
+                    "{{\"ts\":\"t\",\"event\":\"x\",\"issue\":{},\"pad\":\"{}\"}}\n",
+                    i % 10,
+                    "z".repeat(500)
+                )
+                .as_bytes(),
+            );
+        }
+        let (out, bad) = read(&text, issue(7));
+        assert_eq!(bad, 0);
+        assert_eq!(out.len(), 301);
+        assert_eq!(out[150].0, 1501);
+        assert!(out[150].1.len() > 3 * BLOCK);
+        let (all, _) = read(&text, Filter::default());
+        assert_eq!(all.len(), 3001);
+    }
+
+    #[test]
+    fn follow_sees_appends_and_a_repaired_tail_and_stops_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f.jsonl");
+        std::fs::write(&p, b"{\"n\":1}\n{\"torn\":").unwrap();
+        let stop = AtomicBool::new(false);
+        let seen = std::sync::Mutex::new(Vec::<String>::new());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let mut r = LogReader::new(&p, Filter::default());
+                let mut sink = |_n: u64, l: &[u8]| {
+                    seen.lock()
+                        .unwrap()
+                        .push(String::from_utf8_lossy(l).into_owned());
+                    Ok(())
+                };
+                r.follow(&mut sink, &stop, Duration::from_millis(5))
+                    .unwrap();
+            });
+            let wait_for = |k: usize| {
+                for _ in 0..400 {
+                    if seen.lock().unwrap().len() >= k {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                panic!("follow did not see {k} lines: {:?}", seen.lock().unwrap());
+            };
+            wait_for(1);
+            std::thread::sleep(Duration::from_millis(30));
+            // Repair as a writer does: truncate the torn tail and append at once (the file
+            // ends up longer than what the reader had read).
+            let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+            f.set_len(8).unwrap();
+            f.write_all(b"{\"n\":2,\"pad\":\"xxxxxxxx\"}\n").unwrap();
+            wait_for(2);
+            f.write_all(b"{\"n\":3}\n").unwrap();
+            wait_for(3);
+            stop.store(true, Ordering::Relaxed);
+        });
+        assert_eq!(
+            *seen.lock().unwrap(),
+            ["{\"n\":1}", "{\"n\":2,\"pad\":\"xxxxxxxx\"}", "{\"n\":3}"]
+        );
+    }
+}
