@@ -403,3 +403,35 @@ fn lock_wait_times_out_with_exit_3_naming_the_holder() {
     holder.unlock().unwrap();
     env.run(&["status", "auth"]).ok();
 }
+
+#[test]
+fn a_waiter_gets_the_lock_while_another_process_retakes_it_in_a_tight_loop() {
+    let env = TestEnv::new();
+    two_issues(&env);
+    env.run(&["greenlight", "auth"]).ok();
+    env.write("config.yaml", "sessions:\n  lock_timeout_seconds: 5\n");
+    // takes and releases the feature lock thousands of times with no pause
+    let mut hog = env
+        .command()
+        .args([
+            "debug-append-events",
+            "auth",
+            "--count",
+            "200000",
+            "--pause-ms",
+            "0",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let r = env.run(&["status", "auth"]);
+    let still_running = hog.try_wait().unwrap().is_none();
+    let _ = hog.kill();
+    let _ = hog.wait();
+    r.ok();
+    assert!(
+        still_running,
+        "the hog finished before the waiter ran; the test proves nothing"
+    );
+}

@@ -6,7 +6,7 @@ use crate::error::{CmdResult, CommandError};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A held feature lock; released on drop.
 #[derive(Debug)]
@@ -22,20 +22,35 @@ impl FeatureLock {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| CommandError::io("create", dir, &e))?;
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(|e| CommandError::io("open lock file", path, &e))?;
-        let start = Instant::now();
-        let mut pause = Duration::from_millis(5);
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(TryLockError::WouldBlock) => {
-                    if start.elapsed() >= timeout {
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(|e| CommandError::io("open lock file", path, &e))
+        };
+        let file = open()?;
+        let file = match file.try_lock() {
+            Ok(()) => file,
+            Err(TryLockError::Error(e)) => return Err(CommandError::io("lock", path, &e)),
+            Err(TryLockError::WouldBlock) => {
+                // Wait in the kernel's queue (a polling loop can be starved by a holder
+                // that re-takes the lock quickly). The waiting thread owns its own open
+                // file; if we give up first, it releases the lock as soon as it gets it.
+                drop(file);
+                let waiter = open()?;
+                let (tx, rx) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let got = waiter.lock().map(|()| waiter);
+                    // If nobody listens any more, `got` is dropped here: the lock is released.
+                    let _ = tx.send(got);
+                });
+                match rx.recv_timeout(timeout) {
+                    Ok(Ok(f)) => f,
+                    Ok(Err(e)) => return Err(CommandError::io("lock", path, &e)),
+                    Err(_) => {
                         let holder = read_holder(path);
                         return Err(CommandError::locked(format!(
                             "feature `{feature}` is locked by another process ({holder}); waited {} s for {}",
@@ -44,12 +59,9 @@ impl FeatureLock {
                         ))
                         .with_hint("wait for that process to finish, or raise sessions.lock_timeout_seconds"));
                     }
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(100));
                 }
-                Err(TryLockError::Error(e)) => return Err(CommandError::io("lock", path, &e)),
             }
-        }
+        };
         let mut lock = FeatureLock {
             file,
             path: path.to_path_buf(),
