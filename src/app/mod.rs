@@ -1,10 +1,12 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+pub mod demo;
 pub mod greenlight;
 pub mod init;
 pub mod plan;
 pub mod project;
 pub mod prompt;
+pub mod run;
 pub mod status;
 pub mod summary;
 pub mod sync;

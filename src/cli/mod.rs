@@ -1,7 +1,9 @@
 //! The command-line surface: clap definitions (one file per command group) and printing.
 
+pub mod demo;
 pub mod feature_cmds;
 pub mod output;
+pub mod run;
 pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
@@ -147,14 +149,14 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
             issue,
             json,
         } => feature_cmds::unblock(g, &feature, issue, json.json),
-        Command::Run(a) => stubs::run(g, a),
+        Command::Run(a) => run::run(g, a),
         Command::Prompt(a) => stubs::prompt(g, a),
         Command::Plan(a) => stubs::plan(g, a),
         Command::Events(a) => stubs::events(g, a),
         Command::Audit(a) => stubs::audit(g, a),
         Command::Github(c) => stubs::github(g, c),
         Command::Action(a) => stubs::action(g, a),
-        Command::Demo(a) => stubs::demo(g, a),
+        Command::Demo(a) => demo::demo(g, a),
     }
 }
 

@@ -108,9 +108,6 @@ pub struct DemoArgs {
     pub dir: Option<std::path::PathBuf>,
 }
 
-pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
-    Err(not_built("run"))
-}
 pub fn prompt(_g: &GlobalArgs, _a: PromptArgs) -> CmdResult<u8> {
     Err(not_built("prompt"))
 }
@@ -128,7 +125,4 @@ pub fn github(_g: &GlobalArgs, _c: GithubCommand) -> CmdResult<u8> {
 }
 pub fn action(_g: &GlobalArgs, _a: ActionArgs) -> CmdResult<u8> {
     Err(not_built("action"))
-}
-pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
-    Err(not_built("demo"))
 }

@@ -1,10 +1,12 @@
 //! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
 
+pub mod agent;
 pub mod atomic;
 pub mod clock;
 pub mod config;
 pub mod event_log;
 pub mod history;
+pub mod interrupt;
 pub mod issues_file;
 pub mod llm;
 pub mod lock;
@@ -12,4 +14,6 @@ pub mod notice;
 pub mod paths;
 pub mod process;
 pub mod repo_id;
+pub mod run_lock;
 pub mod state_store;
+pub mod worktree;

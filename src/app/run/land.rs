@@ -1,0 +1,84 @@
+//! Where work lands (SPEC §11): on the branch checked out in the repository, in
+//! dependency order.
+//!
+//! The agent's commit is made in its worktree, on the commit the worktree started from.
+//! Landing (done while holding the feature lock, so landings of one feature are serial):
+//!
+//! 1. the commit is replayed (cherry-picked) inside the worktree onto the current tip of
+//!    the checked-out branch, if the tip moved since the worktree was created — a conflict
+//!    is reported and the attempt is retried from a fresh worktree; the user's tree is
+//!    never touched by a conflict;
+//! 2. the checked-out branch is fast-forwarded to it (`git merge --ff-only`). git refuses,
+//!    and changes nothing, if that would overwrite the user's uncommitted changes or
+//!    untracked files; other uncommitted work (staged or not) is kept as it is. Then the
+//!    commit is kept under `refs/swarm/<feature>/issue-<N>` and the issue is BLOCKED with a
+//!    reason that says how to land it by hand.
+//!
+//! A dependent issue is only claimed after its dependencies landed, so its worktree starts
+//! from a tip that contains them: results land in dependency order.
+
+use crate::app::run::RunContext;
+use crate::error::{CmdResult, CommandError};
+use std::path::Path;
+
+/// What landing did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Landed {
+    /// On the branch as this commit.
+    Landed { commit: String },
+    /// The change conflicts with work that landed meanwhile (retry from a fresh worktree).
+    Conflict(String),
+    /// git refused to update the user's working tree; the commit is kept under `keep_ref`.
+    Refused {
+        message: String,
+        keep_ref: String,
+        commit: String,
+    },
+}
+
+/// Lands `commit` (made in `worktree`) on the checked-out branch. The caller holds the
+/// feature lock.
+pub fn land(ctx: &RunContext<'_>, worktree: &Path, commit: &str, issue: u32) -> CmdResult<Landed> {
+    let git = &ctx.git;
+    let mut last_error = String::new();
+    for _ in 0..5 {
+        let tip = git
+            .head(&git.root)
+            .map_err(|e| CommandError::internal(e.to_string()))?
+            .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
+        let replayed = match git.replay_onto(worktree, commit, &tip) {
+            Ok(c) => c,
+            Err(e) => return Ok(Landed::Conflict(first_lines(&e.message, 6))),
+        };
+        match git.fast_forward(&replayed) {
+            Ok(()) => return Ok(Landed::Landed { commit: replayed }),
+            Err(e) => {
+                last_error = e.message.clone();
+                let now = git.head(&git.root).ok().flatten();
+                if now.as_deref() != Some(tip.as_str()) {
+                    // the branch moved under us (another tool or the user): replay again
+                    continue;
+                }
+                let keep_ref = format!("refs/swarm/{}/issue-{issue}", ctx.feature);
+                git.keep_ref(&keep_ref, &replayed)
+                    .map_err(|e| CommandError::internal(e.to_string()))?;
+                return Ok(Landed::Refused {
+                    message: first_lines(&e.message, 6),
+                    keep_ref,
+                    commit: replayed,
+                });
+            }
+        }
+    }
+    Err(CommandError::internal(format!(
+        "the branch kept moving while issue {issue} was landing: {last_error}"
+    )))
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(n)
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
