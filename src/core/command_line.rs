@@ -130,21 +130,23 @@ fn is_assignment(word: &str) -> bool {
     }
 }
 
+const PLACEHOLDER: &str = "SWARMATTACKTESTFILEPLACEHOLDER";
+
 /// The command that runs one issue's test file (SPEC §11): `issue_command` with
 /// `{test_file}` replaced when it is set, else `command` followed by the path as one more
 /// argument. The path is always one argv word: for a shell command it is passed as `$1`
 /// (a `{test_file}` placeholder in a shell string becomes `"$1"`).
 pub fn with_test_file(command: &str, issue_command: Option<&str>, test_file: &str) -> CommandLine {
     match issue_command {
-        Some(template) => match parse(template) {
+        Some(template) => match parse(&template.replace("{test_file}", PLACEHOLDER)) {
             CommandLine::Argv(words) => CommandLine::Argv(
                 words
                     .into_iter()
-                    .map(|w| w.replace("{test_file}", test_file))
+                    .map(|w| w.replace(PLACEHOLDER, test_file))
                     .collect(),
             ),
-            CommandLine::Shell { script, .. } => CommandLine::Shell {
-                script: script.replace("{test_file}", "\"$1\""),
+            CommandLine::Shell { .. } => CommandLine::Shell {
+                script: template.replace("{test_file}", "\"$1\""),
                 args: vec![test_file.to_string()],
             },
         },

@@ -80,10 +80,33 @@ pub fn liveness(locks_dir: &Path, owner: &Owner, this_host: &str) -> Liveness {
 }
 
 fn pid_liveness(pid: u32) -> Liveness {
-    if crate::io::process::is_alive(pid) {
+    if process_running(pid) {
         Liveness::Alive
     } else {
         Liveness::Dead
+    }
+}
+
+/// Whether a process is running (a zombie, where `/proc` shows it, is not).
+pub fn process_running(pid: u32) -> bool {
+    if !crate::io::process::is_alive(pid) {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // the state follows the parenthesised command name
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_none_or(|state| state != "Z"),
+        Err(_) => true,
+    }
+}
+
+/// Waits (up to `max`) until the process `pid` is no longer running.
+pub fn wait_until_gone(pid: u32, max: std::time::Duration) {
+    let start = std::time::Instant::now();
+    while process_running(pid) && start.elapsed() < max {
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
 

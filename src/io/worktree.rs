@@ -82,6 +82,17 @@ impl Git {
 
     /// Runs `git <args>` in `dir` with `stdin`; returns stdout (untrimmed).
     pub fn run(&self, dir: &Path, args: &[&str], stdin: &[u8]) -> Result<String, GitError> {
+        self.run_observed(dir, args, stdin, |_| {})
+    }
+
+    /// Like [`Git::run`], calling `on_spawn(pid)` once git started.
+    pub fn run_observed(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: &[u8],
+        on_spawn: impl FnOnce(u32),
+    ) -> Result<String, GitError> {
         let mut argv: Vec<String> = vec!["git".into()];
         argv.extend(self.identity.iter().cloned());
         argv.extend(args.iter().map(|s| s.to_string()));
@@ -101,7 +112,7 @@ impl Git {
             dir: dir.display().to_string(),
             message,
         };
-        let out = process::run(&spec).map_err(|e| err(e.to_string()))?;
+        let out = process::run_with_pid(&spec, on_spawn).map_err(|e| err(e.to_string()))?;
         if out.timed_out {
             return Err(err(format!("timed out after {} s", GIT_TIMEOUT.as_secs())));
         }
@@ -282,11 +293,13 @@ impl Git {
     /// Fast-forwards what is checked out in the main working tree to `commit`. Git refuses
     /// (and changes nothing) when that would overwrite the user's uncommitted changes or
     /// untracked files, or when the branch moved meanwhile.
-    pub fn fast_forward(&self, commit: &str) -> Result<(), GitError> {
-        self.run(
+    /// `on_spawn` gets git's pid (see [`crate::app::run::land`]'s landing marker).
+    pub fn fast_forward(&self, commit: &str, on_spawn: impl FnOnce(u32)) -> Result<(), GitError> {
+        self.run_observed(
             &self.root,
             &["merge", "--ff-only", "-q", "--no-edit", commit],
             b"",
+            on_spawn,
         )
         .map(|_| ())
     }
@@ -389,7 +402,7 @@ mod tests {
         assert_eq!(files.trim(), "a b.txt");
         // user stray file in the main tree survives the fast-forward
         std::fs::write(g.root.join("notes.txt"), "mine").unwrap();
-        g.fast_forward(&c).unwrap();
+        g.fast_forward(&c, |_| {}).unwrap();
         assert!(g.root.join("a b.txt").exists());
         assert_eq!(
             std::fs::read_to_string(g.root.join("notes.txt")).unwrap(),

@@ -13,7 +13,6 @@ use crate::core::stage::{Phase, Stage};
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::{clock, run_lock};
-use std::path::Path;
 
 /// A task this run now owns.
 #[derive(Debug, Clone)]
@@ -47,6 +46,9 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     let mut txn = ctx.project.begin(&ctx.feature)?;
     txn.sync()?;
     recover_stale(ctx, &mut txn);
+    if first {
+        remove_leftover_worktrees(ctx, &txn.state);
+    }
     readiness::recompute(&mut txn.state);
     let pick = match only {
         Some(n) => match check_requested(ctx, &txn.state, n, first)? {
@@ -216,7 +218,7 @@ pub fn nothing_reason(state: &FeatureState) -> String {
 
 /// IN_PROGRESS tasks whose owner is gone become INTERRUPTED; their worktrees are removed.
 fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
-    let locks_dir = locks_dir(ctx);
+    let locks_dir = run_locks_dir(ctx.project);
     let now = clock::now();
     let timeout = ctx.project.config.sessions.stale_timeout_minutes;
     let mut recovered = Vec::new();
@@ -242,6 +244,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
         }
     }
     for (issue, old_owner) in recovered {
+        crate::app::run::land::wait_for_orphaned_landing(ctx, issue);
         remove_issue_worktrees(ctx, issue);
         ctx.report(Progress::Recovered {
             issue,
@@ -250,18 +253,29 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
     }
 }
 
-fn locks_dir(ctx: &RunContext<'_>) -> std::path::PathBuf {
-    ctx.project
-        .paths
-        .lock_file(&ctx.feature)
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| ctx.project.paths.swarm_dir.join("locks"))
-}
-
 /// The liveness-lock folder of a project.
 pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathBuf {
     project.paths.swarm_dir.join("locks")
+}
+
+/// Removes worktrees of issues that are not IN_PROGRESS (left by killed runs).
+fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
+    let Ok(rd) = std::fs::read_dir(ctx.worktrees_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let issue = name
+            .strip_prefix("issue-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|n| n.parse::<u32>().ok());
+        let busy = issue
+            .and_then(|n| state.task(n))
+            .is_some_and(|t| t.stage == Stage::InProgress);
+        if !busy {
+            ctx.git.remove_worktree(&e.path());
+        }
+    }
 }
 
 /// Removes every worktree of `issue` (all attempts) left by a dead run.

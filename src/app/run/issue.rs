@@ -396,6 +396,7 @@ fn finish_done(
             }
         }
     })?;
+    land::clear_landing_marker(ctx, issue);
     Ok(outcome)
 }
 

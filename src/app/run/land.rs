@@ -14,12 +14,20 @@
 //!    commit is kept under `refs/swarm/<feature>/issue-<N>` and the issue is BLOCKED with a
 //!    reason that says how to land it by hand.
 //!
+//! Crash safety: the fast-forward runs in its own process group, so killing `run` never
+//! interrupts it half-way. Its pid is written to `.swarm/runs/<feature>/issue-<N>/landing.json`
+//! first; a run that recovers the issue waits for that git process to end before it checks
+//! the branch for the issue's commit (see [`wait_for_orphaned_landing`]). The marker is
+//! removed once DONE is recorded.
+//!
 //! A dependent issue is only claimed after its dependencies landed, so its worktree starts
 //! from a tip that contains them: results land in dependency order.
 
 use crate::app::run::RunContext;
 use crate::error::{CmdResult, CommandError};
-use std::path::Path;
+use crate::io::run_lock;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// What landing did.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,7 +58,15 @@ pub fn land(ctx: &RunContext<'_>, worktree: &Path, commit: &str, issue: u32) -> 
             Ok(c) => c,
             Err(e) => return Ok(Landed::Conflict(first_lines(&e.message, 6))),
         };
-        match git.fast_forward(&replayed) {
+        let marker = landing_marker(ctx, issue);
+        let ff = git.fast_forward(&replayed, |pid| {
+            if let Some(d) = marker.parent() {
+                let _ = std::fs::create_dir_all(d);
+            }
+            let body = serde_json::json!({"pid": pid, "commit": replayed});
+            let _ = std::fs::write(&marker, body.to_string());
+        });
+        match ff {
             Ok(()) => return Ok(Landed::Landed { commit: replayed }),
             Err(e) => {
                 last_error = e.message.clone();
@@ -73,6 +89,38 @@ pub fn land(ctx: &RunContext<'_>, worktree: &Path, commit: &str, issue: u32) -> 
     Err(CommandError::internal(format!(
         "the branch kept moving while issue {issue} was landing: {last_error}"
     )))
+}
+
+/// The landing marker of an issue.
+pub fn landing_marker(ctx: &RunContext<'_>, issue: u32) -> PathBuf {
+    ctx.project
+        .paths
+        .swarm_dir
+        .join("runs")
+        .join(&ctx.feature)
+        .join(format!("issue-{issue}"))
+        .join("landing.json")
+}
+
+/// Removes the landing marker (after DONE was recorded).
+pub fn clear_landing_marker(ctx: &RunContext<'_>, issue: u32) {
+    let _ = std::fs::remove_file(landing_marker(ctx, issue));
+}
+
+/// A recovering run: if a dead run left a landing in flight for `issue`, waits (up to a
+/// minute) for that git process to finish, so the branch shows whether it landed.
+pub fn wait_for_orphaned_landing(ctx: &RunContext<'_>, issue: u32) {
+    let marker = landing_marker(ctx, issue);
+    let Ok(text) = std::fs::read_to_string(&marker) else {
+        return;
+    };
+    if let Some(pid) = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("pid").and_then(serde_json::Value::as_u64))
+    {
+        run_lock::wait_until_gone(pid as u32, Duration::from_secs(60));
+    }
+    let _ = std::fs::remove_file(&marker);
 }
 
 fn first_lines(text: &str, n: usize) -> String {
