@@ -193,39 +193,80 @@ impl Git {
         let _ = self.run(&self.root, &["worktree", "prune"], b"");
     }
 
-    /// The paths changed in `dir` relative to its HEAD (index and working tree, untracked
-    /// files included, ignored files not).
-    pub fn changes(&self, dir: &Path) -> Result<Vec<Change>, GitError> {
+    /// The paths changed in `dir` since `base` (working tree, untracked files included,
+    /// ignored files not). Commits or staging the agent did are first folded back into
+    /// plain working-tree changes on `base` (HEAD and index reset, files kept).
+    pub fn changes_since(&self, dir: &Path, base: &str) -> Result<Vec<Change>, GitError> {
+        let (head, mut changes) = self.status(dir)?;
+        let staged = changes.iter().any(|(staged, _)| *staged);
+        if head.as_deref() != Some(base) || staged {
+            self.reset_to(dir, base)?;
+            changes = self.status(dir)?.1;
+        }
+        let mut out: Vec<Change> = changes.into_iter().map(|(_, c)| c).collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// `git status` (v2): HEAD and the changed paths, each with whether it is staged.
+    fn status(&self, dir: &Path) -> Result<(Option<String>, Vec<(bool, Change)>), GitError> {
         let out = self.run(
             dir,
             &[
                 "status",
-                "--porcelain=v1",
+                "--porcelain=v2",
+                "--branch",
                 "-z",
                 "--untracked-files=all",
                 "--no-renames",
             ],
             b"",
         )?;
+        let mut head = None;
         let mut changes = Vec::new();
         for entry in out.split('\0') {
-            if entry.len() < 4 {
-                continue;
+            if let Some(oid) = entry.strip_prefix("# branch.oid ") {
+                head = Some(oid.trim().to_string()).filter(|o| o != "(initial)");
+            } else if let Some(path) = entry.strip_prefix("? ") {
+                let kind = ChangeKind::Created;
+                changes.push((
+                    false,
+                    Change {
+                        path: path.to_string(),
+                        kind,
+                    },
+                ));
+            } else if let Some(rest) = entry.strip_prefix("1 ") {
+                // 1 XY sub mH mI mW hH hI path
+                let fields: Vec<&str> = rest.splitn(8, ' ').collect();
+                if fields.len() < 8 {
+                    continue;
+                }
+                let xy = fields[0].as_bytes();
+                let kind = if xy.contains(&b'D') {
+                    ChangeKind::Deleted
+                } else if xy[0] == b'A' {
+                    ChangeKind::Created
+                } else {
+                    ChangeKind::Modified
+                };
+                let path = fields[7].to_string();
+                changes.push((xy[0] != b'.', Change { path, kind }));
+            } else if let Some(rest) = entry.strip_prefix("u ") {
+                // unmerged: u XY sub m1 m2 m3 mW h1 h2 h3 path
+                if let Some(path) = rest.splitn(10, ' ').nth(9) {
+                    let kind = ChangeKind::Modified;
+                    changes.push((
+                        true,
+                        Change {
+                            path: path.to_string(),
+                            kind,
+                        },
+                    ));
+                }
             }
-            let (xy, path) = entry.split_at(3);
-            let xy = xy.as_bytes();
-            let kind = match (xy[0], xy[1]) {
-                (b'?', b'?') | (b'A', _) => ChangeKind::Created,
-                (b'D', _) | (_, b'D') => ChangeKind::Deleted,
-                _ => ChangeKind::Modified,
-            };
-            changes.push(Change {
-                path: path.to_string(),
-                kind,
-            });
         }
-        changes.sort();
-        Ok(changes)
+        Ok((head, changes))
     }
 
     /// Moves HEAD and the index of `dir` to `commit`, keeping the working tree (folds any
@@ -267,11 +308,17 @@ impl Git {
         })
     }
 
-    /// Re-applies `commit` on top of `onto` inside the worktree `dir` (a no-op when `onto`
-    /// already is its parent); returns the resulting commit. On a conflict the worktree is
-    /// left clean at `onto` and the error names the conflicting files.
-    pub fn replay_onto(&self, dir: &Path, commit: &str, onto: &str) -> Result<String, GitError> {
-        let parent = self.run_trim(dir, &["rev-parse", &format!("{commit}^")])?;
+    /// Re-applies `commit` (whose parent is `parent`) on top of `onto` inside the worktree
+    /// `dir` (a no-op when `onto` is its parent); returns the resulting commit. On a
+    /// conflict the worktree is left clean at `onto` and the error names the conflicting
+    /// files.
+    pub fn replay_onto(
+        &self,
+        dir: &Path,
+        commit: &str,
+        parent: &str,
+        onto: &str,
+    ) -> Result<String, GitError> {
         if parent == onto {
             return Ok(commit.to_string());
         }
@@ -387,7 +434,7 @@ mod tests {
         g.add_worktree(&wt, &base).unwrap();
         std::fs::write(wt.join("a b.txt"), "x").unwrap();
         std::fs::write(wt.join("*.txt"), "glob-looking name").unwrap();
-        let changes = g.changes(&wt).unwrap();
+        let changes = g.changes_since(&wt, &base).unwrap();
         assert_eq!(
             changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
             vec!["*.txt", "a b.txt"]

@@ -51,6 +51,8 @@ pub struct Passed {
     pub files_modified: Vec<String>,
     pub tests_passed: Option<u64>,
     pub cost_usd: Option<f64>,
+    /// Events the caller appends with the attempt's record (`verification_passed`).
+    pub pending_events: Vec<Event>,
 }
 
 /// A failed attempt.
@@ -63,6 +65,8 @@ pub struct Failed {
     /// The agent process itself failed (counts toward the circuit breaker).
     pub agent_failure: bool,
     pub cost_usd: Option<f64>,
+    /// Events the caller appends with the attempt's record (`verification_failed`).
+    pub pending_events: Vec<Event>,
 }
 
 impl Failed {
@@ -88,9 +92,11 @@ pub enum AttemptResult {
 
 const EXCERPT_CHARS: usize = 4000;
 
-/// Runs one attempt. Events: `context_injected` (from the candidate), `agent_started`,
-/// `agent_finished`, `implementation_complete`, `tests_written`, `verification_passed` /
-/// `verification_failed`.
+/// Runs one attempt. Events appended: the candidate's `pre_events` (e.g.
+/// `agents_selected`, `context_injected`), `agent_started`, `agent_finished`,
+/// `implementation_complete`, `tests_written`; `verification_passed` /
+/// `verification_failed` are returned in the result's `pending_events`, for the caller to
+/// append with the attempt's record (one lock hold instead of two).
 pub fn run_attempt(
     ctx: &RunContext<'_>,
     spec: &AttemptSpec<'_>,
@@ -145,6 +151,7 @@ pub fn run_attempt(
                 excerpt: String::new(),
                 agent_failure: true,
                 cost_usd: None,
+                pending_events: Vec::new(),
             };
             save_result(&spec.artifacts, &AttemptResult::Failed(failed.clone()));
             return Ok(AttemptResult::Failed(failed));
@@ -176,14 +183,14 @@ pub fn run_attempt(
                 excerpt: test_report::excerpt(&out, EXCERPT_CHARS),
                 agent_failure: true,
                 cost_usd: cost,
+                pending_events: Vec::new(),
             }),
         ));
     }
     // What did the agent change? Fold any commits/staging it did back into the worktree.
     let git = &ctx.git;
     let changes = git
-        .reset_to(spec.worktree, spec.base)
-        .and_then(|_| git.changes(spec.worktree))
+        .changes_since(spec.worktree, spec.base)
         .map_err(|e| crate::error::CommandError::internal(e.to_string()))?;
     let changes: Vec<_> = changes
         .into_iter()
@@ -197,6 +204,7 @@ pub fn run_attempt(
                 excerpt: test_report::excerpt(&outcome.stdout, 1500),
                 agent_failure: false,
                 cost_usd: cost,
+                pending_events: Vec::new(),
             }),
         ));
     }
@@ -238,14 +246,11 @@ pub fn run_attempt(
     if !v.passed {
         let reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
-        record::emit(
-            ctx,
-            vec![Event::VerificationFailed {
-                issue,
-                tests_failed: v.counts.failed,
-                failures: test_report::excerpt(&v.output, 1500),
-            }],
-        )?;
+        let pending = vec![Event::VerificationFailed {
+            issue,
+            tests_failed: v.counts.failed,
+            failures: test_report::excerpt(&v.output, 1500),
+        }];
         return Ok(finish(
             spec,
             AttemptResult::Failed(Failed {
@@ -253,16 +258,14 @@ pub fn run_attempt(
                 excerpt,
                 agent_failure: false,
                 cost_usd: cost,
+                pending_events: pending,
             }),
         ));
     }
-    record::emit(
-        ctx,
-        vec![Event::VerificationPassed {
-            issue,
-            tests_passed: v.counts.passed,
-        }],
-    )?;
+    let pending = vec![Event::VerificationPassed {
+        issue,
+        tests_passed: v.counts.passed,
+    }];
     // Commit exactly the agent's paths.
     let body = format!(
         "{}\n\nImplemented by agent `{name}` (attempt {}); verified with `{}`.",
@@ -284,6 +287,7 @@ pub fn run_attempt(
                     excerpt: test_report::excerpt(&e.message, EXCERPT_CHARS),
                     agent_failure: false,
                     cost_usd: cost,
+                    pending_events: pending,
                 }),
             ));
         }
@@ -296,6 +300,7 @@ pub fn run_attempt(
             files_modified: modified,
             tests_passed: v.counts.passed,
             cost_usd: cost,
+            pending_events: pending,
         }),
     ))
 }

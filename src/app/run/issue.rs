@@ -20,24 +20,27 @@ use crate::core::stage::Stage;
 use crate::core::state::{EvidenceRecord, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::llm;
-use crate::io::worktree::Git;
 use std::path::{Path, PathBuf};
 
-/// A worktree removed when dropped (success, failure or error alike).
+/// A worktree queued for removal when dropped (success, failure or error alike); the
+/// scheduler removes it after reporting the issue's result.
 struct WorktreeGuard<'g> {
-    git: &'g Git,
+    ctx: &'g RunContext<'g>,
     path: PathBuf,
 }
 
 impl Drop for WorktreeGuard<'_> {
     fn drop(&mut self) {
-        self.git.remove_worktree(&self.path);
+        match self.ctx.pending_removals.lock() {
+            Ok(mut v) => v.push(self.path.clone()),
+            Err(_) => self.ctx.git.remove_worktree(&self.path),
+        }
     }
 }
 
 /// A fresh worktree for an attempt, on the branch's current tip.
 fn fresh_worktree<'g>(
-    ctx: &'g RunContext<'_>,
+    ctx: &'g RunContext<'g>,
     issue: u32,
     attempt: u32,
 ) -> CmdResult<(WorktreeGuard<'g>, String)> {
@@ -54,7 +57,7 @@ fn fresh_worktree<'g>(
             "could not create the worktree for issue {issue}: {e}"
         ))
     })?;
-    Ok((WorktreeGuard { git, path }, base))
+    Ok((WorktreeGuard { ctx, path }, base))
 }
 
 /// What the record step decided after a failed attempt.
@@ -64,7 +67,8 @@ enum Next {
 }
 
 /// Works on a claimed issue until it is DONE, BLOCKED, SKIPPED or stopped.
-pub fn work(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<IssueResult> {
+/// `slot_free` is called once the work passed verification (before landing).
+pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdResult<IssueResult> {
     let issue = claim.issue;
     let task = &claim.task;
     let mut attempt = claim.attempt;
@@ -110,21 +114,15 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<IssueResult> {
     } else {
         format!("{mode} decided; ran SOLO ({})", agent.name)
     };
-    let owner = claim.owner.clone();
-    record::with_txn(ctx, |txn| {
-        if let Some(t) = record::owned(&mut txn.state, issue, &owner) {
-            t.last_mode = Some(executed.clone());
-        }
-        txn.events.push(Event::AgentsSelected {
-            issue,
-            mode: mode.clone(),
-            winner: decision.winner.clone(),
-            runner_up: decision.runner_up.clone(),
-            reason: decision.reason.clone(),
-            proposals: serde_json::to_value(&decision.proposals).unwrap_or_default(),
-        });
-        Ok(())
-    })?;
+    // appended with the first attempt's events; `last_mode` is recorded with the result
+    let mut selected = Some(Event::AgentsSelected {
+        issue,
+        mode: mode.clone(),
+        winner: decision.winner.clone(),
+        runner_up: decision.runner_up.clone(),
+        reason: decision.reason.clone(),
+        proposals: serde_json::to_value(&decision.proposals).unwrap_or_default(),
+    });
 
     // 3. Attempts.
     let mut failures: Vec<String> = Vec::new();
@@ -170,19 +168,21 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<IssueResult> {
                 agent,
                 role: "primary",
                 prompt: built.text,
-                pre_events: vec![built.event],
+                pre_events: selected.take().into_iter().chain([built.event]).collect(),
             },
         )?;
         let failed = match res {
             AttemptResult::Passed(p) => {
                 cost = record::sum_cost(cost, p.cost_usd);
-                match finish_done(ctx, claim, &wt.path, &p)? {
+                slot_free();
+                match finish_done(ctx, claim, &wt.path, &base, &p, &executed)? {
                     Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
                     None => Failed {
                         reason: "the change conflicts with work that landed meanwhile".into(),
                         excerpt: String::new(),
                         agent_failure: false,
                         cost_usd: None,
+                        pending_events: Vec::new(),
                     },
                 }
             }
@@ -207,6 +207,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<IssueResult> {
             claim,
             &failed,
             analysis.as_ref().map(|a| a.0),
+            &executed,
             &mut retries,
         )?;
         match next {
@@ -312,7 +313,9 @@ fn finish_done(
     ctx: &RunContext<'_>,
     claim: &Claim,
     worktree: &Path,
+    base: &str,
     p: &attempt::Passed,
+    mode: &str,
 ) -> CmdResult<Option<Outcome>> {
     let issue = claim.issue;
     // The summary may ask the LLM helper: build it before taking the lock.
@@ -323,16 +326,18 @@ fn finish_done(
     done.completion_summary = None;
     summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
     let outcome = record::with_txn(ctx, |txn| {
+        txn.events.extend(p.pending_events.iter().cloned());
         if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
             return Ok(Some(Outcome::Lost {
                 reason: "another run took the issue over; this run's work was not landed".into(),
             }));
         }
-        let landed = land::land(ctx, worktree, &p.commit, issue)?;
+        let landed = land::land(ctx, worktree, &p.commit, base, issue)?;
         record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(None);
         };
+        t.last_mode = Some(mode.to_string());
         match landed {
             Landed::Conflict(_) => Ok(None),
             Landed::Refused {
@@ -407,18 +412,21 @@ fn record_failure(
     claim: &Claim,
     failed: &Failed,
     verdict: Option<Verdict>,
+    mode: &str,
     retries: &mut u32,
 ) -> CmdResult<Next> {
     let issue = claim.issue;
     let max = ctx.project.config.sessions.max_implementation_retries;
     let tripped = ctx.breaker.tripped();
     record::with_txn(ctx, |txn| {
+        txn.events.extend(failed.pending_events.iter().cloned());
         record::add_cost(&mut txn.state, issue, failed.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(Next::End(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             }));
         };
+        t.last_mode = Some(mode.to_string());
         let feedback = failed.feedback(t.attempts);
         t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
         let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {

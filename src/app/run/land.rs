@@ -44,9 +44,15 @@ pub enum Landed {
     },
 }
 
-/// Lands `commit` (made in `worktree`) on the checked-out branch. The caller holds the
+/// Lands `commit` (made in `worktree` on `parent`) on the checked-out branch. The caller holds the
 /// feature lock.
-pub fn land(ctx: &RunContext<'_>, worktree: &Path, commit: &str, issue: u32) -> CmdResult<Landed> {
+pub fn land(
+    ctx: &RunContext<'_>,
+    worktree: &Path,
+    commit: &str,
+    parent: &str,
+    issue: u32,
+) -> CmdResult<Landed> {
     let git = &ctx.git;
     let mut last_error = String::new();
     for _ in 0..5 {
@@ -54,7 +60,7 @@ pub fn land(ctx: &RunContext<'_>, worktree: &Path, commit: &str, issue: u32) -> 
             .head(&git.root)
             .map_err(|e| CommandError::internal(e.to_string()))?
             .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
-        let replayed = match git.replay_onto(worktree, commit, &tip) {
+        let replayed = match git.replay_onto(worktree, commit, parent, &tip) {
             Ok(c) => c,
             Err(e) => return Ok(Landed::Conflict(first_lines(&e.message, 6))),
         };

@@ -197,6 +197,8 @@ pub struct RunContext<'p> {
     pub progress: &'p (dyn Fn(&Progress) + Sync),
     /// Held for the run's life: tells other runs this one is alive.
     pub run_lock: RunLock,
+    /// Worktrees to remove once the result is reported (off the critical path).
+    pub pending_removals: Mutex<Vec<PathBuf>>,
 }
 
 impl RunContext<'_> {
@@ -224,6 +226,18 @@ impl RunContext<'_> {
             self.project.root.join(root)
         };
         base.join(&self.feature)
+    }
+
+    /// Removes the worktrees queued by finished attempts.
+    pub fn remove_pending_worktrees(&self) {
+        let paths: Vec<PathBuf> = self
+            .pending_removals
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default();
+        for p in paths {
+            self.git.remove_worktree(&p);
+        }
     }
 
     /// The worktree of one attempt.

@@ -17,6 +17,19 @@ use crate::io::worktree::Git;
 use crate::io::{clock, interrupt};
 use std::sync::mpsc;
 
+/// What workers tell the scheduler.
+enum Msg {
+    /// The worker's work passed verification; its slot may take the next issue.
+    SlotFree,
+    /// The worker finished its issue.
+    Done {
+        freed: bool,
+        issue: u32,
+        owner: String,
+        result: CmdResult<IssueResult>,
+    },
+}
+
 /// Runs the feature's READY issues (SPEC §7).
 pub fn run(
     project: &Project,
@@ -75,6 +88,7 @@ pub fn run(
         breaker: Breaker::new(project.config.sessions.max_consecutive_agent_failures),
         progress,
         run_lock,
+        pending_removals: Default::default(),
     };
     if fallback_identity {
         ctx.report(Progress::Notice(
@@ -106,11 +120,15 @@ fn schedule(
     report: &mut RunReport,
 ) -> Option<CommandError> {
     let budget = opts.max_issues.map(|k| k as i64);
-    let (tx, rx) = mpsc::channel::<(u32, String, CmdResult<IssueResult>)>();
+    let (tx, rx) = mpsc::channel::<Msg>();
     let mut error: Option<CommandError> = None;
     let mut first_nothing: Option<String> = None;
     std::thread::scope(|scope| {
+        // `running`: workers holding a slot (their agent or tests may be running);
+        // `outstanding`: workers that have not reported yet (a worker gives its slot back
+        // once its work passed verification: landing is short and serialised anyway).
         let mut running = 0u32;
+        let mut outstanding = 0u32;
         let mut dispatched: i64 = 0;
         let mut first = true;
         loop {
@@ -119,16 +137,30 @@ fn schedule(
                 && running < opts.workers
                 && ctx.breaker.tripped().is_none()
                 && budget.is_none_or(|b| dispatched < b)
+                && !(opts.issue.is_some() && !first)
             {
                 match claim::claim_next(ctx, opts.issue, first) {
                     Ok(ClaimResult::Claimed(c)) => {
                         first = false;
                         running += 1;
+                        outstanding += 1;
                         dispatched += 1;
                         let tx = tx.clone();
                         scope.spawn(move || {
-                            let r = issue::work(ctx, &c);
-                            let _ = tx.send((c.issue, c.owner.clone(), r));
+                            let freed = std::cell::Cell::new(false);
+                            let free = || {
+                                if !freed.replace(true) {
+                                    let _ = tx.send(Msg::SlotFree);
+                                }
+                            };
+                            let r = issue::work(ctx, &c, &free);
+                            let _ = tx.send(Msg::Done {
+                                freed: freed.get(),
+                                issue: c.issue,
+                                owner: c.owner.clone(),
+                                result: r,
+                            });
+                            ctx.remove_pending_worktrees();
                         });
                     }
                     Ok(ClaimResult::Nothing(why)) => {
@@ -143,18 +175,28 @@ fn schedule(
                         break;
                     }
                 }
-                if opts.issue.is_some() {
-                    break;
-                }
             }
-            if running == 0 {
+            if outstanding == 0 {
                 break;
             }
-            let Ok((issue, owner, r)) = rx.recv() else {
+            let Ok(msg) = rx.recv() else {
                 break;
             };
-            running -= 1;
-            match r {
+            let Msg::Done {
+                freed,
+                issue,
+                owner,
+                result,
+            } = msg
+            else {
+                running -= 1;
+                continue;
+            };
+            outstanding -= 1;
+            if !freed {
+                running -= 1;
+            }
+            match result {
                 Ok(res) => {
                     if matches!(res.outcome, Outcome::AlreadyImplemented { .. }) {
                         dispatched -= 1;
@@ -168,9 +210,6 @@ fn schedule(
                         error = Some(e);
                     }
                 }
-            }
-            if opts.issue.is_some() && running == 0 {
-                break;
             }
         }
     });
