@@ -48,6 +48,10 @@ pub struct Change {
     pub kind: ChangeKind,
 }
 
+/// What `git status` says: HEAD (None when unborn) and the changed paths, each with
+/// whether it is staged.
+type Status = (Option<String>, Vec<(bool, Change)>);
+
 /// Git in one repository.
 #[derive(Debug, Clone)]
 pub struct Git {
@@ -209,7 +213,7 @@ impl Git {
     }
 
     /// `git status` (v2): HEAD and the changed paths, each with whether it is staged.
-    fn status(&self, dir: &Path) -> Result<(Option<String>, Vec<(bool, Change)>), GitError> {
+    fn status(&self, dir: &Path) -> Result<Status, GitError> {
         let out = self.run(
             dir,
             &[

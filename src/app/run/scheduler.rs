@@ -137,7 +137,7 @@ fn schedule(
                 && running < opts.workers
                 && ctx.breaker.tripped().is_none()
                 && budget.is_none_or(|b| dispatched < b)
-                && !(opts.issue.is_some() && !first)
+                && (opts.issue.is_none() || first)
             {
                 match claim::claim_next(ctx, opts.issue, first) {
                     Ok(ClaimResult::Claimed(c)) => {
