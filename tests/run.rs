@@ -781,20 +781,25 @@ impl Rng {
     }
 }
 
-#[test]
-fn crash_sigkill_at_random_moments_never_implements_twice() {
-    use std::os::unix::process::CommandExt;
-    // 14 issues: some independent, some chained; agents take 0.1–0.3 s.
-    let issues: Vec<Value> = (1..=14)
+/// Issues `from..=to`: some independent, some chained.
+fn crash_issues(to: u32) -> Vec<Value> {
+    (1..=to)
         .map(|n| {
-            let deps: Vec<u32> = if n > 4 && n % 3 == 0 {
+            let deps: Vec<u32> = if n % 8 > 4 && n % 3 == 0 {
                 vec![n - 3]
             } else {
                 vec![]
             };
             json!({"order": n, "title": format!("Issue {n}"), "dependencies": deps})
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn crash_sigkill_at_random_moments_never_implements_twice() {
+    use std::os::unix::process::CommandExt;
+    // Agents take 0.1–0.3 s; whenever every issue is DONE, 8 more are added (greenlight),
+    // until 20 runs were killed while an agent was running.
     let agent = r#"cat > /dev/null
 touch "$TRACE/running.$$"
 echo "$SWARM_ISSUE $SWARM_ATTEMPT" >> "$TRACE/calls.log"
@@ -804,16 +809,17 @@ echo "issue $SWARM_ISSUE" > "src/$SWARM_ISSUE.txt"
 echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
 rm -f "$TRACE/running.$$"
 "#;
+    let mut total = 8u32;
     let s = Setup::new(
         "crash",
-        Value::Array(issues),
+        Value::Array(crash_issues(total)),
         agent,
         "sessions:\n  max_implementation_retries: 5\n",
     );
     let mut rng = Rng::new();
     let mut kills_during_agent = 0;
     let mut trials = 0;
-    while kills_during_agent < 20 && trials < 60 {
+    while kills_during_agent < 20 && trials < 80 {
         trials += 1;
         let workers = if trials % 2 == 0 { "2" } else { "1" };
         let mut child = s
@@ -825,7 +831,7 @@ rm -f "$TRACE/running.$$"
             .process_group(0)
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(80 + rng.below(450)));
+        std::thread::sleep(Duration::from_millis(60 + rng.below(400)));
         let agent_running = std::fs::read_dir(&s.trace)
             .unwrap()
             .flatten()
@@ -840,7 +846,7 @@ rm -f "$TRACE/running.$$"
         let text = std::fs::read_to_string(s.env.path(".swarm/state/crash.json")).unwrap();
         let v: Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("trial {trials}: state does not parse: {e}"));
-        for n in 1..=14u32 {
+        for n in 1..=total {
             assert!(
                 s.implementing_commits("crash", n) <= 1,
                 "trial {trials}: issue {n} implemented twice"
@@ -852,20 +858,25 @@ rm -f "$TRACE/running.$$"
             .iter()
             .all(|t| t["stage"] == "DONE")
         {
-            break;
+            total += 8;
+            s.env.issues("crash", Value::Array(crash_issues(total)));
+            s.env.run(&["greenlight", "crash"]).ok();
         }
     }
-    eprintln!("{trials} trials, {kills_during_agent} kills during an agent");
+    eprintln!("{trials} trials, {kills_during_agent} kills during an agent, {total} issues");
+    assert!(
+        kills_during_agent >= 20,
+        "only {kills_during_agent} kills during an agent in {trials} trials"
+    );
     // let orphaned agents of the killed runs finish
     std::thread::sleep(Duration::from_millis(400));
     let r = s.env.run(&["run", "crash", "--workers", "2"]);
     r.ok();
-    for n in 1..=14u32 {
+    for n in 1..=total {
         assert_eq!(s.task("crash", n as u64)["stage"], "DONE", "issue {n}");
         assert_eq!(s.implementing_commits("crash", n), 1, "issue {n}");
         assert!(s.env.path(&format!("src/{n}.txt")).exists());
     }
-    assert!(trials >= 20 || kills_during_agent >= 20);
     assert_eq!(
         s.env
             .git(&["status", "--porcelain", "--untracked-files=no"]),
@@ -943,4 +954,188 @@ fn demo_runs_green_and_shows_git_found_issue_implemented_issues_and_audit() {
     );
     // a non-empty folder is refused
     env.run(&["demo", "--dir", dir.to_str().unwrap()]).code(2);
+}
+
+#[test]
+fn ctrl_c_stops_the_agent_group_and_the_next_run_resumes() {
+    let agent = r#"cat > /dev/null
+if [ "$SWARM_ATTEMPT" = "1" ]; then
+  sleep 30 &
+  echo $! > "$TRACE/grandchild.pid"
+  touch "$TRACE/agent-started"
+  wait
+fi
+mkdir -p checks; echo "exit 0" > checks/t.sh
+"#;
+    let s = Setup::new("sigint", json!([{"order": 1, "title": "A"}]), agent, "");
+    let child = s
+        .env
+        .command()
+        .args(["run", "sigint"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&s.trace.join("agent-started"), Duration::from_secs(10));
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).unwrap();
+    let start = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert_eq!(out.status.code(), Some(130));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
+    let gc: i32 = std::fs::read_to_string(s.trace.join("grandchild.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!alive(gc), "the agent's grandchild survived Ctrl-C");
+    assert_eq!(s.task("sigint", 1)["stage"], "IN_PROGRESS");
+    let r = s.env.run(&["run", "sigint"]);
+    r.ok();
+    assert_eq!(s.task("sigint", 1)["stage"], "DONE");
+    assert_eq!(s.implementing_commits("sigint", 1), 1);
+}
+
+#[test]
+fn failure_analysis_can_escalate_or_skip() {
+    let failing = r#"cat > /dev/null
+echo "$SWARM_ISSUE $SWARM_ATTEMPT" >> "$TRACE/calls.log"
+mkdir -p checks; echo "exit 1" > checks/t.sh
+"#;
+    for (verdict, stage, event) in [
+        ("escalate", "BLOCKED", "issue_blocked"),
+        ("skip", "SKIPPED", "issue_skipped"),
+    ] {
+        let s = Setup::new(
+            "fa",
+            json!([{"order": 1, "title": "A"}]),
+            failing,
+            "sessions:\n  max_implementation_retries: 3\n",
+        );
+        let llm = s.env.script(
+            "llm.sh",
+            &format!(
+                "#!/bin/sh\ncat > \"{}/analysis-prompt.txt\"\necho \"$SWARM_PURPOSE\" > \"{}/purpose.txt\"\necho \"{verdict}\"\necho \"the requirement is unclear\"\n",
+                s.trace.display(),
+                s.trace.display()
+            ),
+        );
+        let cfg = s.env.read("config.yaml");
+        s.env.write(
+            "config.yaml",
+            &format!("{cfg}llm:\n  command: [\"{}\"]\n", llm.display()),
+        );
+        s.env
+            .run(&["run", "fa"])
+            .code(if verdict == "escalate" { 1 } else { 0 });
+        assert_eq!(
+            s.calls(),
+            vec!["1 1"],
+            "{verdict}: no retry after the verdict"
+        );
+        let t = s.task("fa", 1);
+        assert_eq!(t["stage"], stage);
+        assert!(
+            t["blocked_reason"].as_str().unwrap().contains(verdict),
+            "{t}"
+        );
+        assert_eq!(s.events_named("fa", event).len(), 1);
+        assert_eq!(
+            std::fs::read_to_string(s.trace.join("purpose.txt"))
+                .unwrap()
+                .trim(),
+            "failure-analysis"
+        );
+        assert!(
+            std::fs::read_to_string(s.trace.join("analysis-prompt.txt"))
+                .unwrap()
+                .contains("tests failed")
+        );
+    }
+}
+
+#[test]
+fn conflicting_parallel_work_is_retried_on_the_new_tip() {
+    // Both agents append to the same file at the same time; the second to land conflicts
+    // and is retried from a fresh worktree that has the first one's change.
+    let agent = r#"cat > /dev/null
+echo "$SWARM_ISSUE $SWARM_ATTEMPT" >> "$TRACE/calls.log"
+touch "$TRACE/started-$SWARM_ISSUE"
+i=0
+while [ "$SWARM_ATTEMPT" = "1" ] && { [ ! -e "$TRACE/started-1" ] || [ ! -e "$TRACE/started-2" ]; }; do
+  i=$((i + 1)); [ $i -gt 200 ] && break; sleep 0.05
+done
+echo "line from issue $SWARM_ISSUE" >> shared.txt
+mkdir -p checks; echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
+"#;
+    let s = Setup::new(
+        "conflict",
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        agent,
+        "",
+    );
+    s.env.write("shared.txt", "base\n");
+    s.env.git(&["add", "shared.txt"]);
+    s.env.commit("chore: shared");
+    s.env.run(&["run", "conflict", "--workers", "2"]).ok();
+    let shared = s.env.read("shared.txt");
+    assert!(
+        shared.contains("line from issue 1") && shared.contains("line from issue 2"),
+        "{shared}"
+    );
+    assert_eq!(s.calls().len(), 3, "{:?}", s.calls());
+    for n in 1..=2 {
+        assert_eq!(s.task("conflict", n)["stage"], "DONE");
+        assert_eq!(s.implementing_commits("conflict", n as u32), 1);
+    }
+}
+
+#[test]
+fn run_json_reports_each_issue() {
+    let s = Setup::new("js", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
+    let r = s.env.run(&["run", "js", "--json"]);
+    r.ok();
+    let v = r.json();
+    assert_eq!(v["feature"], "js");
+    assert_eq!(v["branch"], "main");
+    assert_eq!(v["results"][0]["issue"], 1);
+    assert_eq!(v["results"][0]["outcome"], "done");
+    assert_eq!(v["results"][0]["commit"], s.env.git(&["rev-parse", "HEAD"]));
+    let r = s.env.run(&["run", "js", "--json"]);
+    r.ok();
+    assert!(
+        r.json()["nothing_to_do"]
+            .as_str()
+            .unwrap()
+            .contains("1 DONE")
+    );
+}
+
+#[test]
+fn stale_owner_on_another_host_is_recovered_after_the_stale_timeout() {
+    let s = Setup::new(
+        "stale",
+        json!([{"order": 1, "title": "Old claim"}, {"order": 2, "title": "Fresh claim"}]),
+        GOOD_AGENT,
+        "",
+    );
+    let mut state = s.env.state("stale");
+    let now = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    state["tasks"][0]["stage"] = json!("IN_PROGRESS");
+    state["tasks"][0]["owner"] = json!("1@elsewhere since 2020-01-01T00:00:00Z session s-old");
+    state["tasks"][1]["stage"] = json!("IN_PROGRESS");
+    state["tasks"][1]["owner"] = json!(format!("1@elsewhere since {now} session s-new"));
+    s.env.write(
+        ".swarm/state/stale.json",
+        &serde_json::to_string_pretty(&state).unwrap(),
+    );
+    s.env.run(&["run", "stale"]).ok();
+    assert_eq!(s.calls(), vec!["1 1"]);
+    assert_eq!(s.task("stale", 1)["stage"], "DONE");
+    // a recent claim by a run elsewhere is left alone
+    assert_eq!(s.task("stale", 2)["stage"], "IN_PROGRESS");
 }

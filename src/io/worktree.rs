@@ -14,6 +14,12 @@ use std::time::Duration;
 
 const GIT_TIMEOUT: Duration = Duration::from_secs(600);
 
+/// Keeps this process's `git worktree prune` apart from its worktree adds and removes: a
+/// prune running while another thread adds a worktree can delete the new one's admin
+/// folder. Adds and removes share the lock (they run concurrently); a prune takes it
+/// exclusively.
+static WORKTREE_ADMIN: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// Variables that would point git at another repository, index or work tree.
 const GIT_REDIRECT_VARS: &[&str] = &[
     "GIT_DIR",
@@ -161,39 +167,64 @@ impl Git {
     }
 
     /// Creates a worktree at `path` with `commit` checked out (detached). A leftover at
-    /// `path` is removed first.
+    /// `path` is removed first. (Retried once: another process pruning worktrees at the
+    /// same moment can make git's `worktree add` fail.)
     pub fn add_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
-        if path.exists() {
-            self.remove_worktree(path);
+        let _shared = WORKTREE_ADMIN.read();
+        if path.exists() && !self.try_remove_worktree_unlocked(path) {
+            let _ = std::fs::remove_dir_all(path);
         }
         if let Some(parent) = path.parent() {
             let _ = std::fs::create_dir_all(parent);
         }
         let p = path.to_string_lossy();
-        self.run(
-            &self.root,
-            &["worktree", "add", "--detach", "-f", "-q", &p, commit],
-            b"",
-        )?;
-        Ok(())
+        let args = ["worktree", "add", "--detach", "-f", "-q", &p, commit];
+        match self.run(&self.root, &args, b"") {
+            Ok(_) => Ok(()),
+            Err(_) => {
+                // e.g. another process pruned at the same moment: clean up and retry once
+                drop(_shared);
+                std::thread::sleep(Duration::from_millis(50));
+                if path.exists() {
+                    let _ = std::fs::remove_dir_all(path);
+                }
+                self.prune();
+                let _shared = WORKTREE_ADMIN.read();
+                self.run(&self.root, &args, b"").map(|_| ())
+            }
+        }
     }
 
-    /// Removes the worktree at `path` (best effort: also deletes the folder and prunes).
+    /// Removes the worktree at `path` (best effort: falls back to deleting the folder and
+    /// pruning).
     pub fn remove_worktree(&self, path: &Path) {
-        let p = path.to_string_lossy();
-        let _ = self.run(
-            &self.root,
-            &["worktree", "remove", "--force", "--force", &p],
-            b"",
-        );
-        if path.exists() {
+        if !self.try_remove_worktree(path) {
             let _ = std::fs::remove_dir_all(path);
+            self.prune();
         }
-        self.prune();
+    }
+
+    /// `git worktree remove`; whether the folder is gone afterwards.
+    fn try_remove_worktree(&self, path: &Path) -> bool {
+        let _shared = WORKTREE_ADMIN.read();
+        self.try_remove_worktree_unlocked(path)
+    }
+
+    fn try_remove_worktree_unlocked(&self, path: &Path) -> bool {
+        let p = path.to_string_lossy();
+        let removed = self
+            .run(
+                &self.root,
+                &["worktree", "remove", "--force", "--force", &p],
+                b"",
+            )
+            .is_ok();
+        removed && !path.exists()
     }
 
     /// Forgets worktrees whose folders are gone.
     pub fn prune(&self) {
+        let _exclusive = WORKTREE_ADMIN.write();
         let _ = self.run(&self.root, &["worktree", "prune"], b"");
     }
 

@@ -206,7 +206,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             ctx,
             claim,
             &failed,
-            analysis.as_ref().map(|a| a.0),
+            analysis.as_ref(),
             &executed,
             &mut retries,
         )?;
@@ -411,7 +411,7 @@ fn record_failure(
     ctx: &RunContext<'_>,
     claim: &Claim,
     failed: &Failed,
-    verdict: Option<Verdict>,
+    analysis: Option<&(Verdict, String)>,
     mode: &str,
     retries: &mut u32,
 ) -> CmdResult<Next> {
@@ -451,18 +451,20 @@ fn record_failure(
             *retries = t.retries;
             return Ok(block(t, reason, &mut txn.events));
         }
-        match verdict {
-            Some(Verdict::Escalate) => {
+        match analysis {
+            Some((Verdict::Escalate, text)) => {
                 let reason = format!(
-                    "{}; the failure analysis recommends escalating to a human",
-                    failed.reason
+                    "{}; failure analysis: escalate to a human — {}",
+                    failed.reason,
+                    first_line(text)
                 );
                 return Ok(block(t, reason, &mut txn.events));
             }
-            Some(Verdict::Skip) => {
+            Some((Verdict::Skip, text)) => {
                 let reason = format!(
-                    "{}; the failure analysis recommends skipping it",
-                    failed.reason
+                    "{}; failure analysis: skip — {}",
+                    failed.reason,
+                    first_line(text)
                 );
                 t.stage = Stage::Skipped;
                 t.owner = None;
@@ -493,6 +495,19 @@ fn record_failure(
         });
         Ok(Next::Retry(next))
     })
+}
+
+/// The analysis without its verdict line, in one line.
+fn first_line(analysis: &str) -> String {
+    let mut lines = analysis.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    let text = if rest.is_empty() {
+        first.to_string()
+    } else {
+        rest.join(" ")
+    };
+    text.chars().take(300).collect()
 }
 
 /// With `llm.command`: asks for a failure analysis. `None` without a helper or on any error.

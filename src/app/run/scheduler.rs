@@ -44,6 +44,11 @@ pub fn run(
     if opts.dry_run {
         return dry_run::plan(project, feature, opts);
     }
+    // A feature without state is an input error (exit 2) before anything else.
+    if !project.paths.state_file(feature).exists() {
+        drop(project.begin(feature)?);
+    }
+
     if project.config.agents.is_empty() {
         return Err(CommandError::input(format!(
             "{} has no agents (agents: [])",
@@ -70,8 +75,6 @@ pub fn run(
         )
         .with_hint("make a first commit, then run again"));
     }
-    // Make sure the feature exists before anything else (exit 2 otherwise).
-    drop(project.begin(feature)?);
     let session = clock::session_id().to_string();
     let run_lock = RunLock::acquire(&claim::run_locks_dir(project), &session).map_err(|e| {
         CommandError::internal(format!("could not take this run's liveness lock: {e}"))
