@@ -191,7 +191,6 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                 f
             }
         };
-        // conflicts are detected by land; report them with the landing message
         failures.push(failed.feedback(attempt));
         let max = ctx.project.config.sessions.max_implementation_retries;
         let analysis = if retries < max {
@@ -284,6 +283,9 @@ fn record_duplicate(
             summary,
         });
         readiness::recompute(&mut txn.state);
+        if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+            txn.state.phase = crate::core::stage::Phase::Complete;
+        }
         Ok(Outcome::AlreadyImplemented {
             check: check.to_string(),
             detail: evidence.detail.clone().unwrap_or_default(),
