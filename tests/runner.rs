@@ -4,3 +4,4 @@ mod common;
 
 mod foundation;
 mod run;
+mod run_safety;
