@@ -12,4 +12,6 @@ mod github;
 mod github_faults;
 mod plan;
 mod prompt;
+mod run;
+mod run_safety;
 mod sync;

@@ -1,6 +1,7 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
 pub mod action;
+pub mod demo;
 pub mod github_live;
 pub mod github_publish;
 pub mod github_reconcile;
@@ -11,6 +12,7 @@ pub mod init;
 pub mod plan;
 pub mod project;
 pub mod prompt;
+pub mod run;
 pub mod status;
 pub mod summary;
 pub mod sync;

@@ -2,16 +2,18 @@
 
 pub mod action;
 pub mod audit;
+pub mod demo;
 pub mod events;
 pub mod feature_cmds;
 pub mod github;
 pub mod output;
 pub mod plan;
 pub mod prompt;
+pub mod run;
 pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -156,19 +158,14 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
             issue,
             json,
         } => feature_cmds::unblock(g, &feature, issue, json.json),
-        Command::Run(a) => stubs::run(g, a),
+        Command::Run(a) => run::run(g, a),
         Command::Prompt(a) => prompt::prompt(g, a),
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => events::events(g, a),
         Command::Audit(a) => audit::audit(g, a),
         Command::Github(c) => github::github(g, c),
         Command::Action(a) => action::run(g, a),
-        Command::Demo(a) => stubs::demo(g, a),
+        Command::Demo(a) => demo::demo(g, a),
         Command::DebugAppendEvents(a) => events::debug_append(g, a),
     }
-}
-
-/// The error for a command whose implementation has not landed yet.
-pub fn not_built(name: &str) -> CommandError {
-    CommandError::internal(format!("`{name}` is not available in this build yet"))
 }

@@ -1,8 +1,6 @@
-//! Argument definitions and entry points of the commands whose implementations live in their
-//! own files as they land. Each entry point moves to its own file when it is built.
+//! Argument definitions shared by commands (`run`, `action`, `demo`).
 
-use crate::cli::{GlobalArgs, JsonFlag, not_built};
-use crate::error::CmdResult;
+use crate::cli::JsonFlag;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -36,11 +34,4 @@ pub struct DemoArgs {
     /// Build the demo repository here instead of a temp dir (kept afterwards).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
-}
-
-pub fn run(_g: &GlobalArgs, _a: RunArgs) -> CmdResult<u8> {
-    Err(not_built("run"))
-}
-pub fn demo(_g: &GlobalArgs, _a: DemoArgs) -> CmdResult<u8> {
-    Err(not_built("demo"))
 }

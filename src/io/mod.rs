@@ -1,5 +1,6 @@
 //! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
 
+pub mod agent;
 pub mod atomic;
 pub mod clock;
 pub mod commit_info;
@@ -9,6 +10,7 @@ pub mod event_reader;
 pub mod gh_actions;
 pub mod github;
 pub mod history;
+pub mod interrupt;
 pub mod issues_file;
 pub mod llm;
 pub mod lock;
@@ -16,4 +18,6 @@ pub mod notice;
 pub mod paths;
 pub mod process;
 pub mod repo_id;
+pub mod run_lock;
 pub mod state_store;
+pub mod worktree;

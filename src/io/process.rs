@@ -149,7 +149,13 @@ pub fn run_with_pid(
             kill_group(pid);
             break child.wait().ok();
         }
-        std::thread::sleep(Duration::from_millis(10));
+        // short commands (git) finish in milliseconds: poll fast first, then every 10 ms
+        let pause = if start.elapsed() < Duration::from_millis(50) {
+            1
+        } else {
+            10
+        };
+        std::thread::sleep(Duration::from_millis(pause));
     };
     // The leader is gone; stop anything it left in its group so pipes close.
     kill_group(pid);

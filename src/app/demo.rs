@@ -1,0 +1,290 @@
+//! `swarm-attack demo`: builds a throw-away example repository — CLAUDE.md, a feature of
+//! four issues with dependencies (issue #1 already implemented in the history), a bundled
+//! demonstration agent (a small POSIX `sh` script that stands in for a real coding agent)
+//! and a tiny `sh` test runner — so the main job can be run on it offline.
+
+use crate::error::{CmdResult, CommandError};
+use crate::io::process::{self, ProcessSpec};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The demo's feature id.
+pub const FEATURE: &str = "greeter";
+
+/// The identity of the demo repository's commits (set explicitly, so the demo works on a
+/// machine with no git configuration).
+pub const GIT_NAME: &str = "swarm-attack demo";
+pub const GIT_EMAIL: &str = "demo@swarm-attack.invalid";
+
+/// A created demo repository.
+#[derive(Debug, Clone)]
+pub struct DemoRepo {
+    pub root: PathBuf,
+    pub feature: String,
+    /// The commit that already implements issue #1.
+    pub preexisting_commit: String,
+}
+
+const CLAUDE_MD: &str = "# Greeter (swarm-attack demo project)\n\n\
+A tiny POSIX shell library, made by `swarm-attack demo`.\n\n\
+- Code lives in `lib/*.sh` (one function per file), executables in `bin/`.\n\
+- Every function has a test `tests/test_<name>.sh` that exits non-zero on failure.\n\
+- Run the tests with `sh tools/run-tests.sh`.\n";
+
+const README: &str = "# Greeter\n\nA throw-away repository made by `swarm-attack demo`. \
+Look around: `git log`, `.swarm/state/greeter.json`, `.swarm/events/greeter.jsonl`, \
+`.swarm/runs/greeter/`.\n";
+
+const CONFIG: &str = "# Made by `swarm-attack demo`. The agent is a DEMONSTRATION script, not a real\n\
+# coding agent: replace it with e.g. [\"claude\", \"-p\", \"--output-format\", \"json\"].\n\
+coordination:\n\
+\x20 github_sync_enabled: false\n\
+agents:\n\
+\x20 - name: demo-agent\n\
+\x20   command: [\"sh\", \"tools/demo-agent.sh\"]\n\
+\x20   angle: \"writes the files and the test each demo issue asks for\"\n\
+\x20   covers: [\"shell\", \"tests\"]\n\
+\x20   timeout_seconds: 60\n\
+tests:\n\
+\x20 command: \"sh tools/run-tests.sh\"\n\
+\x20 timeout_seconds: 60\n\
+sessions:\n\
+\x20 max_implementation_retries: 1\n";
+
+const RUN_TESTS: &str = r#"#!/bin/sh
+# The demo's test runner: runs tests/test_*.sh (or the files given) and prints
+# "N passed, M failed" (a format swarm-attack reads); exits 1 when a test failed.
+passed=0
+failed=0
+if [ "$#" -gt 0 ]; then files="$*"; else files=$(ls tests/test_*.sh 2>/dev/null); fi
+for t in $files; do
+  if sh "$t" >/dev/null 2>&1; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAILED: $t"
+  fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
+"#;
+
+const DEMO_AGENT: &str = r#"#!/bin/sh
+# ======================================================================
+#  DEMONSTRATION AGENT - a stand-in for a real coding agent.
+#  It does not read or understand the prompt: it knows the four demo
+#  issues by number and writes the files and the test each one asks for.
+#  swarm-attack runs it like any agent: in the issue's own git worktree,
+#  with the prompt on stdin and SWARM_ISSUE / SWARM_ATTEMPT in the env.
+# ======================================================================
+cat > /dev/null
+mkdir -p lib tests bin
+case "$SWARM_ISSUE" in
+  1)
+    printf 'greet() { echo "Hello, $1!"; }\n' > lib/greet.sh
+    printf '. lib/greet.sh\n[ "$(greet World)" = "Hello, World!" ]\n' > tests/test_greet.sh
+    ;;
+  2)
+    printf 'farewell() { echo "Goodbye, $1."; }\n' > lib/farewell.sh
+    printf '. lib/farewell.sh\n[ "$(farewell World)" = "Goodbye, World." ]\n' > tests/test_farewell.sh
+    ;;
+  3)
+    printf '. lib/greet.sh\nshout() { greet "$1" | tr "a-z" "A-Z"; }\n' > lib/shout.sh
+    printf '. lib/shout.sh\n[ "$(shout World)" = "HELLO, WORLD!" ]\n' > tests/test_shout.sh
+    ;;
+  4)
+    cat > bin/greeter <<'EOF'
+#!/bin/sh
+# usage: greeter hello|bye|shout NAME
+. lib/greet.sh; . lib/farewell.sh; . lib/shout.sh
+case "$1" in
+  hello) greet "$2" ;;
+  bye) farewell "$2" ;;
+  shout) shout "$2" ;;
+  *) echo "usage: greeter hello|bye|shout NAME" >&2; exit 2 ;;
+esac
+EOF
+    printf '[ "$(sh bin/greeter bye Ann)" = "Goodbye, Ann." ]\n[ "$(sh bin/greeter shout Ann)" = "HELLO, ANN!" ]\n' > tests/test_cli.sh
+    ;;
+  *)
+    echo "demo agent: no recipe for issue $SWARM_ISSUE" >&2
+    exit 1
+    ;;
+esac
+echo "{\"result\": \"demo agent wrote issue $SWARM_ISSUE\", \"total_cost_usd\": 0}"
+"#;
+
+fn issues_json() -> String {
+    let doc = serde_json::json!({
+        "feature_id": FEATURE,
+        "generated_at": "2026-01-01T00:00:00Z",
+        "issues": [
+            {"order": 1, "title": "Greeting function",
+             "body": "Add `greet NAME` in lib/greet.sh printing `Hello, NAME!`, with a test.",
+             "labels": ["shell"], "estimated_size": "small", "dependencies": [],
+             "files": ["lib/greet.sh"], "test_file": "tests/test_greet.sh"},
+            {"order": 2, "title": "Farewell function",
+             "body": "Add `farewell NAME` in lib/farewell.sh printing `Goodbye, NAME.`, with a test.",
+             "labels": ["shell"], "estimated_size": "small", "dependencies": [1],
+             "files": ["lib/farewell.sh"], "test_file": "tests/test_farewell.sh"},
+            {"order": 3, "title": "Shout function",
+             "body": "Add `shout NAME` in lib/shout.sh: the greeting in capitals, built on `greet`, with a test.",
+             "labels": ["shell"], "estimated_size": "small", "dependencies": [1],
+             "files": ["lib/shout.sh"], "test_file": "tests/test_shout.sh"},
+            {"order": 4, "title": "Command-line entry point",
+             "body": "Add bin/greeter: `greeter hello|bye|shout NAME`, with a test.",
+             "labels": ["shell", "cli"], "estimated_size": "small", "dependencies": [2, 3],
+             "files": ["bin/greeter"], "test_file": "tests/test_cli.sh"}
+        ]
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn git(root: &Path, args: &[&str]) -> CmdResult<String> {
+    let mut argv: Vec<String> = vec![
+        "git".into(),
+        "-c".into(),
+        format!("user.name={GIT_NAME}"),
+        "-c".into(),
+        format!("user.email={GIT_EMAIL}"),
+        "-c".into(),
+        "commit.gpgsign=false".into(),
+        "-c".into(),
+        "init.defaultBranch=main".into(),
+    ];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let spec = ProcessSpec {
+        argv: &argv,
+        stdin: b"",
+        cwd: Some(root),
+        env: BTreeMap::new(),
+        env_remove: ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        timeout: Duration::from_secs(60),
+    };
+    let out =
+        process::run(&spec).map_err(|e| CommandError::input(format!("the demo needs git: {e}")))?;
+    if !out.success() {
+        return Err(CommandError::internal(format!(
+            "git {} failed in {}: {}",
+            args.join(" "),
+            root.display(),
+            out.stderr_text().trim()
+        )));
+    }
+    Ok(out.stdout_text().trim().to_string())
+}
+
+fn write(root: &Path, rel: &str, text: &str) -> CmdResult<()> {
+    let p = root.join(rel);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).map_err(|e| CommandError::io("create", d, &e))?;
+    }
+    std::fs::write(&p, text).map_err(|e| CommandError::io("write", &p, &e))
+}
+
+/// Where the demo goes: `dir` (must be missing or empty), else a new folder in the temp dir.
+pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
+    match dir {
+        Some(d) => {
+            if d.exists() {
+                let empty = std::fs::read_dir(d)
+                    .map_err(|e| CommandError::io("read", d, &e))?
+                    .next()
+                    .is_none();
+                if !empty {
+                    return Err(CommandError::input(format!(
+                        "{} is not empty; the demo needs a new or empty folder",
+                        d.display()
+                    )));
+                }
+            }
+            std::fs::create_dir_all(d).map_err(|e| CommandError::io("create", d, &e))?;
+            Ok(d.canonicalize().unwrap_or_else(|_| d.to_path_buf()))
+        }
+        None => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.subsec_nanos())
+                .unwrap_or(0);
+            let d = std::env::temp_dir()
+                .join(format!("swarm-attack-demo-{}-{nanos}", std::process::id()));
+            std::fs::create_dir_all(&d).map_err(|e| CommandError::io("create", &d, &e))?;
+            Ok(d)
+        }
+    }
+}
+
+/// Creates the demo repository in `root` (an empty folder).
+pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
+    git(root, &["init", "-q"])?;
+    git(root, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
+    // The repository's own identity, for the commits `run` makes in it.
+    git(root, &["config", "user.name", GIT_NAME])?;
+    git(root, &["config", "user.email", GIT_EMAIL])?;
+    git(root, &["config", "commit.gpgsign", "false"])?;
+    write(root, "CLAUDE.md", CLAUDE_MD)?;
+    write(root, "README.md", README)?;
+    write(root, ".gitignore", ".swarm/\n")?;
+    write(root, "config.yaml", CONFIG)?;
+    write(
+        root,
+        &format!("specs/{FEATURE}/issues.json"),
+        &issues_json(),
+    )?;
+    write(root, "tools/run-tests.sh", RUN_TESTS)?;
+    write(root, "tools/demo-agent.sh", DEMO_AGENT)?;
+    git(root, &["add", "--", "."])?;
+    git(
+        root,
+        &["commit", "-q", "-m", "chore: demo project skeleton"],
+    )?;
+    // Issue #1 was implemented earlier (by hand, or an earlier run): it is in the history.
+    write(root, "lib/greet.sh", "greet() { echo \"Hello, $1!\"; }\n")?;
+    write(
+        root,
+        "tests/test_greet.sh",
+        ". lib/greet.sh\n[ \"$(greet World)\" = \"Hello, World!\" ]\n",
+    )?;
+    git(root, &["add", "--", "lib/greet.sh", "tests/test_greet.sh"])?;
+    let message = crate::core::commit_message::message(
+        FEATURE,
+        1,
+        None,
+        "Greeting function\n\nImplemented before swarm-attack was run on this repository.",
+    );
+    git(root, &["commit", "-q", "-m", &message])?;
+    let preexisting_commit = git(root, &["rev-parse", "HEAD"])?;
+    Ok(DemoRepo {
+        root: root.to_path_buf(),
+        feature: FEATURE.to_string(),
+        preexisting_commit,
+    })
+}
+
+/// A per-issue timeline read from the event log (the demo's audit view until `audit` is
+/// wired in): one line per issue with its events in order.
+pub fn timeline(events_file: &Path) -> Vec<(u32, Vec<String>)> {
+    let text = std::fs::read_to_string(events_file).unwrap_or_default();
+    let mut by_issue: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let Some(issue) = v.get("issue").and_then(serde_json::Value::as_u64) else {
+            continue;
+        };
+        let name = v
+            .get("event")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?")
+            .to_string();
+        by_issue.entry(issue as u32).or_default().push(name);
+    }
+    by_issue.into_iter().collect()
+}

@@ -1,0 +1,368 @@
+//! One attempt of one candidate agent in one worktree: run the agent, collect what it
+//! changed, verify, and commit exactly those paths in the worktree. Landing is not part of
+//! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
+//! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
+
+use crate::app::run::RunContext;
+use crate::app::run::record;
+use crate::app::run::verify;
+use crate::core::commit_message;
+use crate::core::events::Event;
+use crate::core::test_report;
+use crate::error::CmdResult;
+use crate::io::agent::{self, AgentRun};
+use crate::io::config::AgentConfig;
+use crate::io::interrupt;
+use crate::io::worktree::ChangeKind;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// Who works, with which prompt.
+#[derive(Debug, Clone)]
+pub struct Candidate<'a> {
+    pub agent: &'a AgentConfig,
+    /// `primary` or `runner-up` (SWARM_ROLE).
+    pub role: &'static str,
+    pub prompt: String,
+    /// Events to append right before `agent_started` (e.g. the prompt's
+    /// `context_injected`).
+    pub pre_events: Vec<Event>,
+}
+
+/// Where and for what.
+#[derive(Debug, Clone)]
+pub struct AttemptSpec<'a> {
+    pub issue: u32,
+    pub attempt: u32,
+    pub title: &'a str,
+    pub github_issue: Option<u64>,
+    pub test_file: Option<&'a str>,
+    pub worktree: &'a Path,
+    /// The commit the worktree started from.
+    pub base: &'a str,
+    pub artifacts: PathBuf,
+}
+
+/// A candidate whose work passed verification and is committed in its worktree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Passed {
+    pub commit: String,
+    pub files_created: Vec<String>,
+    pub files_modified: Vec<String>,
+    pub tests_passed: Option<u64>,
+    pub cost_usd: Option<f64>,
+    /// Events the caller appends with the attempt's record (`verification_passed`).
+    pub pending_events: Vec<Event>,
+}
+
+/// A failed attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failed {
+    /// One sentence.
+    pub reason: String,
+    /// An excerpt of the output that shows the failure (fed into the next prompt).
+    pub excerpt: String,
+    /// The agent process itself failed (counts toward the circuit breaker).
+    pub agent_failure: bool,
+    pub cost_usd: Option<f64>,
+    /// Events the caller appends with the attempt's record (`verification_failed`).
+    pub pending_events: Vec<Event>,
+}
+
+impl Failed {
+    /// The text given to the next attempt's prompt.
+    pub fn feedback(&self, attempt: u32) -> String {
+        if self.excerpt.trim().is_empty() {
+            format!("Attempt {attempt}: {}", self.reason)
+        } else {
+            format!(
+                "Attempt {attempt}: {}\n\n```\n{}\n```",
+                self.reason, self.excerpt
+            )
+        }
+    }
+}
+
+/// The result of an attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AttemptResult {
+    Passed(Passed),
+    Failed(Failed),
+}
+
+const EXCERPT_CHARS: usize = 4000;
+
+/// Runs one attempt. Events appended: the candidate's `pre_events` (e.g.
+/// `agents_selected`, `context_injected`), `agent_started`, `agent_finished`,
+/// `implementation_complete`, `tests_written`; `verification_passed` /
+/// `verification_failed` are returned in the result's `pending_events`, for the caller to
+/// append with the attempt's record (one lock hold instead of two).
+pub fn run_attempt(
+    ctx: &RunContext<'_>,
+    spec: &AttemptSpec<'_>,
+    cand: Candidate<'_>,
+) -> CmdResult<AttemptResult> {
+    let issue = spec.issue;
+    let name = cand.agent.name.clone();
+    let mut events = cand.pre_events;
+    events.push(Event::AgentStarted {
+        issue,
+        agent: name.clone(),
+        role: cand.role.to_string(),
+    });
+    record::emit(ctx, events)?;
+    let run = AgentRun {
+        agent: cand.agent,
+        feature: &ctx.feature,
+        issue,
+        attempt: spec.attempt,
+        role: cand.role,
+        prompt: &cand.prompt,
+        worktree: spec.worktree,
+        artifacts: &spec.artifacts,
+        project_root: &ctx.project.root,
+    };
+    let mut pid = None;
+    let outcome = agent::run_agent(&run, |p| {
+        interrupt::track(p);
+        pid = Some(p);
+    });
+    if let Some(p) = pid {
+        interrupt::untrack(p);
+    }
+    let outcome = match outcome {
+        Ok(o) => o,
+        Err(e) => {
+            let reason = e.to_string();
+            record::emit(
+                ctx,
+                vec![Event::AgentFinished {
+                    issue,
+                    agent: name.clone(),
+                    exit_code: None,
+                    duration_ms: 0,
+                    timed_out: false,
+                    cost_usd: None,
+                }],
+            )?;
+            ctx.breaker.record(Some(&reason));
+            let failed = Failed {
+                reason: format!("{reason} (check agents[].command in config.yaml)"),
+                excerpt: String::new(),
+                agent_failure: true,
+                cost_usd: None,
+                pending_events: Vec::new(),
+            };
+            save_result(&spec.artifacts, &AttemptResult::Failed(failed.clone()));
+            return Ok(AttemptResult::Failed(failed));
+        }
+    };
+    let cost = outcome.cost_usd;
+    record::emit(
+        ctx,
+        vec![Event::AgentFinished {
+            issue,
+            agent: name.clone(),
+            exit_code: outcome.exit_code,
+            duration_ms: outcome.duration_ms,
+            timed_out: outcome.timed_out,
+            cost_usd: cost,
+        }],
+    )?;
+    let process_failure = outcome.failure(&name);
+    ctx.breaker.record(process_failure.as_deref());
+    if let Some(reason) = process_failure {
+        let mut out = outcome.stderr.clone();
+        if out.trim().is_empty() {
+            out = outcome.stdout.clone();
+        }
+        return Ok(finish(
+            spec,
+            AttemptResult::Failed(Failed {
+                reason,
+                excerpt: test_report::excerpt(&out, EXCERPT_CHARS),
+                agent_failure: true,
+                cost_usd: cost,
+                pending_events: Vec::new(),
+            }),
+        ));
+    }
+    // What did the agent change? Fold any commits/staging it did back into the worktree.
+    let git = &ctx.git;
+    let changes = git
+        .changes_since(spec.worktree, spec.base)
+        .map_err(|e| crate::error::CommandError::internal(e.to_string()))?;
+    let changes: Vec<_> = changes
+        .into_iter()
+        .filter(|c| !is_tool_path(&c.path))
+        .collect();
+    if changes.is_empty() {
+        return Ok(finish(
+            spec,
+            AttemptResult::Failed(Failed {
+                reason: format!("agent `{name}` exited normally but changed no file"),
+                excerpt: test_report::excerpt(&outcome.stdout, 1500),
+                agent_failure: false,
+                cost_usd: cost,
+                pending_events: Vec::new(),
+            }),
+        ));
+    }
+    let created: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Created)
+        .map(|c| c.path.clone())
+        .collect();
+    let modified: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind != ChangeKind::Created)
+        .map(|c| c.path.clone())
+        .collect();
+    let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
+    let mut events = vec![Event::ImplementationComplete {
+        issue,
+        files_created: created.clone(),
+        files_modified: modified.clone(),
+    }];
+    let tests: Vec<&String> = paths
+        .iter()
+        .filter(|p| Some(p.as_str()) == spec.test_file || looks_like_test(p))
+        .collect();
+    if !tests.is_empty() {
+        let path = spec
+            .test_file
+            .filter(|t| tests.iter().any(|p| p.as_str() == *t))
+            .map(str::to_string)
+            .unwrap_or_else(|| tests[0].clone());
+        events.push(Event::TestsWritten {
+            issue,
+            count: tests.len() as u32,
+            path,
+        });
+    }
+    record::emit(ctx, events)?;
+    // Verify.
+    let v = verify::verify(ctx, spec.worktree, issue, &spec.artifacts.join("tests.log"))?;
+    if !v.passed {
+        let reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
+        let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
+        let pending = vec![Event::VerificationFailed {
+            issue,
+            tests_failed: v.counts.failed,
+            failures: test_report::excerpt(&v.output, 1500),
+        }];
+        return Ok(finish(
+            spec,
+            AttemptResult::Failed(Failed {
+                reason,
+                excerpt,
+                agent_failure: false,
+                cost_usd: cost,
+                pending_events: pending,
+            }),
+        ));
+    }
+    let pending = vec![Event::VerificationPassed {
+        issue,
+        tests_passed: v.counts.passed,
+    }];
+    // Commit exactly the agent's paths.
+    let body = format!(
+        "{}\n\nImplemented by agent `{name}` (attempt {}); verified with `{}`.",
+        spec.title.trim(),
+        spec.attempt,
+        ctx.project.config.tests.command
+    );
+    let message = commit_message::message(&ctx.feature, issue, spec.github_issue, &body);
+    let committed = git
+        .stage(spec.worktree, &paths)
+        .and_then(|_| git.commit(spec.worktree, &message));
+    let commit = match committed {
+        Ok(c) => c,
+        Err(e) => {
+            return Ok(finish(
+                spec,
+                AttemptResult::Failed(Failed {
+                    reason: "the verified change could not be committed (a commit hook may have refused it)".into(),
+                    excerpt: test_report::excerpt(&e.message, EXCERPT_CHARS),
+                    agent_failure: false,
+                    cost_usd: cost,
+                    pending_events: pending,
+                }),
+            ));
+        }
+    };
+    Ok(finish(
+        spec,
+        AttemptResult::Passed(Passed {
+            commit,
+            files_created: created,
+            files_modified: modified,
+            tests_passed: v.counts.passed,
+            cost_usd: cost,
+            pending_events: pending,
+        }),
+    ))
+}
+
+fn finish(spec: &AttemptSpec<'_>, r: AttemptResult) -> AttemptResult {
+    save_result(&spec.artifacts, &r);
+    r
+}
+
+/// Saves `result.json` in the attempt folder.
+fn save_result(dir: &Path, r: &AttemptResult) {
+    let v = match r {
+        AttemptResult::Passed(p) => json!({
+            "outcome": "passed",
+            "commit": p.commit,
+            "files_created": p.files_created,
+            "files_modified": p.files_modified,
+            "tests_passed": p.tests_passed,
+            "cost_usd": p.cost_usd,
+        }),
+        AttemptResult::Failed(f) => json!({
+            "outcome": "failed",
+            "reason": f.reason,
+            "agent_failure": f.agent_failure,
+            "cost_usd": f.cost_usd,
+        }),
+    };
+    let _ = std::fs::create_dir_all(dir);
+    let _ = std::fs::write(
+        dir.join("result.json"),
+        serde_json::to_vec_pretty(&v).unwrap_or_default(),
+    );
+}
+
+/// Paths the tool owns and never commits.
+pub fn is_tool_path(path: &str) -> bool {
+    path == ".swarm" || path.starts_with(".swarm/")
+}
+
+fn looks_like_test(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let name = lower.rsplit('/').next().unwrap_or(&lower);
+    lower
+        .split('/')
+        .any(|c| c == "tests" || c == "test" || c == "__tests__")
+        || name.starts_with("test_")
+        || name.contains("_test.")
+        || name.contains(".test.")
+        || name.contains(".spec.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_paths_and_test_paths() {
+        assert!(is_tool_path(".swarm/state/x.json"));
+        assert!(!is_tool_path(".swarmy/x"));
+        assert!(looks_like_test("tests/auth.rs"));
+        assert!(looks_like_test("src/test_auth.py"));
+        assert!(looks_like_test("web/login.test.ts"));
+        assert!(!looks_like_test("src/auth.rs"));
+    }
+}

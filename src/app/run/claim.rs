@@ -1,0 +1,292 @@
+//! Taking the next issue (under the feature lock): git sync, recovery of tasks whose owner
+//! is gone (IN_PROGRESS → INTERRUPTED, their worktrees removed), readiness, then the first
+//! READY or INTERRUPTED issue in dependency order is marked IN_PROGRESS with this run as
+//! its owner (event `issue_started`). Because the claim is one locked read-modify-write,
+//! two runs can never both claim an issue.
+
+use crate::app::project::FeatureTxn;
+use crate::app::run::{Progress, RunContext};
+use crate::core::events::Event;
+use crate::core::owner::{self, Owner};
+use crate::core::readiness;
+use crate::core::stage::{Phase, Stage};
+use crate::core::state::{FeatureState, Task};
+use crate::error::{CmdResult, CommandError};
+use crate::io::{clock, run_lock};
+
+/// A task this run now owns.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub issue: u32,
+    /// The attempt number (1-based, over the task's life).
+    pub attempt: u32,
+    /// Retries already used.
+    pub retries: u32,
+    /// The owner string written into the task.
+    pub owner: String,
+    /// The task as claimed.
+    pub task: Task,
+    /// The feature as claimed (for the prompt's accumulated context).
+    pub state: FeatureState,
+    /// The task was INTERRUPTED (a crashed or killed run) and is resumed.
+    pub resumed: bool,
+}
+
+/// The result of looking for work.
+#[derive(Debug)]
+pub enum ClaimResult {
+    Claimed(Box<Claim>),
+    /// Nothing to claim now, and why.
+    Nothing(String),
+}
+
+/// Claims the next dispatchable issue (only `only` when given). `first` is true on the
+/// run's first call, when an `--issue N` that cannot run is an error.
+pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
+    let mut txn = ctx.project.begin(&ctx.feature)?;
+    txn.sync()?;
+    recover_stale(ctx, &mut txn);
+    if first {
+        remove_leftover_worktrees(ctx, &txn.state);
+    }
+    readiness::recompute(&mut txn.state);
+    let pick = match only {
+        Some(n) => match check_requested(ctx, &txn.state, n, first)? {
+            Ok(()) => Some(n),
+            Err(why) => {
+                txn.commit()?;
+                return Ok(ClaimResult::Nothing(why));
+            }
+        },
+        None => next_dispatchable(&txn.state),
+    };
+    let Some(issue) = pick else {
+        let why = nothing_reason(&txn.state);
+        txn.commit()?;
+        return Ok(ClaimResult::Nothing(why));
+    };
+    let owner = ctx.owner_now();
+    let Some(task) = txn.state.task_mut(issue) else {
+        txn.commit()?;
+        return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
+    };
+    let resumed = task.stage == Stage::Interrupted;
+    task.stage = Stage::InProgress;
+    task.owner = Some(owner.clone());
+    task.blocked_reason = None;
+    task.attempts += 1;
+    let attempt = task.attempts;
+    let retries = task.retries;
+    let task_snapshot = task.clone();
+    if matches!(txn.state.phase, Phase::ReadyToImplement) {
+        txn.state.phase = Phase::Implementing;
+    }
+    txn.events.push(Event::IssueStarted { issue, attempt });
+    let state = txn.state.clone();
+    txn.commit()?;
+    Ok(ClaimResult::Claimed(Box::new(Claim {
+        issue,
+        attempt,
+        retries,
+        owner,
+        task: task_snapshot,
+        state,
+        resumed,
+    })))
+}
+
+/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE.
+pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
+    match t.stage {
+        Stage::Ready => true,
+        Stage::Interrupted => t
+            .dependencies
+            .iter()
+            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
+        _ => false,
+    }
+}
+
+/// The first dispatchable issue in dependency order (interrupted ones first).
+pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
+    let order = readiness::dependency_order(state);
+    let ok = |n: &u32| state.task(*n).is_some_and(|t| dispatchable(state, t));
+    let interrupted = order.iter().find(|n| {
+        ok(n)
+            && state
+                .task(**n)
+                .is_some_and(|t| t.stage == Stage::Interrupted)
+    });
+    interrupted
+        .or_else(|| order.iter().find(|n| ok(n)))
+        .copied()
+}
+
+/// `--issue N`: whether it can run now. Errors (first call only) for an issue that is
+/// unknown, blocked, skipped, waiting, or held by another live run.
+fn check_requested(
+    ctx: &RunContext<'_>,
+    state: &FeatureState,
+    n: u32,
+    first: bool,
+) -> CmdResult<Result<(), String>> {
+    let file = ctx
+        .project
+        .paths
+        .display(&ctx.project.paths.state_file(&ctx.feature));
+    let Some(t) = state.task(n) else {
+        return Err(CommandError::input(format!(
+            "feature `{}` has no issue {n} ({file})",
+            ctx.feature
+        )));
+    };
+    if dispatchable(state, t) {
+        return Ok(Ok(()));
+    }
+    if !first {
+        return Ok(Err(format!("issue {n} is {}", t.stage)));
+    }
+    match &t.stage {
+        Stage::Done => Ok(Err(format!("issue {n} is already DONE"))),
+        Stage::InProgress => Err(CommandError::locked(format!(
+            "issue {n} of `{}` is IN_PROGRESS in another run ({})",
+            ctx.feature,
+            t.owner.as_deref().unwrap_or("owner unknown")
+        ))
+        .with_hint("wait for that run to finish")),
+        Stage::Blocked | Stage::Skipped => Err(CommandError::input(format!(
+            "issue {n} of `{}` is {}{}",
+            ctx.feature,
+            t.stage,
+            t.blocked_reason
+                .as_deref()
+                .map(|r| format!(": {r}"))
+                .unwrap_or_default()
+        ))
+        .with_hint(format!(
+            "run `swarm-attack unblock {} --issue {n}` first",
+            ctx.feature
+        ))),
+        Stage::Backlog | Stage::Interrupted => {
+            let waits: Vec<String> = readiness::waiting_on(state, n)
+                .iter()
+                .map(|(d, s)| format!("#{d} ({s})"))
+                .collect();
+            Err(CommandError::input(format!(
+                "issue {n} of `{}` is waiting on {}",
+                ctx.feature,
+                waits.join(", ")
+            ))
+            .with_hint("run its dependencies first (or run without --issue)"))
+        }
+        other => Err(CommandError::input(format!(
+            "issue {n} of `{}` is {other} and cannot be run",
+            ctx.feature
+        ))),
+    }
+}
+
+/// Why nothing can be claimed, in one sentence.
+pub fn nothing_reason(state: &FeatureState) -> String {
+    let count = |s: Stage| state.tasks.iter().filter(|t| t.stage == s).count();
+    let list = |s: Stage| {
+        state
+            .tasks
+            .iter()
+            .filter(|t| t.stage == s)
+            .map(|t| format!("#{}", t.issue_number))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if state.tasks.is_empty() {
+        return "the feature has no issues".into();
+    }
+    let mut parts = vec![format!("{} DONE", count(Stage::Done))];
+    for s in [
+        Stage::InProgress,
+        Stage::Blocked,
+        Stage::Backlog,
+        Stage::Skipped,
+        Stage::Interrupted,
+    ] {
+        if count(s.clone()) > 0 {
+            parts.push(format!("{} {} ({})", count(s.clone()), s, list(s.clone())));
+        }
+    }
+    format!("no issue is READY: {}", parts.join(", "))
+}
+
+/// IN_PROGRESS tasks whose owner is gone become INTERRUPTED; their worktrees are removed.
+fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
+    let locks_dir = run_locks_dir(ctx.project);
+    let now = clock::now();
+    let timeout = ctx.project.config.sessions.stale_timeout_minutes;
+    let mut recovered = Vec::new();
+    for t in txn.state.tasks.iter_mut() {
+        if t.stage != Stage::InProgress {
+            continue;
+        }
+        let parsed = t.owner.as_deref().and_then(Owner::parse);
+        let liveness = match &parsed {
+            Some(o) if o.session.as_deref() == Some(ctx.session.as_str()) => owner::Liveness::Alive,
+            Some(o) => run_lock::liveness(&locks_dir, o, &ctx.host),
+            None => owner::Liveness::Dead,
+        };
+        let age = parsed.as_ref().and_then(|o| {
+            time::OffsetDateTime::parse(&o.since, &time::format_description::well_known::Rfc3339)
+                .ok()
+                .map(|since| ((now - since).whole_minutes().max(0)) as u64)
+        });
+        if owner::is_stale(parsed.as_ref(), liveness, age, timeout) {
+            recovered.push((t.issue_number, t.owner.clone().unwrap_or_default()));
+            t.stage = Stage::Interrupted;
+            t.owner = None;
+        }
+    }
+    for (issue, old_owner) in recovered {
+        crate::app::run::land::wait_for_orphaned_landing(ctx, issue);
+        remove_issue_worktrees(ctx, issue);
+        ctx.report(Progress::Recovered {
+            issue,
+            owner: old_owner,
+        });
+    }
+}
+
+/// The liveness-lock folder of a project.
+pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathBuf {
+    project.paths.swarm_dir.join("locks")
+}
+
+/// Removes worktrees of issues that are not IN_PROGRESS (left by killed runs).
+fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
+    let Ok(rd) = std::fs::read_dir(ctx.worktrees_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let issue = name
+            .strip_prefix("issue-")
+            .and_then(|r| r.split('-').next())
+            .and_then(|n| n.parse::<u32>().ok());
+        let busy = issue
+            .and_then(|n| state.task(n))
+            .is_some_and(|t| t.stage == Stage::InProgress);
+        if !busy {
+            ctx.git.remove_worktree(&e.path());
+        }
+    }
+}
+
+/// Removes every worktree of `issue` (all attempts) left by a dead run.
+pub fn remove_issue_worktrees(ctx: &RunContext<'_>, issue: u32) {
+    let dir = ctx.worktrees_dir();
+    let prefix = format!("issue-{issue}-attempt-");
+    if let Ok(rd) = std::fs::read_dir(&dir) {
+        for e in rd.flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                ctx.git.remove_worktree(&e.path());
+            }
+        }
+    }
+}

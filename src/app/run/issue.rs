@@ -1,0 +1,534 @@
+//! One claimed issue from claim to DONE / BLOCKED: duplicate checks, coordination, then
+//! attempts (each in a fresh worktree on the branch's current tip) with the failures fed
+//! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
+//!
+//! SOLO: the decision's winner runs as `primary`. (PARALLEL / SYNTHESIS execution runs
+//! [`attempt::run_attempt`] for two candidates and lands one; until it exists every mode
+//! runs its winner alone, which is SPEC §6's fail-open.)
+
+use crate::app::plan;
+use crate::app::prompt::{self, CoordinationContext, PromptRequest};
+use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
+use crate::app::run::claim::Claim;
+use crate::app::run::land::{self, Landed};
+use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
+use crate::app::summary;
+use crate::core::events::Event;
+use crate::core::failure_verdict::{self, Verdict};
+use crate::core::readiness;
+use crate::core::stage::Stage;
+use crate::core::state::{EvidenceRecord, Task};
+use crate::error::{CmdResult, CommandError};
+use crate::io::llm;
+use std::path::{Path, PathBuf};
+
+/// A worktree queued for removal when dropped (success, failure or error alike); the
+/// scheduler removes it after reporting the issue's result.
+struct WorktreeGuard<'g> {
+    ctx: &'g RunContext<'g>,
+    path: PathBuf,
+}
+
+impl Drop for WorktreeGuard<'_> {
+    fn drop(&mut self) {
+        match self.ctx.pending_removals.lock() {
+            Ok(mut v) => v.push(self.path.clone()),
+            Err(_) => self.ctx.git.remove_worktree(&self.path),
+        }
+    }
+}
+
+/// A fresh worktree for an attempt, on the branch's current tip.
+fn fresh_worktree<'g>(
+    ctx: &'g RunContext<'g>,
+    issue: u32,
+    attempt: u32,
+) -> CmdResult<(WorktreeGuard<'g>, String)> {
+    let git = &ctx.git;
+    let base = git
+        .head(&git.root)
+        .map_err(|e| CommandError::internal(e.to_string()))?
+        .ok_or_else(|| {
+            CommandError::input("the repository has no commit yet; commit something first")
+        })?;
+    let path = ctx.worktree_path(issue, attempt);
+    git.add_worktree(&path, &base).map_err(|e| {
+        CommandError::internal(format!(
+            "could not create the worktree for issue {issue}: {e}"
+        ))
+    })?;
+    Ok((WorktreeGuard { ctx, path }, base))
+}
+
+/// What the record step decided after a failed attempt.
+enum Next {
+    Retry(u32),
+    End(Outcome),
+}
+
+/// Works on a claimed issue until it is DONE, BLOCKED, SKIPPED or stopped.
+/// `slot_free` is called once the work passed verification (before landing).
+pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdResult<IssueResult> {
+    let issue = claim.issue;
+    let task = &claim.task;
+    let mut attempt = claim.attempt;
+    let mut retries = claim.retries;
+    let mut attempts_here = 1;
+    let mut cost: Option<f64> = None;
+    let result = |outcome: Outcome, attempts: u32, cost: Option<f64>| IssueResult {
+        issue,
+        title: task.title.clone(),
+        attempts,
+        cost_usd: cost,
+        outcome,
+    };
+    ctx.report(Progress::Claimed {
+        issue,
+        title: task.title.clone(),
+        attempt,
+        resumed: claim.resumed,
+    });
+    let (mut wt, mut base) = fresh_worktree(ctx, issue, attempt)?;
+    let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
+
+    // 1. Duplicate detection.
+    let dup = duplicate::check(ctx, task, &wt.path, &artifacts)?;
+    if let Some((check, evidence)) = dup.fired() {
+        let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
+        return Ok(result(outcome, 0, None));
+    }
+
+    // 2. Coordination (SOLO execution of the winner).
+    let decision = plan::decide_for_task(ctx.project, &ctx.feature, task);
+    let agent = ctx
+        .project
+        .config
+        .agents
+        .iter()
+        .find(|a| a.name == decision.winner)
+        .or_else(|| ctx.project.config.agents.first())
+        .ok_or_else(|| CommandError::input("config.yaml has no agents (agents: [])"))?;
+    let mode = decision.mode.as_str().to_string();
+    let executed = if decision.mode == crate::core::coordination::Mode::Solo {
+        format!("SOLO ({})", agent.name)
+    } else {
+        format!("{mode} decided; ran SOLO ({})", agent.name)
+    };
+    // appended with the first attempt's events; `last_mode` is recorded with the result
+    let mut selected = Some(decision.event(issue));
+
+    // 3. Attempts.
+    let mut failures: Vec<String> = Vec::new();
+    if let Some(f) = task
+        .last_failure
+        .as_deref()
+        .filter(|_| retries > 0 || claim.resumed)
+    {
+        failures.push(f.to_string());
+    }
+    loop {
+        let built = prompt::build_prompt(
+            ctx.project,
+            &claim.state,
+            &PromptRequest {
+                issue,
+                agent: agent.name.clone(),
+                coordination: CoordinationContext::Solo,
+                attempt,
+                previous_failures: failures.clone(),
+            },
+        );
+        ctx.report(Progress::AgentStarted {
+            issue,
+            agent: agent.name.clone(),
+            mode: executed.clone(),
+            attempt,
+        });
+        let spec = AttemptSpec {
+            issue,
+            attempt,
+            title: &task.title,
+            github_issue: task.github_issue,
+            test_file: task.test_file.as_deref(),
+            worktree: &wt.path,
+            base: &base,
+            artifacts: artifacts.clone(),
+        };
+        let res = attempt::run_attempt(
+            ctx,
+            &spec,
+            Candidate {
+                agent,
+                role: "primary",
+                prompt: built.text,
+                pre_events: selected.take().into_iter().chain([built.event]).collect(),
+            },
+        )?;
+        let failed = match res {
+            AttemptResult::Passed(p) => {
+                cost = record::sum_cost(cost, p.cost_usd);
+                slot_free();
+                match finish_done(ctx, claim, &wt.path, &base, &p, &executed)? {
+                    Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
+                    None => Failed {
+                        reason: "the change conflicts with work that landed meanwhile".into(),
+                        excerpt: String::new(),
+                        agent_failure: false,
+                        cost_usd: None,
+                        pending_events: Vec::new(),
+                    },
+                }
+            }
+            AttemptResult::Failed(f) => {
+                cost = record::sum_cost(cost, f.cost_usd);
+                f
+            }
+        };
+        failures.push(failed.feedback(attempt));
+        let max = ctx.project.config.sessions.max_implementation_retries;
+        let analysis = if retries < max {
+            analyse(ctx, task, &failed.feedback(attempt))
+        } else {
+            None
+        };
+        if let Some((_, text)) = &analysis {
+            failures.push(format!("Failure analysis: {text}"));
+        }
+        let next = record_failure(
+            ctx,
+            claim,
+            &failed,
+            analysis.as_ref(),
+            &executed,
+            &mut retries,
+        )?;
+        match next {
+            Next::End(outcome) => {
+                ctx.report(Progress::AttemptFailed {
+                    issue,
+                    attempt,
+                    reason: failed.reason.clone(),
+                    retrying: false,
+                });
+                return Ok(result(outcome, attempts_here, cost));
+            }
+            Next::Retry(n) => {
+                ctx.report(Progress::AttemptFailed {
+                    issue,
+                    attempt,
+                    reason: failed.reason.clone(),
+                    retrying: true,
+                });
+                attempt = n;
+                attempts_here += 1;
+                drop(wt);
+                let fresh = fresh_worktree(ctx, issue, attempt)?;
+                wt = fresh.0;
+                base = fresh.1;
+                artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
+            }
+        }
+    }
+}
+
+/// Records an issue found already implemented: DONE with the evidence, no agent called.
+fn record_duplicate(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    dup: &duplicate::DuplicateReport,
+    check: &str,
+    evidence: EvidenceRecord,
+) -> CmdResult<Outcome> {
+    let issue = claim.issue;
+    let mut done = claim.task.clone();
+    done.stage = Stage::Done;
+    done.commit = evidence.commit.clone().or(done.commit);
+    summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
+    record::with_txn(ctx, |txn| {
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        t.stage = Stage::Done;
+        t.owner = None;
+        t.blocked_reason = None;
+        t.last_failure = None;
+        if evidence.commit.is_some() {
+            t.commit = evidence.commit.clone();
+        }
+        if !t.evidence.contains(&evidence) {
+            t.evidence.push(evidence.clone());
+        }
+        copy_summary(t, &done);
+        let summary = t.summary().map(str::to_string);
+        let commit = t.commit.clone();
+        txn.events.push(Event::DuplicateDetected {
+            issue,
+            git: duplicate::DuplicateReport::to_json(&dup.git),
+            tests: duplicate::DuplicateReport::to_json(&dup.tests),
+            files: duplicate::DuplicateReport::to_json(&dup.files),
+        });
+        txn.events.push(Event::IssueDone {
+            issue,
+            commit: commit.clone(),
+            cost_usd: None,
+            summary,
+            convergence: None,
+        });
+        readiness::recompute(&mut txn.state);
+        if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+            txn.state.phase = crate::core::stage::Phase::Complete;
+        }
+        Ok(Outcome::AlreadyImplemented {
+            check: check.to_string(),
+            detail: evidence.detail.clone().unwrap_or_default(),
+            commit,
+        })
+    })
+}
+
+fn copy_summary(t: &mut Task, from: &Task) {
+    if t.summary().is_none() {
+        t.outputs.semantic_summary = from.outputs.semantic_summary.clone();
+        t.completion_summary = from.completion_summary.clone();
+        if from
+            .outputs
+            .classes_defined
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+        {
+            t.outputs.classes_defined = from.outputs.classes_defined.clone();
+        }
+    }
+}
+
+/// Lands a passed attempt and records DONE. `None`: the change conflicts with what landed
+/// meanwhile (the caller retries).
+fn finish_done(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    worktree: &Path,
+    base: &str,
+    p: &attempt::Passed,
+    mode: &str,
+) -> CmdResult<Option<Outcome>> {
+    let issue = claim.issue;
+    // The summary may ask the LLM helper: build it before taking the lock.
+    let mut done = claim.task.clone();
+    done.stage = Stage::Done;
+    done.outputs.files_created = p.files_created.clone();
+    done.outputs.semantic_summary = None;
+    done.completion_summary = None;
+    summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
+    let outcome = record::with_txn(ctx, |txn| {
+        txn.events.extend(p.pending_events.iter().cloned());
+        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+            return Ok(Some(Outcome::Lost {
+                reason: "another run took the issue over; this run's work was not landed".into(),
+            }));
+        }
+        let landed = land::land(ctx, worktree, &p.commit, base, issue)?;
+        record::add_cost(&mut txn.state, issue, p.cost_usd);
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(None);
+        };
+        t.last_mode = Some(mode.to_string());
+        match landed {
+            Landed::Conflict(_) => Ok(None),
+            Landed::Refused {
+                message,
+                keep_ref,
+                commit,
+            } => {
+                let short = &commit[..commit.len().min(10)];
+                let reason = format!(
+                    "implemented and verified in commit {short}, but it could not land on the checked-out branch ({message}); commit or stash your changes, then run `git merge --ff-only {keep_ref}`"
+                );
+                t.stage = Stage::Blocked;
+                t.owner = None;
+                t.blocked_reason = Some(reason.clone());
+                let retries = t.retries;
+                txn.events.push(Event::IssueBlocked {
+                    issue,
+                    reason: reason.clone(),
+                    retries,
+                });
+                Ok(Some(Outcome::Blocked { reason }))
+            }
+            Landed::Landed { commit } => {
+                t.stage = Stage::Done;
+                t.owner = None;
+                t.blocked_reason = None;
+                t.last_failure = None;
+                t.commit = Some(commit.clone());
+                t.outputs.files_created = p.files_created.clone();
+                t.outputs.semantic_summary = None;
+                t.completion_summary = None;
+                copy_summary(t, &done);
+                let subject =
+                    crate::core::commit_message::subject(&ctx.feature, issue, t.github_issue);
+                let ev = EvidenceRecord {
+                    source: "subject".into(),
+                    commit: Some(commit.clone()),
+                    detail: Some(subject),
+                };
+                if !t.evidence.contains(&ev) {
+                    t.evidence.push(ev);
+                }
+                let summary = t.summary().map(str::to_string);
+                let cost = t.cost_usd;
+                txn.events.push(Event::IssueDone {
+                    issue,
+                    commit: Some(commit.clone()),
+                    cost_usd: cost,
+                    summary,
+                    convergence: None,
+                });
+                readiness::recompute(&mut txn.state);
+                if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+                    txn.state.phase = crate::core::stage::Phase::Complete;
+                }
+                Ok(Some(Outcome::Done {
+                    commit,
+                    files_created: p.files_created.clone(),
+                    files_modified: p.files_modified.clone(),
+                    tests_passed: p.tests_passed,
+                }))
+            }
+        }
+    })?;
+    land::clear_landing_marker(ctx, issue);
+    Ok(outcome)
+}
+
+/// Records a failed attempt: retry (event `retry_started`), or BLOCKED when the retries
+/// are used up (event `issue_blocked`), or stopped by the circuit breaker (back to READY).
+fn record_failure(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    failed: &Failed,
+    analysis: Option<&(Verdict, String)>,
+    mode: &str,
+    retries: &mut u32,
+) -> CmdResult<Next> {
+    let issue = claim.issue;
+    let max = ctx.project.config.sessions.max_implementation_retries;
+    let tripped = ctx.breaker.tripped();
+    record::with_txn(ctx, |txn| {
+        txn.events.extend(failed.pending_events.iter().cloned());
+        record::add_cost(&mut txn.state, issue, failed.cost_usd);
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(Next::End(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            }));
+        };
+        t.last_mode = Some(mode.to_string());
+        let feedback = failed.feedback(t.attempts);
+        t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
+        let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {
+            t.stage = Stage::Blocked;
+            t.owner = None;
+            t.blocked_reason = Some(reason.clone());
+            events.push(Event::IssueBlocked {
+                issue,
+                reason: reason.clone(),
+                retries: t.retries,
+            });
+            Next::End(Outcome::Blocked { reason })
+        };
+        if t.retries >= max {
+            let reason = format!(
+                "{} (attempt {}; {} retr{} used of {max})",
+                failed.reason,
+                t.attempts,
+                t.retries,
+                if t.retries == 1 { "y" } else { "ies" }
+            );
+            *retries = t.retries;
+            return Ok(block(t, reason, &mut txn.events));
+        }
+        match analysis {
+            Some((Verdict::Escalate, text)) => {
+                let reason = format!(
+                    "{}; failure analysis: escalate to a human — {}",
+                    failed.reason,
+                    first_line(text)
+                );
+                return Ok(block(t, reason, &mut txn.events));
+            }
+            Some((Verdict::Skip, text)) => {
+                let reason = format!(
+                    "{}; failure analysis: skip — {}",
+                    failed.reason,
+                    first_line(text)
+                );
+                t.stage = Stage::Skipped;
+                t.owner = None;
+                t.blocked_reason = Some(reason.clone());
+                txn.events.push(Event::IssueSkipped {
+                    issue,
+                    blocking_issue: None,
+                });
+                readiness::recompute(&mut txn.state);
+                return Ok(Next::End(Outcome::Skipped { reason }));
+            }
+            _ => {}
+        }
+        t.retries += 1;
+        *retries = t.retries;
+        if let Some(msg) = &tripped {
+            t.stage = Stage::Ready;
+            t.owner = None;
+            return Ok(Next::End(Outcome::Stopped {
+                reason: msg.clone(),
+            }));
+        }
+        t.attempts += 1;
+        let next = t.attempts;
+        txn.events.push(Event::RetryStarted {
+            issue,
+            attempt: next,
+        });
+        Ok(Next::Retry(next))
+    })
+}
+
+/// The analysis without its verdict line, in one line.
+fn first_line(analysis: &str) -> String {
+    let mut lines = analysis.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("");
+    let rest: Vec<&str> = lines.collect();
+    let text = if rest.is_empty() {
+        first.to_string()
+    } else {
+        rest.join(" ")
+    };
+    text.chars().take(300).collect()
+}
+
+/// With `llm.command`: asks for a failure analysis. `None` without a helper or on any error.
+fn analyse(ctx: &RunContext<'_>, task: &Task, failure: &str) -> Option<(Verdict, String)> {
+    ctx.project.config.llm.command.as_ref()?;
+    let prompt = failure_verdict::prompt(task.issue_number, &task.title, failure);
+    let answer = llm::ask(
+        &ctx.project.config,
+        &ctx.project.root,
+        &llm::LlmRequest {
+            agent: "failure-analysis",
+            feature: &ctx.feature,
+            issue: task.issue_number,
+            purpose: "failure-analysis",
+            prompt: &prompt,
+        },
+    )
+    .ok()?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return None;
+    }
+    Some((
+        failure_verdict::parse(answer),
+        crate::core::test_report::excerpt(answer, 2000),
+    ))
+}

@@ -1,0 +1,248 @@
+//! `run <feature>` (SPEC §7): turns READY issues into verified commits.
+//!
+//! The flow per issue: claim (under the feature lock: sync, recover stale claims, mark the
+//! task IN_PROGRESS with this run as owner) → unlock → duplicate checks → coordination →
+//! prompt → agent in a fresh worktree → verification → commit in the worktree → lock →
+//! land the commit on the checked-out branch and record DONE → unlock. Failures retry with
+//! the failure fed back, then BLOCKED. The feature lock is never held while an agent or a
+//! test command runs, so `status` and other commands never wait for minutes.
+//!
+//! Modules: [`scheduler`] (the loop, `--workers`), [`claim`] (taking a task, stale-owner
+//! recovery), [`issue`] (one issue from claim to DONE/BLOCKED), [`attempt`] (one candidate
+//! agent in one worktree — the unit a two-agent mode runs twice), [`duplicate`],
+//! [`verify`], [`land`], [`record`] (state changes under the lock), [`dry_run`].
+
+pub mod attempt;
+pub mod claim;
+pub mod dry_run;
+pub mod duplicate;
+pub mod issue;
+pub mod land;
+pub mod record;
+pub mod scheduler;
+pub mod verify;
+
+use crate::app::project::Project;
+use crate::io::run_lock::RunLock;
+use crate::io::worktree::Git;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub use scheduler::run;
+
+/// What `run` was asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Only this issue.
+    pub issue: Option<u32>,
+    /// At most this many issues dispatched to agents.
+    pub max_issues: Option<u32>,
+    /// Independent issues run at once (≥ 1).
+    pub workers: u32,
+    /// Print what would run; write nothing.
+    pub dry_run: bool,
+}
+
+/// How one issue ended in this run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Implemented, verified, committed and landed.
+    Done {
+        commit: String,
+        files_created: Vec<String>,
+        files_modified: Vec<String>,
+        tests_passed: Option<u64>,
+    },
+    /// Found already implemented before dispatch (`check` is `git`, `tests` or `files`).
+    AlreadyImplemented {
+        check: String,
+        detail: String,
+        commit: Option<String>,
+    },
+    /// Retries exhausted (or escalated, or the work could not land).
+    Blocked { reason: String },
+    /// The failure analysis recommended skipping it.
+    Skipped { reason: String },
+    /// Stopped by the circuit breaker (back to READY, retries kept).
+    Stopped { reason: String },
+    /// Another run took it over (this run had been considered dead); nothing recorded.
+    Lost { reason: String },
+}
+
+/// One issue's result in a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IssueResult {
+    pub issue: u32,
+    pub title: String,
+    /// Attempts started by this run.
+    pub attempts: u32,
+    pub cost_usd: Option<f64>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct RunReport {
+    pub feature: String,
+    /// The branch results landed on (`None`: detached HEAD).
+    pub branch: Option<String>,
+    pub results: Vec<IssueResult>,
+    /// Set when there was nothing to do, saying why.
+    pub nothing_to_do: Option<String>,
+    /// Set when the circuit breaker stopped the run.
+    pub breaker: Option<String>,
+    /// The plan of a dry run.
+    pub plan: Option<dry_run::Plan>,
+}
+
+impl RunReport {
+    /// Whether any issue ended BLOCKED.
+    pub fn any_blocked(&self) -> bool {
+        self.results
+            .iter()
+            .any(|r| matches!(r.outcome, Outcome::Blocked { .. }))
+    }
+}
+
+/// Progress reported while running (the CLI prints it).
+#[derive(Debug, Clone)]
+pub enum Progress {
+    Started {
+        branch: Option<String>,
+        workers: u32,
+    },
+    Claimed {
+        issue: u32,
+        title: String,
+        attempt: u32,
+        resumed: bool,
+    },
+    Recovered {
+        issue: u32,
+        owner: String,
+    },
+    AgentStarted {
+        issue: u32,
+        agent: String,
+        mode: String,
+        attempt: u32,
+    },
+    AttemptFailed {
+        issue: u32,
+        attempt: u32,
+        reason: String,
+        retrying: bool,
+    },
+    Finished(IssueResult),
+    Notice(String),
+}
+
+/// The circuit breaker: consecutive agent-process failures (spawn failure, crash, non-zero
+/// exit, timeout, an error reported in the agent's JSON) across the whole run. An agent
+/// process that ends normally resets it; test failures do not count.
+#[derive(Debug, Default)]
+pub struct Breaker {
+    limit: u32,
+    consecutive: AtomicU32,
+    tripped: Mutex<Option<String>>,
+}
+
+impl Breaker {
+    pub fn new(limit: u32) -> Self {
+        Breaker {
+            limit,
+            ..Default::default()
+        }
+    }
+
+    /// Records an agent process's result (`Some(reason)`: it failed).
+    pub fn record(&self, failure: Option<&str>) {
+        match failure {
+            None => self.consecutive.store(0, Ordering::SeqCst),
+            Some(reason) => {
+                let n = self.consecutive.fetch_add(1, Ordering::SeqCst) + 1;
+                if self.limit > 0
+                    && n >= self.limit
+                    && let Ok(mut t) = self.tripped.lock()
+                    && t.is_none()
+                {
+                    *t = Some(format!(
+                        "stopped after {n} consecutive agent failures (sessions.max_consecutive_agent_failures = {}); last: {reason}",
+                        self.limit
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The message when tripped.
+    pub fn tripped(&self) -> Option<String> {
+        self.tripped.lock().ok().and_then(|t| t.clone())
+    }
+}
+
+/// Everything the workers of one run share.
+pub struct RunContext<'p> {
+    pub project: &'p Project,
+    pub feature: String,
+    pub git: Git,
+    /// This run's owner identity (written into claimed tasks).
+    pub host: String,
+    pub session: String,
+    pub breaker: Breaker,
+    pub progress: &'p (dyn Fn(&Progress) + Sync),
+    /// Held for the run's life: tells other runs this one is alive.
+    pub run_lock: RunLock,
+    /// Worktrees to remove once the issue's result is reported (off the critical path).
+    pub pending_removals: Mutex<Vec<PathBuf>>,
+}
+
+impl RunContext<'_> {
+    pub fn report(&self, p: Progress) {
+        (self.progress)(&p)
+    }
+
+    /// The owner string for a claim made now.
+    pub fn owner_now(&self) -> String {
+        crate::core::owner::Owner {
+            pid: std::process::id(),
+            host: self.host.clone(),
+            since: crate::io::clock::now_rfc3339(),
+            session: Some(self.session.clone()),
+        }
+        .format()
+    }
+
+    /// The folder that holds this feature's worktrees.
+    pub fn worktrees_dir(&self) -> PathBuf {
+        let root = PathBuf::from(&self.project.config.git.worktrees_root);
+        let base = if root.is_absolute() {
+            root
+        } else {
+            self.project.root.join(root)
+        };
+        base.join(&self.feature)
+    }
+
+    /// Removes the worktrees queued by finished attempts.
+    pub fn remove_pending_worktrees(&self) {
+        let paths: Vec<PathBuf> = self
+            .pending_removals
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default();
+        for p in paths {
+            self.git.remove_worktree(&p);
+        }
+    }
+
+    /// The worktree of one attempt.
+    pub fn worktree_path(&self, issue: u32, attempt: u32) -> PathBuf {
+        self.worktrees_dir()
+            .join(format!("issue-{issue}-attempt-{attempt}"))
+    }
+}

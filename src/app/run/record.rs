@@ -1,0 +1,81 @@
+//! State changes and events of a run, each under a short hold of the feature lock: the
+//! state is re-read under the lock, only this run's task is changed, and the change is
+//! written (atomically) before the lock is released.
+
+use crate::app::project::FeatureTxn;
+use crate::app::run::RunContext;
+use crate::core::events::Event;
+use crate::core::stage::Stage;
+use crate::core::state::{FeatureState, Task};
+use crate::error::CmdResult;
+use serde_json::Value;
+
+/// Runs `f` on the feature under its lock, then writes what changed and appends the
+/// events. Nothing is written when `f` fails.
+pub fn with_txn<T>(
+    ctx: &RunContext<'_>,
+    f: impl FnOnce(&mut FeatureTxn<'_>) -> CmdResult<T>,
+) -> CmdResult<T> {
+    let mut txn = ctx.project.begin(&ctx.feature)?;
+    let out = f(&mut txn)?;
+    txn.commit()?;
+    Ok(out)
+}
+
+/// Appends events (no state change).
+pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    // events only: the lock and the append, no state read
+    let lock = ctx.project.lock(&ctx.feature)?;
+    ctx.project
+        .event_log(&ctx.feature)
+        .append(&lock, &crate::io::clock::now_rfc3339(), &events)
+}
+
+/// The task if it is still IN_PROGRESS under `owner` (this run's claim).
+pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option<&'a mut Task> {
+    state
+        .task_mut(issue)
+        .filter(|t| t.stage == Stage::InProgress && t.owner.as_deref() == Some(owner))
+}
+
+/// Adds an agent's cost to the task and the feature totals.
+pub fn add_cost(state: &mut FeatureState, issue: u32, cost: Option<f64>) {
+    let Some(cost) = cost.filter(|c| *c > 0.0) else {
+        return;
+    };
+    if let Some(t) = state.task_mut(issue) {
+        t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + cost);
+    }
+    state.cost_total_usd += cost;
+    if !state.cost_by_phase.is_object() {
+        state.cost_by_phase = Value::Object(Default::default());
+    }
+    if let Some(m) = state.cost_by_phase.as_object_mut() {
+        let prev = m.get("IMPLEMENTING").and_then(Value::as_f64).unwrap_or(0.0);
+        m.insert("IMPLEMENTING".into(), Value::from(prev + cost));
+    }
+}
+
+/// Sums two optional costs.
+pub fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+    }
+}
+
+/// Gives a task this run still owns back after an unexpected error: INTERRUPTED (the next
+/// run retries it) with the error as the last failure. Best effort.
+pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error: &str) {
+    let _ = with_txn(ctx, |txn| {
+        if let Some(t) = owned(&mut txn.state, issue, owner) {
+            t.stage = Stage::Interrupted;
+            t.owner = None;
+            t.last_failure = Some(error.to_string());
+        }
+        Ok(())
+    });
+}

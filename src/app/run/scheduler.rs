@@ -1,0 +1,247 @@
+//! The run loop: claim READY issues in dependency order and work on up to `--workers` of
+//! them at once (threads, each issue in its own worktree). Whenever an issue finishes, the
+//! next claim re-reads the state, so a dependent becomes READY — and is started — the
+//! moment its dependencies are DONE. `--issue N` limits the run to one issue,
+//! `--max-issues K` to K dispatched issues (issues found already implemented do not count).
+//! The circuit breaker stops claiming after K consecutive agent-process failures.
+
+use crate::app::project::Project;
+use crate::app::run::claim::{self, ClaimResult};
+use crate::app::run::{
+    Breaker, IssueResult, Outcome, Progress, RunContext, RunOptions, RunReport, dry_run, issue,
+    record, verify,
+};
+use crate::error::{CmdResult, CommandError};
+use crate::io::run_lock::{self, RunLock};
+use crate::io::worktree::Git;
+use crate::io::{clock, interrupt};
+use std::sync::mpsc;
+
+/// What workers tell the scheduler.
+enum Msg {
+    /// The worker's work passed verification; its slot may take the next issue.
+    SlotFree,
+    /// The worker finished its issue.
+    Done {
+        freed: bool,
+        issue: u32,
+        owner: String,
+        result: CmdResult<IssueResult>,
+    },
+}
+
+/// Runs the feature's READY issues (SPEC §7).
+pub fn run(
+    project: &Project,
+    feature: &str,
+    opts: &RunOptions,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> CmdResult<RunReport> {
+    project.check_feature(feature)?;
+    if opts.workers == 0 {
+        return Err(CommandError::input("--workers must be at least 1"));
+    }
+    if opts.dry_run {
+        return dry_run::plan(project, feature, opts);
+    }
+    // A feature without state is an input error (exit 2) before anything else.
+    if !project.paths.state_file(feature).exists() {
+        drop(project.begin(feature)?);
+    }
+
+    if project.config.agents.is_empty() {
+        return Err(CommandError::input(format!(
+            "{} has no agents (agents: [])",
+            project.config_path.display()
+        ))
+        .with_hint("add an agent with a name and a command"));
+    }
+    verify::check_test_command(project)?;
+    let (git, fallback_identity) = Git::open(&project.root).map_err(|e| {
+        CommandError::input(format!(
+            "{} is not a git repository ({})",
+            project.root.display(),
+            e.message
+        ))
+        .with_hint("run swarm-attack inside a git repository (or pass -p DIR)")
+    })?;
+    if git
+        .head(&project.root)
+        .map_err(|e| CommandError::internal(e.to_string()))?
+        .is_none()
+    {
+        return Err(CommandError::input(
+            "the repository has no commit yet; agents work in worktrees of the checked-out commit",
+        )
+        .with_hint("make a first commit, then run again"));
+    }
+    let session = clock::session_id().to_string();
+    let run_lock = RunLock::acquire(&claim::run_locks_dir(project), &session).map_err(|e| {
+        CommandError::internal(format!("could not take this run's liveness lock: {e}"))
+    })?;
+    interrupt::install();
+    git.prune();
+    let branch = git.branch(&project.root);
+    let ctx = RunContext {
+        project,
+        feature: feature.to_string(),
+        git,
+        host: run_lock::hostname(),
+        session,
+        breaker: Breaker::new(project.config.sessions.max_consecutive_agent_failures),
+        progress,
+        run_lock,
+        pending_removals: Default::default(),
+    };
+    if fallback_identity {
+        ctx.report(Progress::Notice(
+            "no git identity is configured; commits are made as `swarm-attack <swarm-attack@localhost>`".into(),
+        ));
+    }
+    ctx.report(Progress::Started {
+        branch: branch.clone(),
+        workers: opts.workers,
+    });
+    let mut report = RunReport {
+        feature: feature.to_string(),
+        branch,
+        ..Default::default()
+    };
+    let error = schedule(&ctx, opts, &mut report);
+    report.breaker = ctx.breaker.tripped();
+    let _ = &ctx.run_lock;
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(report)
+}
+
+/// The loop. Returns the first unexpected error (after every worker stopped).
+fn schedule(
+    ctx: &RunContext<'_>,
+    opts: &RunOptions,
+    report: &mut RunReport,
+) -> Option<CommandError> {
+    let budget = opts.max_issues.map(|k| k as i64);
+    let (tx, rx) = mpsc::channel::<Msg>();
+    let mut error: Option<CommandError> = None;
+    let mut first_nothing: Option<String> = None;
+    std::thread::scope(|scope| {
+        // `running`: workers holding a slot (their agent or tests may be running);
+        // `outstanding`: workers that have not reported yet (a worker gives its slot back
+        // once its work passed verification: landing is short and serialised anyway).
+        let mut running = 0u32;
+        let mut outstanding = 0u32;
+        let mut dispatched: i64 = 0;
+        let mut first = true;
+        loop {
+            // Fill the free workers.
+            while error.is_none()
+                && running < opts.workers
+                && ctx.breaker.tripped().is_none()
+                && budget.is_none_or(|b| dispatched < b)
+                && (opts.issue.is_none() || first)
+            {
+                match claim::claim_next(ctx, opts.issue, first) {
+                    Ok(ClaimResult::Claimed(c)) => {
+                        first = false;
+                        running += 1;
+                        outstanding += 1;
+                        dispatched += 1;
+                        let tx = tx.clone();
+                        scope.spawn(move || {
+                            let freed = std::cell::Cell::new(false);
+                            let free = || {
+                                if !freed.replace(true) {
+                                    let _ = tx.send(Msg::SlotFree);
+                                }
+                            };
+                            let r = issue::work(ctx, &c, &free);
+                            let _ = tx.send(Msg::Done {
+                                freed: freed.get(),
+                                issue: c.issue,
+                                owner: c.owner.clone(),
+                                result: r,
+                            });
+                            ctx.remove_pending_worktrees();
+                        });
+                    }
+                    Ok(ClaimResult::Nothing(why)) => {
+                        if first {
+                            first_nothing = Some(why);
+                        }
+                        first = false;
+                        break;
+                    }
+                    Err(e) => {
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            if outstanding == 0 {
+                break;
+            }
+            let Ok(msg) = rx.recv() else {
+                break;
+            };
+            let Msg::Done {
+                freed,
+                issue,
+                owner,
+                result,
+            } = msg
+            else {
+                running -= 1;
+                continue;
+            };
+            outstanding -= 1;
+            if !freed {
+                running -= 1;
+            }
+            match result {
+                Ok(res) => {
+                    if matches!(res.outcome, Outcome::AlreadyImplemented { .. }) {
+                        dispatched -= 1;
+                    }
+                    ctx.report(Progress::Finished(res.clone()));
+                    report.results.push(res);
+                }
+                Err(e) => {
+                    record::release_after_error(ctx, issue, &owner, &e.message);
+                    if error.is_none() {
+                        error = Some(e);
+                    }
+                }
+            }
+        }
+    });
+    if report.results.is_empty() && error.is_none() {
+        report.nothing_to_do = Some(first_nothing.unwrap_or_else(|| "nothing to do".into()));
+    }
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::app::run::Breaker;
+
+    #[test]
+    fn breaker_trips_after_consecutive_failures_and_resets() {
+        let b = Breaker::new(3);
+        b.record(Some("x"));
+        b.record(Some("x"));
+        b.record(None);
+        b.record(Some("x"));
+        b.record(Some("x"));
+        assert!(b.tripped().is_none());
+        b.record(Some("not logged in"));
+        let msg = b.tripped().unwrap();
+        assert!(msg.contains("3 consecutive") && msg.contains("not logged in"));
+        let off = Breaker::new(0);
+        for _ in 0..10 {
+            off.record(Some("x"));
+        }
+        assert!(off.tripped().is_none());
+    }
+}

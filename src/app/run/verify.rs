@@ -1,0 +1,153 @@
+//! Verification: `tests.command` run in the issue's worktree with `tests.timeout_seconds`
+//! (the whole process group is killed on timeout). How the command string is run (argv or
+//! `sh -c`) is [`crate::core::command_line`]'s rule. The result is read from the counts
+//! when the output format is known (cargo test, pytest, `N passed, N failed`), else from the
+//! exit code; the output is saved in the attempt folder.
+
+use crate::app::run::RunContext;
+use crate::core::command_line::{self, CommandLine};
+use crate::core::test_report::{self, TestCounts};
+use crate::error::{CmdResult, CommandError};
+use crate::io::interrupt;
+use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+/// A test run's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verification {
+    pub passed: bool,
+    pub counts: TestCounts,
+    pub timed_out: bool,
+    pub exit_code: Option<i32>,
+    /// stdout then stderr.
+    pub output: String,
+    /// No test command is configured (nothing was run).
+    pub skipped: bool,
+}
+
+impl Verification {
+    /// One sentence on why it failed.
+    pub fn failure_reason(&self, timeout_s: u64) -> String {
+        if self.timed_out {
+            return format!("the tests timed out after {timeout_s} s");
+        }
+        match (self.counts.failed, self.exit_code) {
+            (Some(f), _) if f > 0 => format!("tests failed ({f} failed)"),
+            (_, Some(c)) => format!("the test command exited with code {c}"),
+            _ => "the test command was killed by a signal".into(),
+        }
+    }
+}
+
+/// Runs `cmd` in `cwd`; the output goes to `log`. `Err` when the program cannot start.
+pub fn run_command(
+    ctx: &RunContext<'_>,
+    cmd: &CommandLine,
+    cwd: &Path,
+    issue: u32,
+    log: &Path,
+) -> CmdResult<Verification> {
+    if cmd.is_empty() {
+        return Ok(Verification {
+            passed: true,
+            counts: TestCounts::default(),
+            timed_out: false,
+            exit_code: None,
+            output: String::new(),
+            skipped: true,
+        });
+    }
+    let argv = cmd.to_argv();
+    let mut env = BTreeMap::new();
+    env.insert("SWARM_FEATURE".to_string(), ctx.feature.clone());
+    env.insert("SWARM_ISSUE".to_string(), issue.to_string());
+    let spec = ProcessSpec {
+        argv: &argv,
+        stdin: b"",
+        cwd: Some(cwd),
+        env,
+        env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
+        timeout: Duration::from_secs(ctx.project.config.tests.timeout_seconds.max(1)),
+    };
+    let mut pid = None;
+    let out = process::run_with_pid(&spec, |p| {
+        interrupt::track(p);
+        pid = Some(p);
+    });
+    if let Some(p) = pid {
+        interrupt::untrack(p);
+    }
+    let out = out.map_err(|e| match e {
+        SpawnError::NotFound { program } => CommandError::input(format!(
+            "the test command's program `{program}` was not found (tests.command in {})",
+            ctx.project.config_path.display()
+        ))
+        .with_hint("install it, or fix tests.command"),
+        other => CommandError::internal(format!("the test command could not start: {other}")),
+    })?;
+    let mut output = out.stdout_text();
+    let err = out.stderr_text();
+    if !err.is_empty() {
+        if !output.is_empty() && !output.ends_with('\n') {
+            output.push('\n');
+        }
+        output.push_str(&err);
+    }
+    if let Some(dir) = log.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::write(log, &output);
+    let counts = test_report::parse_counts(&output);
+    Ok(Verification {
+        passed: test_report::passed(out.success(), &counts),
+        counts,
+        timed_out: out.timed_out,
+        exit_code: out.exit_code,
+        output,
+        skipped: false,
+    })
+}
+
+/// Runs `tests.command` in the worktree.
+pub fn verify(
+    ctx: &RunContext<'_>,
+    worktree: &Path,
+    issue: u32,
+    log: &Path,
+) -> CmdResult<Verification> {
+    let cmd = command_line::parse(&ctx.project.config.tests.command);
+    run_command(ctx, &cmd, worktree, issue, log)
+}
+
+/// Fails early (before any agent runs) when `tests.command`'s program is a bare name that
+/// is not on PATH.
+pub fn check_test_command(project: &crate::app::project::Project) -> CmdResult<()> {
+    let cmd = command_line::parse(&project.config.tests.command);
+    let CommandLine::Argv(argv) = cmd else {
+        return Ok(());
+    };
+    let Some(program) = argv.first() else {
+        return Ok(());
+    };
+    if program.contains('/') || on_path(program) {
+        return Ok(());
+    }
+    Err(CommandError::input(format!(
+        "the test command's program `{program}` was not found on PATH (tests.command in {})",
+        project.config_path.display()
+    ))
+    .with_hint("install it, or set tests.command to the command that runs your tests"))
+}
+
+/// Whether a bare program name is found on PATH.
+pub fn on_path(program: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|d| {
+            std::fs::metadata(d.join(program))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    })
+}

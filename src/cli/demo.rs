@@ -1,0 +1,124 @@
+//! `swarm-attack demo [--dir DIR]`: builds the throw-away example repository and runs the
+//! main job on it, offline — greenlight, run (2 workers), status, audit — printing what
+//! happened.
+
+use crate::app::demo as demo_app;
+use crate::app::project::{Project, ProjectOptions};
+use crate::app::run::{self as run_app, Outcome, RunOptions};
+use crate::app::{greenlight, status};
+use crate::cli::GlobalArgs;
+use crate::cli::feature_cmds::print_tasks;
+use crate::cli::stubs::DemoArgs;
+use crate::core::stage::Stage;
+use crate::error::{CmdResult, CommandError};
+
+pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
+    let _ = g;
+    let started = std::time::Instant::now();
+    let root = demo_app::demo_dir(a.dir.as_deref())?;
+    println!("== swarm-attack demo ==");
+    println!("building a throw-away repository in {}", root.display());
+    let repo = demo_app::create_repo(&root)?;
+    let feature = repo.feature.as_str();
+    println!(
+        "  CLAUDE.md, config.yaml, specs/{feature}/issues.json (4 issues: #2 and #3 need #1, #4 needs #2 and #3)"
+    );
+    println!(
+        "  tools/demo-agent.sh — a DEMONSTRATION agent (a small sh script standing in for a real coding agent)"
+    );
+    println!("  tools/run-tests.sh — the test command");
+    println!(
+        "  history: issue #1 is already implemented in commit {}",
+        &repo.preexisting_commit[..10]
+    );
+    let project = Project::open(&ProjectOptions {
+        project_dir: Some(root.clone()),
+        config_file: None,
+    })?;
+
+    println!("\n$ swarm-attack greenlight {feature}");
+    let gl = greenlight::greenlight(&project, feature, false)?;
+    println!(
+        "greenlight {feature}: added {}, {} ready",
+        gl.merge.added.len(),
+        gl.state
+            .tasks
+            .iter()
+            .filter(|t| t.stage == Stage::Ready)
+            .count()
+    );
+    print_tasks(&gl.state);
+
+    println!("\n$ swarm-attack run {feature} --workers 2");
+    let progress = |p: &run_app::Progress| crate::cli::run::print_progress(p);
+    let report = run_app::run(
+        &project,
+        feature,
+        &RunOptions {
+            workers: 2,
+            ..Default::default()
+        },
+        &progress,
+    )?;
+    let run_exit = crate::cli::run::finish(&report, false)?;
+
+    println!("\n$ swarm-attack status {feature}");
+    let st = status::status_one(&project, feature)?;
+    println!("feature {feature} ({})", st.state.phase);
+    print_tasks(&st.state);
+
+    println!("\n$ swarm-attack audit {feature}");
+    print_audit(&project, feature);
+
+    // What happened, in three lines.
+    println!("\n== what happened ==");
+    let one = st.state.task(1);
+    let found_in_git = one.is_some_and(|t| {
+        t.stage == Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
+    });
+    if found_in_git {
+        println!(
+            "issue #1: found already implemented in git (commit {}) — no agent was called for it",
+            &repo.preexisting_commit[..10]
+        );
+    }
+    let implemented: Vec<String> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Done { .. }))
+        .map(|r| format!("#{}", r.issue))
+        .collect();
+    println!(
+        "issues implemented by the demo agent, verified and committed: {}",
+        if implemented.is_empty() {
+            "none".to_string()
+        } else {
+            implemented.join(", ")
+        }
+    );
+    let all_done = st.state.tasks.iter().all(|t| t.stage == Stage::Done);
+    println!(
+        "all {} issues DONE: {}; took {:.1} s",
+        st.state.tasks.len(),
+        if all_done { "yes" } else { "no" },
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "look around: cd {} && git log --oneline && cat .swarm/events/{feature}.jsonl",
+        root.display()
+    );
+    if !found_in_git || !all_done || run_exit != 0 {
+        return Err(CommandError::work(
+            "the demo did not finish green (see above)",
+        ));
+    }
+    Ok(0)
+}
+
+/// The audit of the demo's feature: a per-issue timeline from the event log.
+fn print_audit(project: &Project, feature: &str) {
+    let file = project.paths.events_file(feature);
+    for (issue, events) in demo_app::timeline(&file) {
+        println!("  #{issue:<3} {}", events.join(" → "));
+    }
+}

@@ -1,0 +1,202 @@
+//! `run <feature>`: printing progress, the summary and the exit code (1 when an issue
+//! ended BLOCKED or the circuit breaker stopped the run; 0 when there was nothing to do).
+
+use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOptions, RunReport};
+use crate::cli::GlobalArgs;
+use crate::cli::output::{paint, print_json};
+use crate::cli::stubs::RunArgs;
+use crate::error::{CmdResult, CommandError};
+
+pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    let opts = RunOptions {
+        issue: a.issue,
+        max_issues: a.max_issues,
+        workers: a.workers,
+        dry_run: a.dry_run,
+    };
+    let as_json = a.json.json;
+    let quiet = g.quiet;
+    let progress = move |p: &Progress| {
+        if !as_json && !quiet {
+            print_progress(p);
+        }
+    };
+    let report = run_app::run(&project, &a.feature, &opts, &progress)?;
+    finish(&report, as_json)
+}
+
+/// Prints the summary (or the JSON report) and decides the exit code.
+pub fn finish(report: &RunReport, as_json: bool) -> CmdResult<u8> {
+    if as_json {
+        print_json(&serde_json::to_value(report).unwrap_or_default());
+    } else {
+        print_summary(report);
+    }
+    if let Some(msg) = &report.breaker {
+        return Err(CommandError::work(format!("the run stopped: {msg}")).with_hint(
+            "check that the agent works on its own (installed, logged in, not rate-limited), then run again; the stopped issues are READY",
+        ));
+    }
+    Ok(if report.any_blocked() { 1 } else { 0 })
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(10)]
+}
+
+/// One line per progress step.
+pub fn print_progress(p: &Progress) {
+    match p {
+        Progress::Started { branch, workers } => println!(
+            "run: landing on {} ({workers} worker{})",
+            branch
+                .as_deref()
+                .map(|b| format!("branch {b}"))
+                .unwrap_or_else(|| "a detached HEAD".into()),
+            if *workers == 1 { "" } else { "s" }
+        ),
+        Progress::Recovered { issue, owner } => println!(
+            "#{issue}: its previous run is gone ({owner}); INTERRUPTED, retrying from a clean worktree"
+        ),
+        Progress::Claimed {
+            issue,
+            title,
+            attempt,
+            resumed,
+        } => println!(
+            "#{issue} {title}: started{} (attempt {attempt})",
+            if *resumed {
+                " again after an interruption"
+            } else {
+                ""
+            }
+        ),
+        Progress::AgentStarted {
+            issue,
+            agent,
+            mode,
+            attempt,
+        } => println!("#{issue}: agent {agent} working, {mode}, attempt {attempt}"),
+        Progress::AttemptFailed {
+            issue,
+            attempt,
+            reason,
+            retrying,
+        } => println!(
+            "#{issue}: attempt {attempt} failed: {reason}{}",
+            if *retrying { "; retrying" } else { "" }
+        ),
+        Progress::Finished(r) => println!("{}", result_line(r)),
+        Progress::Notice(m) => eprintln!("note: {m}"),
+    }
+}
+
+/// One line describing how an issue ended.
+pub fn result_line(r: &IssueResult) -> String {
+    let n = r.issue;
+    match &r.outcome {
+        Outcome::Done {
+            commit,
+            files_created,
+            files_modified,
+            tests_passed,
+        } => format!(
+            "#{n}: {} in commit {} ({} created, {} modified{})",
+            paint("DONE", "32"),
+            short(commit),
+            files_created.len(),
+            files_modified.len(),
+            tests_passed
+                .map(|t| format!("; {t} tests passed"))
+                .unwrap_or_default()
+        ),
+        Outcome::AlreadyImplemented {
+            check,
+            detail,
+            commit,
+        } => format!(
+            "#{n}: already implemented — found by the {check} check ({detail}){}; DONE without calling an agent",
+            commit
+                .as_deref()
+                .map(|c| format!(", commit {}", short(c)))
+                .unwrap_or_default()
+        ),
+        Outcome::Blocked { reason } => format!("#{n}: {}: {reason}", paint("BLOCKED", "31")),
+        Outcome::Skipped { reason } => format!("#{n}: SKIPPED: {reason}"),
+        Outcome::Stopped { reason } => format!("#{n}: stopped, back to READY: {reason}"),
+        Outcome::Lost { reason } => format!("#{n}: {reason}"),
+    }
+}
+
+fn print_summary(report: &RunReport) {
+    if let Some(plan) = &report.plan {
+        if plan.steps.is_empty() {
+            println!(
+                "dry run: nothing would run ({})",
+                report.nothing_to_do.as_deref().unwrap_or("nothing to do")
+            );
+        } else {
+            println!("dry run: would run, in this order (nothing is written):");
+            for s in &plan.steps {
+                let after = if s.after.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", after {}",
+                        s.after
+                            .iter()
+                            .map(|d| format!("#{d}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                };
+                println!(
+                    "  #{:<4} {}  [{} {}, attempt {}{}{}]",
+                    s.issue,
+                    s.title,
+                    s.mode,
+                    s.agent,
+                    s.attempt,
+                    if s.resumed { ", resumed" } else { "" },
+                    after
+                );
+            }
+        }
+        if !plan.in_progress.is_empty() {
+            println!(
+                "  in progress now (another run, or one that crashed and will be resumed): {}",
+                plan.in_progress
+                    .iter()
+                    .map(|n| format!("#{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        return;
+    }
+    if let Some(why) = &report.nothing_to_do {
+        println!("nothing to do: {why}");
+        return;
+    }
+    let count = |f: fn(&Outcome) -> bool| report.results.iter().filter(|r| f(&r.outcome)).count();
+    let done = count(|o| matches!(o, Outcome::Done { .. }));
+    let dup = count(|o| matches!(o, Outcome::AlreadyImplemented { .. }));
+    let blocked = count(|o| matches!(o, Outcome::Blocked { .. }));
+    let other = report.results.len() - done - dup - blocked;
+    let cost: f64 = report.results.iter().filter_map(|r| r.cost_usd).sum();
+    let mut parts = vec![format!("{done} implemented")];
+    if dup > 0 {
+        parts.push(format!("{dup} already implemented"));
+    }
+    if blocked > 0 {
+        parts.push(format!("{blocked} blocked"));
+    }
+    if other > 0 {
+        parts.push(format!("{other} stopped or skipped"));
+    }
+    if cost > 0.0 {
+        parts.push(format!("cost ${cost:.2}"));
+    }
+    println!("run {}: {}", report.feature, parts.join(", "));
+}

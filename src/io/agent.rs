@@ -1,0 +1,246 @@
+//! Running one coding agent (SPEC §10): the configured command with the prompt on stdin,
+//! cwd = the issue's worktree, env `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`,
+//! `SWARM_ATTEMPT`, `SWARM_ROLE`, token variables removed unless passed through, a timeout
+//! that kills the whole process group; prompt, stdout and stderr saved in the attempt folder;
+//! the cost read from a JSON stdout (`total_cost_usd` or `cost_usd`).
+
+use crate::io::config::AgentConfig;
+use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One agent invocation.
+#[derive(Debug, Clone)]
+pub struct AgentRun<'a> {
+    pub agent: &'a AgentConfig,
+    pub feature: &'a str,
+    pub issue: u32,
+    pub attempt: u32,
+    /// `primary` or `runner-up`.
+    pub role: &'a str,
+    pub prompt: &'a str,
+    pub worktree: &'a Path,
+    /// Where the prompt and outputs are saved.
+    pub artifacts: &'a Path,
+    /// Relative programs (`./agent.sh`, `tools/agent`) resolve against this folder (the
+    /// project root), not the worktree.
+    pub project_root: &'a Path,
+}
+
+/// What the agent process did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentOutcome {
+    pub exit_code: Option<i32>,
+    pub timed_out: bool,
+    pub duration_ms: u64,
+    pub cost_usd: Option<f64>,
+    /// The agent reported an error in its JSON output (`"is_error": true`).
+    pub reported_error: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl AgentOutcome {
+    /// Whether the process ended normally and reported no error.
+    pub fn ok(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && !self.reported_error
+    }
+
+    /// One sentence on how the process failed (for retries and the blocked reason).
+    pub fn failure(&self, agent: &str) -> Option<String> {
+        if self.timed_out {
+            return Some(format!(
+                "agent `{agent}` timed out after {} s and was stopped",
+                self.duration_ms / 1000
+            ));
+        }
+        if self.reported_error {
+            return Some(format!("agent `{agent}` reported an error in its output"));
+        }
+        match self.exit_code {
+            Some(0) => None,
+            Some(c) => Some(format!("agent `{agent}` exited with code {c}")),
+            None => Some(format!("agent `{agent}` was killed by a signal")),
+        }
+    }
+}
+
+/// Why the agent could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("agent `{agent}` has no command (agents[].command in config.yaml is empty)")]
+    NoCommand { agent: String },
+    #[error("agent `{agent}`: the program `{program}` was not found")]
+    NotFound { agent: String, program: String },
+    #[error("agent `{agent}` could not be started: {message}")]
+    Spawn { agent: String, message: String },
+}
+
+/// The environment for an agent: SWARM_* set, token variables removed unless passed through.
+pub fn agent_env(run: &AgentRun<'_>) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut env = BTreeMap::new();
+    env.insert("SWARM_AGENT".to_string(), run.agent.name.clone());
+    env.insert("SWARM_FEATURE".to_string(), run.feature.to_string());
+    env.insert("SWARM_ISSUE".to_string(), run.issue.to_string());
+    env.insert("SWARM_ATTEMPT".to_string(), run.attempt.to_string());
+    env.insert("SWARM_ROLE".to_string(), run.role.to_string());
+    let remove = TOKEN_VARS
+        .iter()
+        .filter(|v| !run.agent.env_passthrough.iter().any(|p| p == *v))
+        .map(|s| s.to_string())
+        .collect();
+    (env, remove)
+}
+
+/// Resolves a relative program path (one with a `/`) against `root`.
+pub fn resolve_program(argv: &[String], root: &Path) -> Vec<String> {
+    let mut argv = argv.to_vec();
+    if let Some(first) = argv.first_mut() {
+        let p = Path::new(first.as_str());
+        if p.is_relative() && first.contains('/') {
+            *first = root.join(p).to_string_lossy().into_owned();
+        }
+    }
+    argv
+}
+
+/// Runs the agent; `on_spawn` gets the process id (for the caller's stop-on-signal list).
+/// The prompt, stdout and stderr are written to `artifacts` (`prompt.md`, `agent.stdout`,
+/// `agent.stderr`).
+pub fn run_agent(
+    run: &AgentRun<'_>,
+    on_spawn: impl FnOnce(u32),
+) -> Result<AgentOutcome, AgentError> {
+    let name = run.agent.name.clone();
+    let _ = std::fs::create_dir_all(run.artifacts);
+    let _ = std::fs::write(run.artifacts.join("prompt.md"), run.prompt);
+    if run.agent.command.is_empty() {
+        return Err(AgentError::NoCommand { agent: name });
+    }
+    let argv = resolve_program(&run.agent.command, run.project_root);
+    let (env, env_remove) = agent_env(run);
+    let spec = ProcessSpec {
+        argv: &argv,
+        stdin: run.prompt.as_bytes(),
+        cwd: Some(run.worktree),
+        env,
+        env_remove,
+        timeout: Duration::from_secs(run.agent.timeout_seconds.max(1)),
+    };
+    let out = process::run_with_pid(&spec, on_spawn).map_err(|e| match e {
+        SpawnError::NotFound { program } => AgentError::NotFound {
+            agent: name.clone(),
+            program,
+        },
+        SpawnError::Empty => AgentError::NoCommand {
+            agent: name.clone(),
+        },
+        other => AgentError::Spawn {
+            agent: name.clone(),
+            message: other.to_string(),
+        },
+    })?;
+    let stdout = out.stdout_text();
+    let stderr = out.stderr_text();
+    let _ = std::fs::write(run.artifacts.join("agent.stdout"), &out.stdout);
+    let _ = std::fs::write(run.artifacts.join("agent.stderr"), &out.stderr);
+    let json = json_output(&stdout);
+    Ok(AgentOutcome {
+        exit_code: out.exit_code,
+        timed_out: out.timed_out,
+        duration_ms: out.duration.as_millis() as u64,
+        cost_usd: json.as_ref().and_then(cost_of),
+        reported_error: json
+            .as_ref()
+            .and_then(|v| v.get("is_error"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        stdout,
+        stderr,
+    })
+}
+
+/// The agent's JSON output: the whole stdout, else its last line that is a JSON object.
+pub fn json_output(stdout: &str) -> Option<Value> {
+    let whole = stdout.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(whole) {
+        return Some(v);
+    }
+    whole
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|l| l.starts_with('{'))
+        .find_map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(v @ Value::Object(_)) => Some(v),
+            _ => None,
+        })
+}
+
+/// `total_cost_usd` or `cost_usd` (a non-negative number).
+pub fn cost_of(v: &Value) -> Option<f64> {
+    ["total_cost_usd", "cost_usd"]
+        .iter()
+        .find_map(|k| v.get(*k).and_then(Value::as_f64))
+        .filter(|c| c.is_finite() && *c >= 0.0)
+}
+
+/// The folder for one candidate's artifacts inside an attempt folder: the attempt folder
+/// itself for the primary agent (SOLO), a sub-folder named after the agent otherwise.
+pub fn artifacts_dir(attempt_dir: &Path, agent: &str, role: &str) -> PathBuf {
+    if role == "primary" {
+        attempt_dir.to_path_buf()
+    } else {
+        attempt_dir.join(agent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_from_json_stdout() {
+        let v = json_output("{\"result\":\"ok\",\"total_cost_usd\":0.25}").unwrap();
+        assert_eq!(cost_of(&v), Some(0.25));
+        let v = json_output("working...\n{\"cost_usd\": 1.5}\n").unwrap();
+        assert_eq!(cost_of(&v), Some(1.5));
+        assert!(json_output("no json here").is_none());
+        assert_eq!(cost_of(&serde_json::json!({"cost_usd": -1})), None);
+    }
+
+    #[test]
+    fn tokens_removed_unless_passed_through() {
+        let agent = AgentConfig {
+            env_passthrough: vec!["GH_TOKEN".into()],
+            ..AgentConfig::default()
+        };
+        let run = AgentRun {
+            agent: &agent,
+            feature: "f",
+            issue: 3,
+            attempt: 2,
+            role: "primary",
+            prompt: "",
+            worktree: Path::new("."),
+            artifacts: Path::new("."),
+            project_root: Path::new("."),
+        };
+        let (env, remove) = agent_env(&run);
+        assert_eq!(env["SWARM_ISSUE"], "3");
+        assert_eq!(env["SWARM_ATTEMPT"], "2");
+        assert_eq!(env["SWARM_ROLE"], "primary");
+        assert!(remove.contains(&"GITHUB_TOKEN".to_string()));
+        assert!(!remove.contains(&"GH_TOKEN".to_string()));
+    }
+
+    #[test]
+    fn relative_programs_resolve_against_the_project() {
+        let a = resolve_program(&["./tools/agent.sh".into(), "x".into()], Path::new("/p"));
+        assert_eq!(a[0], "/p/./tools/agent.sh");
+        let a = resolve_program(&["claude".into()], Path::new("/p"));
+        assert_eq!(a[0], "claude");
+    }
+}
