@@ -197,6 +197,7 @@ echo '{"result": "ok", "total_cost_usd": 0.25}'
     assert_eq!(
         names,
         [
+            "agents_selected", // from greenlight
             "issue_started",
             "agents_selected",
             "context_injected",
@@ -544,9 +545,10 @@ echo "agent version" > shared.txt
     s.env
         .git(&["merge", "--ff-only", "-q", "refs/swarm/dirty/issue-1"]);
     assert_eq!(s.env.read("other.txt"), "my other edit\n");
-    s.env.run(&["unblock", "dirty", "--issue", "1"]).ok();
-    s.env.run(&["run", "dirty"]).ok();
+    // the git sync sees the landed commit: DONE without unblocking or running again
+    s.env.run(&["status", "dirty"]).ok();
     assert_eq!(s.task("dirty", 1)["stage"], "DONE");
+    s.env.run(&["run", "dirty"]).ok();
     assert_eq!(s.implementing_commits("dirty", 1), 1);
 }
 
