@@ -172,3 +172,73 @@ fn an_edit_refreshes_the_body_snapshot_only_for_a_trusted_editor() {
     run_action(&gh.env, "issues", &edit).run.ok();
     assert_eq!(body(&gh), "clarified");
 }
+
+#[test]
+fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
+    let gh = setup(false);
+    // an origin to push to
+    let origin = gh.env.tmp.path().join("origin.git");
+    gh.env
+        .git(&["init", "-q", "--bare", origin.to_str().unwrap()]);
+    gh.env
+        .git(&["remote", "add", "origin", origin.to_str().unwrap()]);
+    gh.env.git(&["push", "-q", "origin", "main"]);
+    let agent = gh.env.script(
+        "agent.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p checks\necho \"exit 0\" > \"checks/t_$SWARM_ISSUE.sh\"\necho done > \"impl_$SWARM_ISSUE.txt\"\n",
+    );
+    let runner = gh.env.script("runner.sh", crate::run::RUNNER);
+    let config = gh.env.read("config.yaml");
+    gh.env.write(
+        "config.yaml",
+        &format!(
+            "{config}agents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\n",
+            agent.display(),
+            runner.display()
+        ),
+    );
+    gh.env.git(&["add", "config.yaml"]);
+    gh.env.commit("chore: config");
+    let n = gh.fake.add_issue("Login", &["swarm"]);
+    let r = gh
+        .env
+        .command()
+        .args(["action", "--run-agents"])
+        .env("GITHUB_EVENT_NAME", "issues")
+        .env("GITHUB_EVENT_PATH", {
+            let p = gh.env.tmp.path().join("event.json");
+            std::fs::write(
+                &p,
+                serde_json::to_vec(&issue_payload(
+                    "labeled",
+                    n,
+                    &["swarm"],
+                    "Do it.",
+                    ("alice", "User"),
+                ))
+                .unwrap(),
+            )
+            .unwrap();
+            p
+        })
+        .output()
+        .unwrap();
+    let run: crate::common::Run = r.into();
+    run.ok();
+    assert_eq!(gh.env.stage("github", n), "DONE");
+    let pushed = gh.env.git(&[
+        "--git-dir",
+        origin.to_str().unwrap(),
+        "log",
+        "-1",
+        "--format=%s",
+        "main",
+    ]);
+    assert_eq!(pushed, format!("feat(github): Implement issue #{n} (#{n})"));
+    assert_eq!(gh.fake.swarm_labels(n), vec!["swarm:done".to_string()]);
+    assert!(!gh.fake.is_open(n));
+    assert_eq!(gh.fake.status_comments(n).len(), 1);
+    assert!(
+        !run.stdout.contains(crate::github::TOKEN) && !run.stderr.contains(crate::github::TOKEN)
+    );
+}

@@ -266,25 +266,3 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
         preexisting_commit,
     })
 }
-
-/// A per-issue timeline read from the event log (the demo's audit view until `audit` is
-/// wired in): one line per issue with its events in order.
-pub fn timeline(events_file: &Path) -> Vec<(u32, Vec<String>)> {
-    let text = std::fs::read_to_string(events_file).unwrap_or_default();
-    let mut by_issue: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        let Some(issue) = v.get("issue").and_then(serde_json::Value::as_u64) else {
-            continue;
-        };
-        let name = v
-            .get("event")
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or("?")
-            .to_string();
-        by_issue.entry(issue as u32).or_default().push(name);
-    }
-    by_issue.into_iter().collect()
-}

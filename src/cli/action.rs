@@ -37,6 +37,82 @@ fn github_port(project: &Project) -> CmdResult<Box<dyn GithubPort>> {
     )
 }
 
+/// Runs the issues the event asked for (with `run-agents`), pushes what landed, and mirrors
+/// the result to GitHub.
+fn run_triggered(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome) -> CmdResult<()> {
+    use crate::app::run::{self as run_app, Outcome, RunOptions};
+    let mut landed = false;
+    let mut failed = false;
+    for (feature, issue) in std::mem::take(&mut out.to_run) {
+        let opts = RunOptions {
+            issue: Some(issue),
+            workers: 1,
+            ..Default::default()
+        };
+        let report = run_app::run(project, &feature, &opts, &|p: &run_app::Progress| {
+            crate::cli::run::print_progress(p)
+        })?;
+        for r in &report.results {
+            let what = match &r.outcome {
+                Outcome::Done { commit, .. } => {
+                    landed = true;
+                    format!("implemented in {}", &commit[..commit.len().min(10)])
+                }
+                Outcome::Blocked { reason } => {
+                    failed = true;
+                    format!("BLOCKED: {reason}")
+                }
+                other => format!("{:?}", other).chars().take(120).collect(),
+            };
+            out.notes.push(format!("run #{}: {what}", r.issue));
+        }
+        if report.breaker.is_some() {
+            failed = true;
+        }
+        if landed {
+            let token = std::env::var("GITHUB_TOKEN")
+                .or_else(|_| std::env::var("GH_TOKEN"))
+                .ok();
+            let server =
+                std::env::var("GITHUB_SERVER_URL").unwrap_or_else(|_| "https://github.com".into());
+            let branch = report
+                .branch
+                .clone()
+                .unwrap_or_else(|| project.config.git.base_branch.clone());
+            if let Err(e) =
+                crate::io::git_push::push_head(&project.root, &branch, token.as_deref(), &server)
+            {
+                gh_actions::error(&format!(
+                    "could not push the implemented issues to `{branch}`: {e}"
+                ));
+                failed = true;
+            } else {
+                out.notes
+                    .push(format!("pushed the implementing commits to `{branch}`"));
+            }
+        }
+        gh.sync(project, &feature, &[])?;
+        if let Ok(Some(state)) = crate::io::state_store::load(&project.paths.state_file(&feature)) {
+            for t in &state.tasks {
+                let Some(g) = t.github_issue else { continue };
+                match t.stage {
+                    crate::core::stage::Stage::Done => out.issues_done.push(g),
+                    crate::core::stage::Stage::Blocked => out.issues_blocked.push(g),
+                    _ => {}
+                }
+            }
+        }
+    }
+    for v in [&mut out.issues_done, &mut out.issues_blocked] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    if failed {
+        gh_actions::warning("an issue run by the Action did not finish DONE; see the step summary");
+    }
+    Ok(())
+}
+
 fn join(ns: &[u64]) -> String {
     ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
@@ -56,12 +132,16 @@ fn write_report(out: &ActionOutcome) {
 }
 
 pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
-    let result = (|| {
+    let result = (|| -> CmdResult<ActionOutcome> {
         let project = g.open()?;
         let run_agents = a.run_agents || project.config.github.run_agents;
         let event = action::read_event(&ActionEnv::from_env())?;
         let gh = github_port(&project)?;
-        action::handle(&project, &event, gh.as_ref(), run_agents)
+        let mut out = action::handle(&project, &event, gh.as_ref(), run_agents)?;
+        if run_agents && !out.to_run.is_empty() {
+            run_triggered(&project, gh.as_ref(), &mut out)?;
+        }
+        Ok(out)
     })();
     match result {
         Ok(out) => {

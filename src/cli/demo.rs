@@ -115,10 +115,16 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     Ok(0)
 }
 
-/// The audit of the demo's feature: a per-issue timeline from the event log.
+/// The audit of the demo's feature, as `swarm-attack audit` prints it.
 fn print_audit(project: &Project, feature: &str) {
-    let file = project.paths.events_file(feature);
-    for (issue, events) in demo_app::timeline(&file) {
-        println!("  #{issue:<3} {}", events.join(" → "));
+    match crate::cli::audit::build(project, feature) {
+        Ok(report) => {
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            if let Err(e) = crate::cli::audit::render(&mut out, &report) {
+                crate::io::notice::warn(&format!("could not print the audit: {e}"));
+            }
+        }
+        Err(e) => crate::io::notice::warn(&format!("could not build the audit: {}", e.message)),
     }
 }

@@ -23,6 +23,11 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
         }
     };
     let report = run_app::run(&project, &a.feature, &opts, &progress)?;
+    if !a.dry_run {
+        // Mirror the run's transitions to GitHub (skipped with one notice when GitHub is not
+        // configured; failures go to the outbox and never change the run's exit code).
+        crate::app::github_sync::auto_sync(&project, &a.feature);
+    }
     finish(&report, as_json)
 }
 

@@ -8,6 +8,7 @@ pub mod config;
 pub mod event_log;
 pub mod event_reader;
 pub mod gh_actions;
+pub mod git_push;
 pub mod github;
 pub mod history;
 pub mod interrupt;
