@@ -138,16 +138,13 @@ pub fn run_with_pid(
         b
     });
     let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
+    loop {
+        if exited_unreaped(pid) {
+            break;
         }
         if start.elapsed() >= spec.timeout {
             timed_out = true;
-            kill_group(pid);
-            break child.wait().ok();
+            break;
         }
         // short commands (git) finish in milliseconds: poll fast first, then every 10 ms
         let pause = if start.elapsed() < Duration::from_millis(50) {
@@ -156,9 +153,12 @@ pub fn run_with_pid(
             10
         };
         std::thread::sleep(Duration::from_millis(pause));
-    };
-    // The leader is gone; stop anything it left in its group so pipes close.
+    }
+    // The leader has exited (or timed out) but is not reaped yet, so its pid — the group id —
+    // cannot have been reused: stop the whole group (timeout, or anything the leader left
+    // behind holding the pipes), then reap.
     kill_group(pid);
+    let status = child.wait().ok();
     let _ = writer.join();
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
@@ -169,6 +169,21 @@ pub fn run_with_pid(
         timed_out,
         duration: start.elapsed(),
     })
+}
+
+/// Whether the child `pid` has exited, without reaping it (`waitid` with `WNOWAIT`). An
+/// error (e.g. already reaped) counts as exited.
+fn exited_unreaped(pid: u32) -> bool {
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+    use nix::unistd::Pid;
+    let Ok(p) = i32::try_from(pid) else { return true };
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    match waitid(Id::Pid(Pid::from_raw(p)), flags) {
+        Ok(WaitStatus::StillAlive) => false,
+        Ok(_) => true,
+        Err(nix::errno::Errno::EINTR) => false,
+        Err(_) => true,
+    }
 }
 
 /// Kills the process group led by `pid` (SIGKILL), ignoring errors (it may be gone).
