@@ -166,24 +166,15 @@ pub fn handle(
         ..Default::default()
     };
     let gcfg = &project.config.github;
-    match action::check_sender(&event.sender, &gcfg.bot_login, &gcfg.allowed_bots) {
-        SenderVerdict::Allowed => {}
-        SenderVerdict::OwnBot => {
-            out.note(format!(
-                "ignored: the event was sent by the tool's own bot `{}`",
-                event.sender.login
-            ));
-            log_received(project, event, &default_feature(project, event), false)?;
-            return Ok(out);
-        }
-        SenderVerdict::UnlistedBot => {
-            out.note(format!(
-                "ignored: the sender `{}` is a bot not listed in github.allowed_bots",
-                event.sender.login
-            ));
-            log_received(project, event, &default_feature(project, event), false)?;
-            return Ok(out);
-        }
+    let ignored = match action::check_sender(&event.sender, &gcfg.bot_login, &gcfg.allowed_bots) {
+        SenderVerdict::Allowed => None,
+        SenderVerdict::OwnBot => Some("is the tool's own bot"),
+        SenderVerdict::UnlistedBot => Some("is a bot not listed in github.allowed_bots"),
+    };
+    if let Some(why) = ignored {
+        out.note(format!("ignored: the sender `{}` {why}", event.sender.login));
+        log_received(project, event, &default_feature(project, event), false)?;
+        return Ok(out);
     }
     if !matches!(event.trigger, Trigger::Other { .. }) && is_shallow(project) {
         return Err(CommandError::work(
