@@ -172,7 +172,10 @@ pub fn handle(
         SenderVerdict::UnlistedBot => Some("is a bot not listed in github.allowed_bots"),
     };
     if let Some(why) = ignored {
-        out.note(format!("ignored: the sender `{}` {why}", event.sender.login));
+        out.note(format!(
+            "ignored: the sender `{}` {why}",
+            event.sender.login
+        ));
         log_received(project, event, &default_feature(project, event), false)?;
         return Ok(out);
     }

@@ -176,7 +176,9 @@ pub fn run_with_pid(
 fn exited_unreaped(pid: u32) -> bool {
     use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
     use nix::unistd::Pid;
-    let Ok(p) = i32::try_from(pid) else { return true };
+    let Ok(p) = i32::try_from(pid) else {
+        return true;
+    };
     let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
     match waitid(Id::Pid(Pid::from_raw(p)), flags) {
         Ok(WaitStatus::StillAlive) => false,
