@@ -18,8 +18,10 @@ pub mod dry_run;
 pub mod duplicate;
 pub mod issue;
 pub mod land;
+pub mod modes;
 pub mod record;
 pub mod scheduler;
+pub mod stop;
 pub mod verify;
 
 use crate::app::project::Project;
