@@ -230,8 +230,11 @@ fn render_issue(o: &mut String, i: &IssueAudit) {
             let status = if run.timed_out {
                 "timed out".to_string()
             } else {
-                run.exit_code
-                    .map_or_else(|| "running".to_string(), |c| format!("exit {c}"))
+                match (run.exit_code, run.duration_ms) {
+                    (Some(c), _) => format!("exit {c}"),
+                    (None, Some(_)) => "killed".to_string(),
+                    (None, None) => "running".to_string(),
+                }
             };
             line.push_str(&format!("; {} {status}", run.agent));
             if let Some(ms) = run.duration_ms {

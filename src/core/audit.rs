@@ -295,11 +295,15 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
         "implementation_complete" => {
             let created = list(rec, "files_created");
             let modified = list(rec, "files_modified");
-            format!(
+            let d = format!(
                 "created: {}; modified: {}",
                 if created.is_empty() { "-" } else { &created },
                 if modified.is_empty() { "-" } else { &modified }
-            )
+            );
+            match s(rec, "agent") {
+                Some(a) => format!("{a}: {d}"),
+                None => d,
+            }
         }
         "verification_passed" => {
             let mut d = match u(rec, "tests_passed") {
