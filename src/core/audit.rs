@@ -91,9 +91,11 @@ pub struct IssueAudit {
     pub reason: Option<String>,
     /// Fallbacks of the two-agent machinery (`agents_selected.fallback`), each
     /// `"<to>: <reason>"` (e.g. `solo: the runner-up ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fallbacks: Vec<String>,
     /// How a PARALLEL / SYNTHESIS run converged (`issue_done.convergence`: join, the
     /// candidates with what each contributed, the score).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub convergence: Option<Value>,
     pub attempts: Vec<Attempt>,
     pub timeline: Vec<Entry>,
@@ -114,6 +116,7 @@ pub struct Attempt {
     pub tests_failed: Option<u64>,
     pub failures: Option<String>,
     /// A fallback recorded during the attempt (`"<to>: <reason>"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
     pub outcome: String,
@@ -129,8 +132,10 @@ pub struct AgentRun {
     pub timed_out: bool,
     pub cost_usd: Option<f64>,
     /// Two-agent runs: this candidate's verification (`passed` / `failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<String>,
     /// Two-agent runs: the files this candidate created or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
 }
 
@@ -1140,5 +1145,120 @@ mod tests {
         assert_eq!(i.attempts[1].outcome, "in_progress");
         assert_eq!(i.outcome, "in_progress");
         assert_eq!(i.duration_ms, None, "no ending event yet");
+    }
+
+    #[test]
+    fn a_two_agent_attempt_keeps_each_candidates_verification_files_and_fallbacks() {
+        let r = recs(vec![
+            ev(
+                "2026-01-01T10:00:00Z",
+                "issue_started",
+                json!({"issue": 1, "attempt": 1}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agents_selected",
+                json!({"issue": 1, "mode": "SYNTHESIS", "winner": "a", "runner_up": "b", "reason": "r", "proposals": []}),
+            ),
+            ev(
+                "2026-01-01T10:00:02Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "a", "role": "primary"}),
+            ),
+            ev(
+                "2026-01-01T10:00:03Z",
+                "agent_finished",
+                json!({"issue": 1, "agent": "a", "exit_code": 0, "duration_ms": 1000, "timed_out": false, "cost_usd": null}),
+            ),
+            ev(
+                "2026-01-01T10:00:04Z",
+                "implementation_complete",
+                json!({"issue": 1, "files_created": ["x.rs"], "files_modified": [], "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:05Z",
+                "verification_passed",
+                json!({"issue": 1, "tests_passed": 3, "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:06Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "b", "role": "runner-up"}),
+            ),
+            ev(
+                "2026-01-01T10:00:07Z",
+                "agent_finished",
+                json!({"issue": 1, "agent": "b", "exit_code": 0, "duration_ms": 1000, "timed_out": false, "cost_usd": null}),
+            ),
+            ev(
+                "2026-01-01T10:00:08Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 1, "failures": "boom", "agent": "b"}),
+            ),
+            ev(
+                "2026-01-01T10:00:09Z",
+                "agents_selected",
+                json!({"issue": 1, "mode": "SYNTHESIS", "winner": "a", "runner_up": "b", "reason": "r", "proposals": [], "fallback": {"to": "solo", "reason": "b broke the tests"}}),
+            ),
+            ev(
+                "2026-01-01T10:00:10Z",
+                "issue_done",
+                json!({"issue": 1, "commit": "abc", "cost_usd": null, "summary": null, "convergence": {"mode": "SYNTHESIS", "winner": "a", "candidates": [{"agent": "a", "result": "passed", "files": ["x.rs"]}, {"agent": "b", "result": "failed"}]}}),
+            ),
+        ]);
+        let rep = audit("auth", r.iter());
+        let i = &rep.issues[0];
+        assert_eq!(i.attempts.len(), 1, "one attempt for both candidates");
+        let a = &i.attempts[0];
+        assert_eq!(a.outcome, "done");
+        assert_eq!(a.verification.as_deref(), Some("passed"));
+        assert_eq!(a.agents[0].verification.as_deref(), Some("passed"));
+        assert_eq!(a.agents[0].files, vec!["x.rs".to_string()]);
+        assert_eq!(a.agents[1].verification.as_deref(), Some("failed"));
+        assert_eq!(a.fallback.as_deref(), Some("solo: b broke the tests"));
+        assert_eq!(i.fallbacks, vec!["solo: b broke the tests".to_string()]);
+        let c = convergence_text(i.convergence.as_ref().unwrap());
+        assert_eq!(c, "SYNTHESIS; a passed [x.rs]; b failed; landed: a");
+    }
+
+    #[test]
+    fn a_two_agent_attempt_where_both_failed_ends_failed_at_the_retry() {
+        let r = recs(vec![
+            ev(
+                "2026-01-01T10:00:00Z",
+                "issue_started",
+                json!({"issue": 1, "attempt": 1}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "a", "role": "primary"}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "b", "role": "runner-up"}),
+            ),
+            ev(
+                "2026-01-01T10:00:02Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 1, "failures": "x", "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:03Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 2, "failures": "y", "agent": "b"}),
+            ),
+            ev(
+                "2026-01-01T10:00:04Z",
+                "retry_started",
+                json!({"issue": 1, "attempt": 2}),
+            ),
+        ]);
+        let rep = audit("auth", r.iter());
+        let i = &rep.issues[0];
+        assert_eq!(i.attempts.len(), 2);
+        assert_eq!(i.attempts[0].outcome, "failed");
+        assert_eq!(i.attempts[0].failures.as_deref(), Some("a: x | b: y"));
     }
 }

@@ -387,6 +387,29 @@ mod tests {
     }
 
     #[test]
+    fn done_and_blocked_comments_show_the_mode_and_both_agents() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Done;
+        s.tasks[0].last_mode =
+            Some("PARALLEL alpha + beta (join first): beta's result landed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** PARALLEL alpha + beta (join first): beta's result landed"),
+            "{body}"
+        );
+        s.tasks[0].stage = Stage::Blocked;
+        s.tasks[0].last_mode = Some("SYNTHESIS alpha then beta: neither passed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** SYNTHESIS alpha then beta: neither passed"),
+            "{body}"
+        );
+        s.tasks[0].last_mode = None;
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(!body.contains("**Mode:**"), "{body}");
+    }
+
+    #[test]
     fn labels_have_spec_colours() {
         let pairs: Vec<(&str, &str)> = LABELS.iter().map(|l| (l.name, l.color)).collect();
         assert_eq!(
