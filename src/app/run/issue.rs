@@ -2,9 +2,9 @@
 //! attempts (each in a fresh worktree on the branch's current tip) with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
-//! SOLO: the decision's winner runs as `primary`. (PARALLEL / SYNTHESIS execution runs
-//! [`attempt::run_attempt`] for two candidates and lands one; until it exists every mode
-//! runs its winner alone, which is SPEC §6's fail-open.)
+//! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
+//! runs two candidates per attempt and returns the one commit that lands; any error there
+//! falls back to SOLO with the winner (SPEC §6 fail-open).
 
 use crate::app::plan;
 use crate::app::prompt::{self, CoordinationContext, PromptRequest};

@@ -594,83 +594,80 @@ fn synthesis(
     let pre0 = vec![e0];
     let (tx, rx) = mpsc::channel::<(usize, End)>();
     let mut runner_wt = None;
-    let flow = std::thread::scope(
-        |scope| -> CmdResult<Result<End, ([End; 2], Option<usize>, String)>> {
-            let at_ref = &at;
-            let slot0 = &slots[0];
-            let tx0 = tx.clone();
-            scope.spawn(move || {
-                let end = run_slot(ctx, at_ref, slot0, p0, pre0, "SYNTHESIS");
-                let _ = tx0.send((0, end));
-            });
-            match rx.recv_timeout(wait) {
-                Ok((_, end)) => Ok(Ok(end)),
-                Err(_) => {
-                    // the winner's result is not there in time: the runner-up starts now, in
-                    // its own worktree, with PARALLEL context
-                    let reason = format!(
-                        "the winner's result was not there within coordination.synthesis_wait_seconds ({} s); the runner-up ran with PARALLEL context",
-                        wait.as_secs()
-                    );
-                    record::emit(
-                        ctx,
-                        vec![fallback_event(pair.decision, issue, "parallel", &reason)],
-                    )?;
-                    let wt = add_runner_worktree(ctx, at_ref, &pair.runner.name);
-                    let wt = match wt {
-                        Ok(w) => w,
-                        Err(e) => {
-                            // no second worktree: the winner alone (SOLO)
-                            let end = rx.recv().map(|(_, e)| e).unwrap_or(End::Error(
-                                "the winner's thread ended without a result".into(),
-                            ));
-                            let why = format!("{}; SOLO with the winner", e.message);
-                            record::emit(
-                                ctx,
-                                vec![fallback_event(pair.decision, issue, "solo", &why)],
-                            )?;
-                            return Ok(Err(([end, End::Error(e.message)], None, why)));
-                        }
-                    };
-                    runner_wt = Some(wt.clone());
-                    let mut pdec = pair.decision.clone();
-                    pdec.mode = Mode::Parallel;
-                    let (p1, e1) = prompt_for(ctx, at_ref, &pdec, &pair.runner.name, "");
-                    let runner_slot = Slot {
-                        agent: pair.runner,
-                        role: "runner-up",
-                        worktree: wt,
-                        artifacts: at_ref.attempt_dir.join(&pair.runner.name),
+    let flow = std::thread::scope(|scope| -> CmdResult<SynthesisFlow> {
+        let at_ref = &at;
+        let slot0 = &slots[0];
+        let tx0 = tx.clone();
+        scope.spawn(move || {
+            let end = run_slot(ctx, at_ref, slot0, p0, pre0, "SYNTHESIS");
+            let _ = tx0.send((0, end));
+        });
+        match rx.recv_timeout(wait) {
+            Ok((_, end)) => Ok(Ok(end)),
+            Err(_) => {
+                // the winner's result is not there in time: the runner-up starts now, in
+                // its own worktree, with PARALLEL context
+                let reason = format!(
+                    "the winner's result was not there within coordination.synthesis_wait_seconds ({} s); the runner-up ran with PARALLEL context",
+                    wait.as_secs()
+                );
+                record::emit(
+                    ctx,
+                    vec![fallback_event(pair.decision, issue, "parallel", &reason)],
+                )?;
+                let wt = add_runner_worktree(ctx, at_ref, &pair.runner.name);
+                let wt = match wt {
+                    Ok(w) => w,
+                    Err(e) => {
+                        // no second worktree: the winner alone (SOLO)
+                        let end = rx.recv().map(|(_, e)| e).unwrap_or(End::Error(
+                            "the winner's thread ended without a result".into(),
+                        ));
+                        let why = format!("{}; SOLO with the winner", e.message);
+                        record::emit(
+                            ctx,
+                            vec![fallback_event(pair.decision, issue, "solo", &why)],
+                        )?;
+                        return Ok(Err(([end, End::Error(e.message)], None, why)));
+                    }
+                };
+                runner_wt = Some(wt.clone());
+                let mut pdec = pair.decision.clone();
+                pdec.mode = Mode::Parallel;
+                let (p1, e1) = prompt_for(ctx, at_ref, &pdec, &pair.runner.name, "");
+                let runner_slot = Slot {
+                    agent: pair.runner,
+                    role: "runner-up",
+                    worktree: wt,
+                    artifacts: at_ref.attempt_dir.join(&pair.runner.name),
+                    stop: Stop::new(),
+                };
+                let tx1 = tx.clone();
+                let both = [
+                    Slot {
+                        agent: pair.primary,
+                        role: "primary",
+                        worktree: at_ref.worktree.to_path_buf(),
+                        artifacts: at_ref.attempt_dir.join(&pair.primary.name),
                         stop: Stop::new(),
-                    };
-                    let tx1 = tx.clone();
-                    let both = [
-                        Slot {
-                            agent: pair.primary,
-                            role: "primary",
-                            worktree: at_ref.worktree.to_path_buf(),
-                            artifacts: at_ref.attempt_dir.join(&pair.primary.name),
-                            stop: Stop::new(),
-                        },
-                        runner_slot,
-                    ];
-                    // the winner's thread registers its processes with slots[0].stop; a stop
-                    // of the pair's primary goes through it
-                    let join = ctx.project.config.coordination.join;
-                    let (ends, first) = std::thread::scope(|inner| {
-                        let s1 = &both[1];
-                        inner.spawn(move || {
-                            let end =
-                                run_slot(ctx, at_ref, s1, p1, vec![e1], "SYNTHESIS → PARALLEL");
-                            let _ = tx1.send((1, end));
-                        });
-                        collect_with_primary_stop(ctx, &both, &slot0.stop, &rx, join, slot_free)
+                    },
+                    runner_slot,
+                ];
+                // the winner's thread registers its processes with slots[0].stop; a stop
+                // of the pair's primary goes through it
+                let join = ctx.project.config.coordination.join;
+                let (ends, first) = std::thread::scope(|inner| {
+                    let s1 = &both[1];
+                    inner.spawn(move || {
+                        let end = run_slot(ctx, at_ref, s1, p1, vec![e1], "SYNTHESIS → PARALLEL");
+                        let _ = tx1.send((1, end));
                     });
-                    Ok(Err((ends, first, reason)))
-                }
+                    collect_with_primary_stop(ctx, &both, &slot0.stop, &rx, join, slot_free)
+                });
+                Ok(Err((ends, first, reason)))
             }
-        },
-    )?;
+        }
+    })?;
     match flow {
         Ok(winner_end) => synthesis_on_top(ctx, pair, &at, &mut slots, winner_end, slot_free),
         Err((ends, first, reason)) => {
@@ -696,6 +693,10 @@ fn synthesis(
         }
     }
 }
+
+/// How SYNTHESIS went on: the winner's result in time (`Ok`), or the pair joined after the
+/// wait timed out (both ends, the first to pass, the fallback's reason).
+type SynthesisFlow = Result<End, ([End; 2], Option<usize>, String)>;
 
 /// Like [`collect`] for a pair whose primary registered with `primary_stop`.
 fn collect_with_primary_stop(
