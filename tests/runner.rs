@@ -13,5 +13,6 @@ mod github_faults;
 mod plan;
 mod prompt;
 mod run;
+mod run_modes;
 mod run_safety;
 mod sync;

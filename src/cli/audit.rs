@@ -210,6 +210,16 @@ fn render_issue(o: &mut String, i: &IssueAudit) {
     if let Some(r) = &i.reason {
         let _ = writeln!(o, "  reason: {r}");
     }
+    for fb in &i.fallbacks {
+        let _ = writeln!(o, "  fallback {fb}");
+    }
+    if let Some(c) = &i.convergence {
+        let _ = writeln!(
+            o,
+            "  candidates: {}",
+            crate::core::audit::convergence_text(c)
+        );
+    }
     for a in &i.attempts {
         let mut line = format!("  attempt {}", a.attempt);
         if let Some(m) = &a.mode {
@@ -226,8 +236,11 @@ fn render_issue(o: &mut String, i: &IssueAudit) {
             let status = if run.timed_out {
                 "timed out".to_string()
             } else {
-                run.exit_code
-                    .map_or_else(|| "running".to_string(), |c| format!("exit {c}"))
+                match (run.exit_code, run.duration_ms) {
+                    (Some(c), _) => format!("exit {c}"),
+                    (None, Some(_)) => "killed".to_string(),
+                    (None, None) => "running".to_string(),
+                }
             };
             line.push_str(&format!("; {} {status}", run.agent));
             if let Some(ms) = run.duration_ms {
@@ -235,6 +248,12 @@ fn render_issue(o: &mut String, i: &IssueAudit) {
             }
             if let Some(c) = run.cost_usd {
                 line.push_str(&format!(" ${c:.2}"));
+            }
+            if let Some(v) = &run.verification {
+                line.push_str(&format!(" tests {v}"));
+            }
+            if !run.files.is_empty() {
+                line.push_str(&format!(" [{}]", run.files.join(", ")));
             }
         }
         match (a.verification.as_deref(), a.tests_passed, a.tests_failed) {
@@ -246,6 +265,9 @@ fn render_issue(o: &mut String, i: &IssueAudit) {
         let _ = writeln!(o, "{line}");
         if let Some(f) = &a.failures {
             let _ = writeln!(o, "    failures: {f}");
+        }
+        if let Some(f) = &a.fallback {
+            let _ = writeln!(o, "    fallback {f}");
         }
     }
     for e in &i.timeline {

@@ -289,6 +289,7 @@ pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
                 issue: a.issue,
                 tests_failed: Some(i),
                 failures: "x".repeat(a.payload_bytes),
+                agent: None,
             }
         } else {
             Event::IssueStarted {

@@ -89,6 +89,14 @@ pub struct IssueAudit {
     pub evidence: Option<String>,
     /// Why it is blocked or skipped.
     pub reason: Option<String>,
+    /// Fallbacks of the two-agent machinery (`agents_selected.fallback`), each
+    /// `"<to>: <reason>"` (e.g. `solo: the runner-up ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<String>,
+    /// How a PARALLEL / SYNTHESIS run converged (`issue_done.convergence`: join, the
+    /// candidates with what each contributed, the score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convergence: Option<Value>,
     pub attempts: Vec<Attempt>,
     pub timeline: Vec<Entry>,
 }
@@ -107,6 +115,9 @@ pub struct Attempt {
     pub tests_passed: Option<u64>,
     pub tests_failed: Option<u64>,
     pub failures: Option<String>,
+    /// A fallback recorded during the attempt (`"<to>: <reason>"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
     pub outcome: String,
 }
@@ -120,6 +131,12 @@ pub struct AgentRun {
     pub duration_ms: Option<u64>,
     pub timed_out: bool,
     pub cost_usd: Option<f64>,
+    /// Two-agent runs: this candidate's verification (`passed` / `failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<String>,
+    /// Two-agent runs: the files this candidate created or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
 }
 
 /// One line of an issue's timeline.
@@ -242,8 +259,8 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
             if let Some(r) = s(rec, "reason") {
                 d.push_str(&format!(" ({})", short(&r, 80)));
             }
-            if let Some(fb) = s(rec, "fallback") {
-                d.push_str(&format!("; fallback: {}", short(&fb, 60)));
+            if let Some(fb) = fallback_text(rec) {
+                d.push_str(&format!("; fallback {}", short(&fb, 160)));
             }
             d
         }
@@ -283,21 +300,34 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
         "implementation_complete" => {
             let created = list(rec, "files_created");
             let modified = list(rec, "files_modified");
-            format!(
+            let d = format!(
                 "created: {}; modified: {}",
                 if created.is_empty() { "-" } else { &created },
                 if modified.is_empty() { "-" } else { &modified }
-            )
+            );
+            match s(rec, "agent") {
+                Some(a) => format!("{a}: {d}"),
+                None => d,
+            }
         }
-        "verification_passed" => match u(rec, "tests_passed") {
-            Some(n) => format!("verification passed ({n} tests)"),
-            None => "verification passed".into(),
-        },
+        "verification_passed" => {
+            let mut d = match u(rec, "tests_passed") {
+                Some(n) => format!("verification passed ({n} tests)"),
+                None => "verification passed".into(),
+            };
+            if let Some(a) = s(rec, "agent") {
+                d = format!("{a}: {d}");
+            }
+            d
+        }
         "verification_failed" => {
             let mut d = match u(rec, "tests_failed") {
                 Some(n) => format!("verification failed ({n} failing)"),
                 None => "verification failed".into(),
             };
+            if let Some(a) = s(rec, "agent") {
+                d = format!("{a}: {d}");
+            }
             if let Some(t) = text(rec, "failures") {
                 d.push_str(&format!(": {}", short(&t, 100)));
             }
@@ -315,6 +345,9 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
             }
             if let Some(c) = f(rec, "cost_usd") {
                 d.push_str(&format!(", ${c:.2}"));
+            }
+            if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
+                d.push_str(&format!(" [{}]", convergence_text(c)));
             }
             if let Some(sm) = s(rec, "summary") {
                 d.push_str(&format!(": {}", short(&sm, 80)));
@@ -402,6 +435,8 @@ impl Acc {
                 commit: None,
                 evidence: None,
                 reason: None,
+                fallbacks: Vec::new(),
+                convergence: None,
                 attempts: Vec::new(),
                 timeline: Vec::new(),
             },
@@ -424,7 +459,12 @@ impl Acc {
             if n.is_none_or(|n| n == open.attempt) {
                 return;
             }
-            open.outcome = "interrupted".into();
+            // a two-agent attempt whose candidates failed stays open until the next start
+            open.outcome = if open.verification.as_deref() == Some("failed") {
+                "failed".into()
+            } else {
+                "interrupted".into()
+            };
             end(open, ts);
         }
         let number = n.unwrap_or_else(|| self.audit.attempts.last().map_or(1, |a| a.attempt + 1));
@@ -446,6 +486,7 @@ impl Acc {
             tests_passed: None,
             tests_failed: None,
             failures: None,
+            fallback: None,
             outcome: "in_progress".into(),
         });
         self.audit.outcome = "in_progress".into();
@@ -489,8 +530,15 @@ impl Acc {
                 self.audit.winner = s(rec, "winner");
                 self.audit.runner_up = s(rec, "runner_up");
                 self.pending_mode = mode.clone();
+                let fallback = fallback_text(rec);
+                if let Some(fb) = &fallback {
+                    self.audit.fallbacks.push(fb.clone());
+                }
                 if let Some(a) = self.open_attempt() {
                     a.mode = mode;
+                    if fallback.is_some() {
+                        a.fallback = fallback;
+                    }
                 }
             }
             "agent_started" => {
@@ -505,6 +553,8 @@ impl Acc {
                     duration_ms: None,
                     timed_out: false,
                     cost_usd: None,
+                    verification: None,
+                    files: Vec::new(),
                 });
             }
             "agent_finished" => {
@@ -534,6 +584,8 @@ impl Acc {
                             duration_ms: None,
                             timed_out: false,
                             cost_usd: None,
+                            verification: None,
+                            files: Vec::new(),
                         });
                         let last = attempt.agents.len() - 1;
                         &mut attempt.agents[last]
@@ -543,6 +595,11 @@ impl Acc {
                 run.duration_ms = ms;
                 run.timed_out = b(rec, "timed_out");
                 run.cost_usd = cost;
+            }
+            "verification_passed" | "verification_failed" | "implementation_complete"
+                if s(rec, "agent").is_some() =>
+            {
+                self.candidate_event(event, rec, ts);
             }
             "verification_passed" => {
                 let a = self.current_attempt(ts);
@@ -566,6 +623,9 @@ impl Acc {
             }
             "issue_done" => {
                 self.settle_attempt("done", ts);
+                if let Some(c) = rec.get("convergence").filter(|c| !c.is_null()) {
+                    self.audit.convergence = Some(c.clone());
+                }
                 if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
                     self.audit.commit = Some(c);
                 }
@@ -599,6 +659,121 @@ impl Acc {
             _ => {}
         }
     }
+}
+
+impl Acc {
+    /// An event of one candidate of a two-agent attempt (it names its `agent`): annotates
+    /// that agent's run; the attempt stays open (it ends at `issue_done`, `issue_blocked` or
+    /// the next attempt's start — `failed` then when no candidate passed).
+    fn candidate_event(&mut self, event: &str, rec: &Map<String, Value>, ts: &Option<String>) {
+        let agent = s(rec, "agent").unwrap_or_default();
+        let attempt = match self.audit.attempts.last_mut() {
+            Some(a) if a.agents.iter().any(|r| r.agent == agent) => a,
+            _ => self.current_attempt(ts),
+        };
+        let run = attempt.agents.iter_mut().rev().find(|r| r.agent == agent);
+        match event {
+            "implementation_complete" => {
+                if let Some(run) = run {
+                    let mut files = string_list(rec, "files_created");
+                    files.extend(string_list(rec, "files_modified"));
+                    run.files = files;
+                }
+            }
+            "verification_passed" => {
+                if let Some(run) = run {
+                    run.verification = Some("passed".into());
+                }
+                attempt.verification = Some("passed".into());
+                attempt.tests_passed = u(rec, "tests_passed");
+            }
+            _ => {
+                if let Some(run) = run {
+                    run.verification = Some("failed".into());
+                }
+                if attempt.verification.as_deref() != Some("passed") {
+                    attempt.verification = Some("failed".into());
+                    attempt.tests_failed = u(rec, "tests_failed");
+                    let f = text(rec, "failures").map(|t| format!("{agent}: {}", short(&t, 200)));
+                    attempt.failures = match (attempt.failures.take(), f) {
+                        (Some(a), Some(b)) => Some(format!("{a} | {b}")),
+                        (a, b) => a.or(b),
+                    };
+                }
+            }
+        }
+    }
+}
+
+fn string_list(rec: &Map<String, Value>, k: &str) -> Vec<String> {
+    rec.get(k)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `agents_selected.fallback` as `"<to>: <reason>"` (an object `{to, reason}`), or the text.
+pub fn fallback_text(rec: &Map<String, Value>) -> Option<String> {
+    match rec.get("fallback")? {
+        Value::Null => None,
+        Value::Object(o) => {
+            let to = o.get("to").and_then(Value::as_str).unwrap_or("?");
+            let reason = o.get("reason").and_then(Value::as_str).unwrap_or("");
+            Some(format!("{to}: {reason}"))
+        }
+        Value::String(t) => Some(t.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// One line on how a two-agent run converged (`issue_done.convergence`).
+pub fn convergence_text(c: &Value) -> String {
+    let mut parts = Vec::new();
+    let mode = c.get("mode").and_then(Value::as_str).unwrap_or("");
+    let mut head = mode.to_string();
+    if let Some(j) = c.get("join").and_then(Value::as_str) {
+        head.push_str(&format!(" (join {j})"));
+    }
+    parts.push(head);
+    if let Some(cands) = c.get("candidates").and_then(Value::as_array) {
+        for cand in cands {
+            let name = cand.get("agent").and_then(Value::as_str).unwrap_or("?");
+            let result = cand.get("result").and_then(Value::as_str).unwrap_or("?");
+            let mut d = format!("{name} {result}");
+            let files = cand
+                .get("added_files")
+                .or_else(|| cand.get("files"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            if !files.is_empty() {
+                d.push_str(&format!(" [{files}]"));
+            }
+            parts.push(d);
+        }
+    }
+    if let Some(w) = c.get("winner").and_then(Value::as_str) {
+        parts.push(format!("landed: {w}"));
+    }
+    if let Some(sc) = c.get("score").and_then(Value::as_f64) {
+        parts.push(format!("convergence {sc:.2}"));
+    }
+    if let Some(fb) = c.get("fallback").and_then(Value::as_object) {
+        parts.push(format!(
+            "fallback {}",
+            fb.get("to").and_then(Value::as_str).unwrap_or("?")
+        ));
+    }
+    parts.join("; ")
 }
 
 fn end(a: &mut Attempt, ts: &Option<String>) {
@@ -970,5 +1145,120 @@ mod tests {
         assert_eq!(i.attempts[1].outcome, "in_progress");
         assert_eq!(i.outcome, "in_progress");
         assert_eq!(i.duration_ms, None, "no ending event yet");
+    }
+
+    #[test]
+    fn a_two_agent_attempt_keeps_each_candidates_verification_files_and_fallbacks() {
+        let r = recs(vec![
+            ev(
+                "2026-01-01T10:00:00Z",
+                "issue_started",
+                json!({"issue": 1, "attempt": 1}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agents_selected",
+                json!({"issue": 1, "mode": "SYNTHESIS", "winner": "a", "runner_up": "b", "reason": "r", "proposals": []}),
+            ),
+            ev(
+                "2026-01-01T10:00:02Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "a", "role": "primary"}),
+            ),
+            ev(
+                "2026-01-01T10:00:03Z",
+                "agent_finished",
+                json!({"issue": 1, "agent": "a", "exit_code": 0, "duration_ms": 1000, "timed_out": false, "cost_usd": null}),
+            ),
+            ev(
+                "2026-01-01T10:00:04Z",
+                "implementation_complete",
+                json!({"issue": 1, "files_created": ["x.rs"], "files_modified": [], "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:05Z",
+                "verification_passed",
+                json!({"issue": 1, "tests_passed": 3, "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:06Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "b", "role": "runner-up"}),
+            ),
+            ev(
+                "2026-01-01T10:00:07Z",
+                "agent_finished",
+                json!({"issue": 1, "agent": "b", "exit_code": 0, "duration_ms": 1000, "timed_out": false, "cost_usd": null}),
+            ),
+            ev(
+                "2026-01-01T10:00:08Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 1, "failures": "boom", "agent": "b"}),
+            ),
+            ev(
+                "2026-01-01T10:00:09Z",
+                "agents_selected",
+                json!({"issue": 1, "mode": "SYNTHESIS", "winner": "a", "runner_up": "b", "reason": "r", "proposals": [], "fallback": {"to": "solo", "reason": "b broke the tests"}}),
+            ),
+            ev(
+                "2026-01-01T10:00:10Z",
+                "issue_done",
+                json!({"issue": 1, "commit": "abc", "cost_usd": null, "summary": null, "convergence": {"mode": "SYNTHESIS", "winner": "a", "candidates": [{"agent": "a", "result": "passed", "files": ["x.rs"]}, {"agent": "b", "result": "failed"}]}}),
+            ),
+        ]);
+        let rep = audit("auth", r.iter());
+        let i = &rep.issues[0];
+        assert_eq!(i.attempts.len(), 1, "one attempt for both candidates");
+        let a = &i.attempts[0];
+        assert_eq!(a.outcome, "done");
+        assert_eq!(a.verification.as_deref(), Some("passed"));
+        assert_eq!(a.agents[0].verification.as_deref(), Some("passed"));
+        assert_eq!(a.agents[0].files, vec!["x.rs".to_string()]);
+        assert_eq!(a.agents[1].verification.as_deref(), Some("failed"));
+        assert_eq!(a.fallback.as_deref(), Some("solo: b broke the tests"));
+        assert_eq!(i.fallbacks, vec!["solo: b broke the tests".to_string()]);
+        let c = convergence_text(i.convergence.as_ref().unwrap());
+        assert_eq!(c, "SYNTHESIS; a passed [x.rs]; b failed; landed: a");
+    }
+
+    #[test]
+    fn a_two_agent_attempt_where_both_failed_ends_failed_at_the_retry() {
+        let r = recs(vec![
+            ev(
+                "2026-01-01T10:00:00Z",
+                "issue_started",
+                json!({"issue": 1, "attempt": 1}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "a", "role": "primary"}),
+            ),
+            ev(
+                "2026-01-01T10:00:01Z",
+                "agent_started",
+                json!({"issue": 1, "agent": "b", "role": "runner-up"}),
+            ),
+            ev(
+                "2026-01-01T10:00:02Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 1, "failures": "x", "agent": "a"}),
+            ),
+            ev(
+                "2026-01-01T10:00:03Z",
+                "verification_failed",
+                json!({"issue": 1, "tests_failed": 2, "failures": "y", "agent": "b"}),
+            ),
+            ev(
+                "2026-01-01T10:00:04Z",
+                "retry_started",
+                json!({"issue": 1, "attempt": 2}),
+            ),
+        ]);
+        let rep = audit("auth", r.iter());
+        let i = &rep.issues[0];
+        assert_eq!(i.attempts.len(), 2);
+        assert_eq!(i.attempts[0].outcome, "failed");
+        assert_eq!(i.attempts[0].failures.as_deref(), Some("a: x | b: y"));
     }
 }

@@ -73,15 +73,24 @@ pub enum Event {
         issue: u32,
         files_created: Vec<String>,
         files_modified: Vec<String>,
+        /// The candidate agent, in a two-agent (PARALLEL / SYNTHESIS) run. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     VerificationPassed {
         issue: u32,
         tests_passed: Option<u64>,
+        /// The candidate agent, in a two-agent (PARALLEL / SYNTHESIS) run. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     VerificationFailed {
         issue: u32,
         tests_failed: Option<u64>,
         failures: String,
+        /// The candidate agent, in a two-agent (PARALLEL / SYNTHESIS) run. Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
     },
     RetryStarted {
         issue: u32,
@@ -287,15 +296,18 @@ mod tests {
                 issue: 1,
                 files_created: vec!["src/a.rs".into()],
                 files_modified: vec!["src/lib.rs".into()],
+                agent: Some("claude".into()),
             },
             Event::VerificationPassed {
                 issue: 1,
                 tests_passed: Some(3),
+                agent: Some("claude".into()),
             },
             Event::VerificationFailed {
                 issue: 1,
                 tests_failed: Some(1),
                 failures: "assertion failed".into(),
+                agent: None,
             },
             Event::RetryStarted {
                 issue: 1,

@@ -265,6 +265,19 @@ pub fn render_comment(state: &FeatureState, task: &Task) -> String {
     out
 }
 
+/// `**Mode:**` — how the last attempt ran: the mode and its agents (both of a PARALLEL or
+/// SYNTHESIS pair, which one's result landed, any fallback), from `last_mode`.
+fn render_mode(out: &mut String, task: &Task) {
+    if let Some(m) = task
+        .last_mode
+        .as_deref()
+        .map(inline_text)
+        .filter(|m| !m.is_empty())
+    {
+        out.push_str(&format!("**Mode:** {m}\n\n"));
+    }
+}
+
 fn render_blocked(out: &mut String, task: &Task, f: &str) {
     let n = task.issue_number;
     let a = attempts(task);
@@ -279,6 +292,7 @@ fn render_blocked(out: &mut String, task: &Task, f: &str) {
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "not recorded".into());
     out.push_str(&format!("**Reason:** {reason}\n\n"));
+    render_mode(out, task);
     if let Some(fail) = task
         .last_failure
         .as_deref()
@@ -309,6 +323,7 @@ fn render_done(out: &mut String, state: &FeatureState, task: &Task) {
         Some(c) => out.push_str(&format!("**Done** — implemented in {c}.\n\n")),
         None => out.push_str("**Done**.\n\n"),
     }
+    render_mode(out, task);
     if !task.evidence.is_empty() {
         let ev: Vec<String> = task
             .evidence
@@ -369,6 +384,29 @@ mod tests {
         t3.dependencies = vec![1];
         s.tasks = vec![t1, t2, t3];
         s
+    }
+
+    #[test]
+    fn done_and_blocked_comments_show_the_mode_and_both_agents() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Done;
+        s.tasks[0].last_mode =
+            Some("PARALLEL alpha + beta (join first): beta's result landed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** PARALLEL alpha + beta (join first): beta's result landed"),
+            "{body}"
+        );
+        s.tasks[0].stage = Stage::Blocked;
+        s.tasks[0].last_mode = Some("SYNTHESIS alpha then beta: neither passed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** SYNTHESIS alpha then beta: neither passed"),
+            "{body}"
+        );
+        s.tasks[0].last_mode = None;
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(!body.contains("**Mode:**"), "{body}");
     }
 
     #[test]

@@ -5,6 +5,7 @@ pub mod action;
 pub mod audit;
 pub mod command_line;
 pub mod commit_message;
+pub mod convergence;
 pub mod coordination;
 pub mod event_filter;
 pub mod events;

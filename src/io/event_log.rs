@@ -437,6 +437,7 @@ mod tests {
             issue: 1,
             tests_failed: Some(1),
             failures: "x".repeat(3 * REV_BLOCK + 17),
+            agent: None,
         };
         log.append(&lock, "t", &[big]).unwrap();
         let mut f = OpenOptions::new().append(true).open(log.path()).unwrap();

@@ -5,6 +5,7 @@
 
 use crate::app::run::RunContext;
 use crate::app::run::record;
+use crate::app::run::stop::Stop;
 use crate::app::run::verify;
 use crate::core::commit_message;
 use crate::core::events::Event;
@@ -41,6 +42,11 @@ pub struct AttemptSpec<'a> {
     /// The commit the worktree started from.
     pub base: &'a str,
     pub artifacts: PathBuf,
+    /// Set for a candidate of a two-agent run: its processes register there, and a stop
+    /// ends the attempt as [`AttemptResult::Stopped`].
+    pub stop: Option<&'a Stop>,
+    /// Name the agent in `implementation_complete` and `verification_*` (two-agent runs).
+    pub tag_agent: bool,
 }
 
 /// A candidate whose work passed verification and is committed in its worktree.
@@ -88,6 +94,10 @@ impl Failed {
 pub enum AttemptResult {
     Passed(Passed),
     Failed(Failed),
+    /// Stopped by the caller (the other candidate won); nothing verified or committed.
+    Stopped {
+        cost_usd: Option<f64>,
+    },
 }
 
 const EXCERPT_CHARS: usize = 4000;
@@ -125,11 +135,18 @@ pub fn run_attempt(
     let mut pid = None;
     let outcome = agent::run_agent(&run, |p| {
         interrupt::track(p);
+        if let Some(s) = spec.stop {
+            s.register(p);
+        }
         pid = Some(p);
     });
     if let Some(p) = pid {
         interrupt::untrack(p);
+        if let Some(s) = spec.stop {
+            s.unregister(p);
+        }
     }
+    let stopped = || spec.stop.is_some_and(Stop::is_stopped);
     let outcome = match outcome {
         Ok(o) => o,
         Err(e) => {
@@ -169,6 +186,11 @@ pub fn run_attempt(
             cost_usd: cost,
         }],
     )?;
+    if stopped() {
+        // killed on purpose: not an agent failure
+        return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
+    }
+    let tag = spec.tag_agent.then(|| name.clone());
     let process_failure = outcome.failure(&name);
     ctx.breaker.record(process_failure.as_deref());
     if let Some(reason) = process_failure {
@@ -223,6 +245,7 @@ pub fn run_attempt(
         issue,
         files_created: created.clone(),
         files_modified: modified.clone(),
+        agent: tag.clone(),
     }];
     let tests: Vec<&String> = paths
         .iter()
@@ -242,7 +265,19 @@ pub fn run_attempt(
     }
     record::emit(ctx, events)?;
     // Verify.
-    let v = verify::verify(ctx, spec.worktree, issue, &spec.artifacts.join("tests.log"))?;
+    if stopped() {
+        return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
+    }
+    let v = verify::verify_stoppable(
+        ctx,
+        spec.worktree,
+        issue,
+        &spec.artifacts.join("tests.log"),
+        spec.stop,
+    )?;
+    if stopped() {
+        return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
+    }
     if !v.passed {
         let reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
@@ -250,6 +285,7 @@ pub fn run_attempt(
             issue,
             tests_failed: v.counts.failed,
             failures: test_report::excerpt(&v.output, 1500),
+            agent: tag.clone(),
         }];
         return Ok(finish(
             spec,
@@ -265,6 +301,7 @@ pub fn run_attempt(
     let pending = vec![Event::VerificationPassed {
         issue,
         tests_passed: v.counts.passed,
+        agent: tag.clone(),
     }];
     // Commit exactly the agent's paths.
     let body = format!(
@@ -326,6 +363,11 @@ fn save_result(dir: &Path, r: &AttemptResult) {
             "reason": f.reason,
             "agent_failure": f.agent_failure,
             "cost_usd": f.cost_usd,
+        }),
+        AttemptResult::Stopped { cost_usd } => json!({
+            "outcome": "stopped",
+            "reason": "stopped: the other candidate passed first",
+            "cost_usd": cost_usd,
         }),
     };
     let _ = std::fs::create_dir_all(dir);

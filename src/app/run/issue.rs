@@ -2,17 +2,19 @@
 //! attempts (each in a fresh worktree on the branch's current tip) with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
-//! SOLO: the decision's winner runs as `primary`. (PARALLEL / SYNTHESIS execution runs
-//! [`attempt::run_attempt`] for two candidates and lands one; until it exists every mode
-//! runs its winner alone, which is SPEC §6's fail-open.)
+//! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
+//! runs two candidates per attempt and returns the one commit that lands; any error there
+//! falls back to SOLO with the winner (SPEC §6 fail-open).
 
 use crate::app::plan;
 use crate::app::prompt::{self, CoordinationContext, PromptRequest};
 use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
 use crate::app::run::claim::Claim;
 use crate::app::run::land::{self, Landed};
+use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
 use crate::app::summary;
+use crate::core::coordination::Mode;
 use crate::core::events::Event;
 use crate::core::failure_verdict::{self, Verdict};
 use crate::core::readiness;
@@ -109,13 +111,46 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         .or_else(|| ctx.project.config.agents.first())
         .ok_or_else(|| CommandError::input("config.yaml has no agents (agents: [])"))?;
     let mode = decision.mode.as_str().to_string();
-    let executed = if decision.mode == crate::core::coordination::Mode::Solo {
+    // PARALLEL / SYNTHESIS: the pair (fail-open to SOLO with the winner when the runner-up
+    // cannot run)
+    let mut pair: Option<Pair<'_>> = None;
+    let mut fallback: Option<Event> = None;
+    if decision.mode != Mode::Solo {
+        let runner = decision
+            .runner_up
+            .as_ref()
+            .and_then(|r| ctx.project.config.agents.iter().find(|a| &a.name == r));
+        match runner {
+            Some(runner) if runner.name != agent.name && agent.name == decision.winner => {
+                pair = Some(Pair {
+                    decision: &decision,
+                    primary: agent,
+                    runner,
+                })
+            }
+            _ => {
+                fallback = Some(modes::fallback_event(
+                    &decision,
+                    issue,
+                    "solo",
+                    "the runner-up is not a configured agent; SOLO with the winner",
+                ))
+            }
+        }
+    }
+    let mut executed = if decision.mode == Mode::Solo {
         format!("SOLO ({})", agent.name)
+    } else if pair.is_some() {
+        String::new()
     } else {
-        format!("{mode} decided; ran SOLO ({})", agent.name)
+        format!("{mode} decided → fallback solo ({})", agent.name)
     };
     // appended with the first attempt's events; `last_mode` is recorded with the result
-    let mut selected = Some(decision.event(issue));
+    let mut selected = Some(if pair.is_some() {
+        modes::selected_event(&decision, issue)
+    } else {
+        decision.event(issue)
+    });
 
     // 3. Attempts.
     let mut failures: Vec<String> = Vec::new();
@@ -127,6 +162,97 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         failures.push(f.to_string());
     }
     loop {
+        if let Some(p) = pair {
+            let mut first_events: Vec<Event> = selected.take().into_iter().collect();
+            first_events.extend(fallback.take());
+            record::emit(ctx, first_events)?;
+            let out = modes::run_pair(
+                ctx,
+                p,
+                PairAttempt {
+                    claim,
+                    attempt,
+                    failures: &failures,
+                    worktree: &wt.path,
+                    base: &base,
+                    attempt_dir: artifacts.clone(),
+                },
+                slot_free,
+            );
+            let out = match out {
+                Ok(o) => o,
+                Err(e) => {
+                    // fail-open: the winner alone, from a clean worktree
+                    let why = format!("{}; SOLO with the winner", e.message);
+                    record::emit(
+                        ctx,
+                        vec![modes::fallback_event(&decision, issue, "solo", &why)],
+                    )?;
+                    ctx.report(Progress::Notice(format!(
+                        "issue #{issue}: {mode} failed ({}); running {} alone",
+                        e.message, agent.name
+                    )));
+                    pair = None;
+                    executed = format!("{mode} decided → fallback solo ({})", agent.name);
+                    let _ = ctx
+                        .git
+                        .run(&wt.path, &["reset", "-q", "--hard", &base], b"")
+                        .and_then(|_| ctx.git.run(&wt.path, &["clean", "-fdq"], b""));
+                    continue;
+                }
+            };
+            executed = out.executed.clone();
+            let failed = match out.result {
+                PairResult::Passed { passed, worktree } => {
+                    cost = record::sum_cost(cost, passed.cost_usd);
+                    slot_free();
+                    match finish_done(
+                        ctx,
+                        claim,
+                        &worktree,
+                        &base,
+                        &passed,
+                        &executed,
+                        Some(out.convergence),
+                    )? {
+                        Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
+                        None => Failed {
+                            reason: "the change conflicts with work that landed meanwhile".into(),
+                            excerpt: String::new(),
+                            agent_failure: false,
+                            cost_usd: None,
+                            pending_events: Vec::new(),
+                        },
+                    }
+                }
+                PairResult::Failed(f) => {
+                    cost = record::sum_cost(cost, f.cost_usd);
+                    f
+                }
+            };
+            match after_failure(
+                ctx,
+                claim,
+                task,
+                &failed,
+                &executed,
+                &mut retries,
+                &mut failures,
+                attempt,
+            )? {
+                Next::End(outcome) => return Ok(result(outcome, attempts_here, cost)),
+                Next::Retry(n) => {
+                    attempt = n;
+                    attempts_here += 1;
+                    drop(wt);
+                    let fresh = fresh_worktree(ctx, issue, attempt)?;
+                    wt = fresh.0;
+                    base = fresh.1;
+                    artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
+                    continue;
+                }
+            }
+        }
         let built = prompt::build_prompt(
             ctx.project,
             &claim.state,
@@ -153,6 +279,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             worktree: &wt.path,
             base: &base,
             artifacts: artifacts.clone(),
+            stop: None,
+            tag_agent: false,
         };
         let res = attempt::run_attempt(
             ctx,
@@ -161,14 +289,19 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                 agent,
                 role: "primary",
                 prompt: built.text,
-                pre_events: selected.take().into_iter().chain([built.event]).collect(),
+                pre_events: selected
+                    .take()
+                    .into_iter()
+                    .chain(fallback.take())
+                    .chain([built.event])
+                    .collect(),
             },
         )?;
         let failed = match res {
             AttemptResult::Passed(p) => {
                 cost = record::sum_cost(cost, p.cost_usd);
                 slot_free();
-                match finish_done(ctx, claim, &wt.path, &base, &p, &executed)? {
+                match finish_done(ctx, claim, &wt.path, &base, &p, &executed, None)? {
                     Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
                     None => Failed {
                         reason: "the change conflicts with work that landed meanwhile".into(),
@@ -183,42 +316,33 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                 cost = record::sum_cost(cost, f.cost_usd);
                 f
             }
+            AttemptResult::Stopped { cost_usd } => {
+                // only a two-agent run stops a candidate; treat as a failure if it happens
+                cost = record::sum_cost(cost, cost_usd);
+                Failed {
+                    reason: "the agent was stopped".into(),
+                    excerpt: String::new(),
+                    agent_failure: false,
+                    cost_usd: None,
+                    pending_events: Vec::new(),
+                }
+            }
         };
-        failures.push(failed.feedback(attempt));
-        let max = ctx.project.config.sessions.max_implementation_retries;
-        let analysis = if retries < max {
-            analyse(ctx, task, &failed.feedback(attempt))
-        } else {
-            None
-        };
-        if let Some((_, text)) = &analysis {
-            failures.push(format!("Failure analysis: {text}"));
-        }
-        let next = record_failure(
+        let next = after_failure(
             ctx,
             claim,
+            task,
             &failed,
-            analysis.as_ref(),
             &executed,
             &mut retries,
+            &mut failures,
+            attempt,
         )?;
         match next {
             Next::End(outcome) => {
-                ctx.report(Progress::AttemptFailed {
-                    issue,
-                    attempt,
-                    reason: failed.reason.clone(),
-                    retrying: false,
-                });
                 return Ok(result(outcome, attempts_here, cost));
             }
             Next::Retry(n) => {
-                ctx.report(Progress::AttemptFailed {
-                    issue,
-                    attempt,
-                    reason: failed.reason.clone(),
-                    retrying: true,
-                });
                 attempt = n;
                 attempts_here += 1;
                 drop(wt);
@@ -229,6 +353,39 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             }
         }
     }
+}
+
+/// After a failed attempt: feeds the failure back, asks for an analysis, records the
+/// failure (retry or end) and reports it.
+#[allow(clippy::too_many_arguments)]
+fn after_failure(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    task: &Task,
+    failed: &Failed,
+    executed: &str,
+    retries: &mut u32,
+    failures: &mut Vec<String>,
+    attempt: u32,
+) -> CmdResult<Next> {
+    failures.push(failed.feedback(attempt));
+    let max = ctx.project.config.sessions.max_implementation_retries;
+    let analysis = if *retries < max {
+        analyse(ctx, task, &failed.feedback(attempt))
+    } else {
+        None
+    };
+    if let Some((_, text)) = &analysis {
+        failures.push(format!("Failure analysis: {text}"));
+    }
+    let next = record_failure(ctx, claim, failed, analysis.as_ref(), executed, retries)?;
+    ctx.report(Progress::AttemptFailed {
+        issue: claim.issue,
+        attempt,
+        reason: failed.reason.clone(),
+        retrying: matches!(next, Next::Retry(_)),
+    });
+    Ok(next)
 }
 
 /// Records an issue found already implemented: DONE with the evidence, no agent called.
@@ -312,6 +469,7 @@ fn finish_done(
     base: &str,
     p: &attempt::Passed,
     mode: &str,
+    convergence: Option<serde_json::Value>,
 ) -> CmdResult<Option<Outcome>> {
     let issue = claim.issue;
     // The summary may ask the LLM helper: build it before taking the lock.
@@ -383,7 +541,7 @@ fn finish_done(
                     commit: Some(commit.clone()),
                     cost_usd: cost,
                     summary,
-                    convergence: None,
+                    convergence: convergence.clone(),
                 });
                 readiness::recompute(&mut txn.state);
                 if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {

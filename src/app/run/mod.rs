@@ -9,7 +9,8 @@
 //!
 //! Modules: [`scheduler`] (the loop, `--workers`), [`claim`] (taking a task, stale-owner
 //! recovery), [`issue`] (one issue from claim to DONE/BLOCKED), [`attempt`] (one candidate
-//! agent in one worktree — the unit a two-agent mode runs twice), [`duplicate`],
+//! agent in one worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and
+//! SYNTHESIS), [`stop`] (stopping a candidate), [`duplicate`],
 //! [`verify`], [`land`], [`record`] (state changes under the lock), [`dry_run`].
 
 pub mod attempt;
@@ -18,8 +19,10 @@ pub mod dry_run;
 pub mod duplicate;
 pub mod issue;
 pub mod land;
+pub mod modes;
 pub mod record;
 pub mod scheduler;
+pub mod stop;
 pub mod verify;
 
 use crate::app::project::Project;

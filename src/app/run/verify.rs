@@ -5,6 +5,7 @@
 //! exit code; the output is saved in the attempt folder.
 
 use crate::app::run::RunContext;
+use crate::app::run::stop::Stop;
 use crate::core::command_line::{self, CommandLine};
 use crate::core::test_report::{self, TestCounts};
 use crate::error::{CmdResult, CommandError};
@@ -49,6 +50,19 @@ pub fn run_command(
     issue: u32,
     log: &Path,
 ) -> CmdResult<Verification> {
+    run_command_stoppable(ctx, cmd, cwd, issue, log, None)
+}
+
+/// Like [`run_command`]; the test process registers with `stop` (a two-agent run's loser is
+/// stopped while its tests run).
+pub fn run_command_stoppable(
+    ctx: &RunContext<'_>,
+    cmd: &CommandLine,
+    cwd: &Path,
+    issue: u32,
+    log: &Path,
+    stop: Option<&Stop>,
+) -> CmdResult<Verification> {
     if cmd.is_empty() {
         return Ok(Verification {
             passed: true,
@@ -74,10 +88,16 @@ pub fn run_command(
     let mut pid = None;
     let out = process::run_with_pid(&spec, |p| {
         interrupt::track(p);
+        if let Some(s) = stop {
+            s.register(p);
+        }
         pid = Some(p);
     });
     if let Some(p) = pid {
         interrupt::untrack(p);
+        if let Some(s) = stop {
+            s.unregister(p);
+        }
     }
     let out = out.map_err(|e| match e {
         SpawnError::NotFound { program } => CommandError::input(format!(
@@ -117,8 +137,19 @@ pub fn verify(
     issue: u32,
     log: &Path,
 ) -> CmdResult<Verification> {
+    verify_stoppable(ctx, worktree, issue, log, None)
+}
+
+/// Like [`verify`], stoppable (see [`run_command_stoppable`]).
+pub fn verify_stoppable(
+    ctx: &RunContext<'_>,
+    worktree: &Path,
+    issue: u32,
+    log: &Path,
+    stop: Option<&Stop>,
+) -> CmdResult<Verification> {
     let cmd = command_line::parse(&ctx.project.config.tests.command);
-    run_command(ctx, &cmd, worktree, issue, log)
+    run_command_stoppable(ctx, &cmd, worktree, issue, log, stop)
 }
 
 /// Fails early (before any agent runs) when `tests.command`'s program is a bare name that
