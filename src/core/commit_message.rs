@@ -7,8 +7,6 @@
 //! issue G), a body, a blank line, and the trailers `Swarm-Feature: <feature>` and
 //! `Swarm-Issue: <N>`.
 
-use regex::Regex;
-
 /// The subject line.
 pub fn subject(feature: &str, issue: u32, github_issue: Option<u64>) -> String {
     match github_issue {
@@ -31,43 +29,24 @@ pub fn message(feature: &str, issue: u32, github_issue: Option<u64>, body: &str)
 }
 
 /// Which form of the tool's commit `message` is for issue `issue` of `feature`: `subject`
-/// (rule 1) or `trailers` (rule 2); `None` when neither.
+/// (rule 1) or `trailers` (rule 2); `None` when neither. The rule itself is
+/// [`crate::core::evidence`]'s.
 pub fn implements(message: &str, feature: &str, issue: u32) -> Option<&'static str> {
-    let subject_line = message.lines().next().unwrap_or("");
-    let pattern = format!(
-        r"^(?i:feat)\({}\): (?i:implement issue) #{}(?:[^0-9A-Za-z]|$)",
-        regex::escape(feature),
-        issue
-    );
-    if Regex::new(&pattern).is_ok_and(|r| r.is_match(subject_line)) {
-        return Some("subject");
-    }
-    let last_paragraph = message
-        .trim_end()
-        .rsplit("\n\n")
-        .next()
-        .unwrap_or("")
-        .lines()
-        .map(str::trim)
-        .collect::<Vec<_>>();
-    let has = |key: &str, value: &str| {
-        last_paragraph.iter().any(|l| {
-            l.split_once(':')
-                .is_some_and(|(k, v)| k.trim() == key && v.trim() == value)
-        })
-    };
-    if has("Swarm-Feature", feature) && has("Swarm-Issue", &issue.to_string()) {
-        return Some("trailers");
-    }
-    None
+    use crate::core::evidence::{EvidenceRule, Source};
+    EvidenceRule::new(feature)
+        .matches(message)
+        .into_iter()
+        .filter(|h| h.issue == issue)
+        .map(|h| h.source)
+        .find(|s| matches!(s, Source::Subject | Source::Trailers))
+        .map(Source::as_str)
 }
 
 /// The commit a revert message names (`This reverts commit <sha>`), at least 7 hex digits.
 pub fn reverted_commit(message: &str) -> Option<String> {
-    let i = message.find("This reverts commit ")?;
-    let rest = &message[i + "This reverts commit ".len()..];
-    let sha: String = rest.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
-    (sha.len() >= 7).then(|| sha.to_lowercase())
+    crate::core::evidence::revert_targets(message)
+        .into_iter()
+        .next()
 }
 
 /// Whether `commit` still counts, given `reverts` (revert commit → the commit it names): a
