@@ -435,3 +435,25 @@ fn a_waiter_gets_the_lock_while_another_process_retakes_it_in_a_tight_loop() {
         "the hog finished before the waiter ran; the test proves nothing"
     );
 }
+
+#[test]
+fn without_github_configured_the_automatic_sync_is_skipped_with_one_notice() {
+    let env = TestEnv::new();
+    two_issues(&env);
+    let r = env.run(&["greenlight", "auth"]);
+    r.ok();
+    assert_eq!(
+        r.stderr.matches("GitHub sync skipped").count(),
+        1,
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("token"), "{}", r.stderr);
+    // turned off: not a word
+    env.write(
+        "config.yaml",
+        "coordination:\n  github_sync_enabled: false\n",
+    );
+    let r = env.run(&["greenlight", "auth"]);
+    assert!(!r.stderr.contains("GitHub"), "{}", r.stderr);
+}

@@ -118,17 +118,13 @@ fn notice_once(msg: &str) {
 
 /// The automatic sync after greenlight/run/unblock (when `coordination.github_sync_enabled`).
 /// Never fails the calling command: no token or repository gives one notice; failures are
-/// warnings and wait in the outbox. Call it with no feature lock held. Does nothing when
+/// warnings and wait in the outbox. Call it with no feature lock held. Sends nothing when
 /// no task is linked to a GitHub issue and the outbox is empty.
 pub fn auto_sync(project: &Project, feature: &str) -> Option<GithubSyncReport> {
     if !project.config.coordination.github_sync_enabled {
         return None;
     }
     let state = state_store::load(&project.paths.state_file(feature)).ok()??;
-    let pending = project.paths.outbox_file(feature).exists();
-    if !pending && !state.tasks.iter().any(|t| t.github_issue.is_some()) {
-        return None;
-    }
     let settings = match settings::resolve(&project.config, &project.root) {
         Ok(Ok(s)) => s,
         Ok(Err(missing)) => {
@@ -143,6 +139,10 @@ pub fn auto_sync(project: &Project, feature: &str) -> Option<GithubSyncReport> {
             return None;
         }
     };
+    let pending = project.paths.outbox_file(feature).exists();
+    if !pending && !state.tasks.iter().any(|t| t.github_issue.is_some()) {
+        return None;
+    }
     let run = || -> CmdResult<GithubSyncReport> {
         let mut session = Session::open(project, feature, settings, false)?;
         let result = session.run_sync(state);
