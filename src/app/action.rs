@@ -7,16 +7,18 @@
 //! and on `push`/`workflow_dispatch` the open issues carrying the trigger label; git history
 //! then decides what is DONE, exactly as locally.
 
+mod comment;
+
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::action::{
-    self, ActionEvent, IssueSnapshot, SenderVerdict, SwarmCommand, Trigger, Trust,
-    permission_grants_write,
+    self, ActionEvent, IssueSnapshot, SenderVerdict, Trigger, Trust, permission_grants_write,
 };
 use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::Task;
 use crate::error::{CmdResult, CommandError};
+use comment::on_comment;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -466,135 +468,6 @@ fn on_issue(
             return log_received(project, event, &feature, false);
         }
     }
-    out.handled = true;
-    txn.events.push(received(event, true));
-    collect_outputs(out, &txn);
-    txn.commit()?;
-    gh.sync(project, &feature, &[issue.number])
-}
-
-#[allow(clippy::too_many_arguments)]
-fn on_comment(
-    project: &Project,
-    event: &ActionEvent,
-    action_name: &str,
-    issue: &IssueSnapshot,
-    body: &str,
-    author: &str,
-    association: &str,
-    gh: &dyn GithubPort,
-    run_agents: bool,
-    out: &mut ActionOutcome,
-) -> CmdResult<()> {
-    let feature =
-        action::feature_from_labels(&issue.labels, &project.config.github.default_feature);
-    let command = match (action_name, action::parse_command(body)) {
-        ("created", Some(Ok(c))) => c,
-        ("created", Some(Err(word))) => {
-            out.note(format!("unknown command `/swarm {word}` from @{author}; known: status, plan, retry, unblock, skip"));
-            return log_received(project, event, &feature, false);
-        }
-        _ => {
-            out.note("the comment holds no `/swarm` command; nothing to do");
-            return Ok(());
-        }
-    };
-    let (trusted, why) = is_trusted(gh, author, association)?;
-    if !trusted {
-        out.note(format!(
-            "ignored `/swarm {}` from @{author}: no write access ({why})",
-            command.as_str()
-        ));
-        return log_received(project, event, &feature, false);
-    }
-    project.check_feature(&feature)?;
-    let mut txn = project.begin_or_new(&feature)?;
-    let tracked = txn
-        .state
-        .tasks
-        .iter()
-        .any(|t| t.github_issue == Some(issue.number));
-    if !tracked && !action::has_trigger_label(&issue.labels, &project.config.github.trigger_label) {
-        out.note(format!(
-            "#{} is not a swarm issue (no `{}` label)",
-            issue.number, project.config.github.trigger_label
-        ));
-        drop(txn);
-        return log_received(project, event, &feature, false);
-    }
-    let number = upsert_task(&mut txn, issue, !tracked);
-    txn.sync()?;
-    let stage = txn
-        .state
-        .task(number)
-        .map(|t| t.stage.clone())
-        .unwrap_or(Stage::Backlog);
-    let note = match command {
-        SwarmCommand::Status => format!("status: {stage}"),
-        SwarmCommand::Plan => {
-            let task = txn.state.task(number).cloned();
-            match task {
-                Some(t) => {
-                    let d = crate::app::plan::decide_for_task(project, &feature, &t);
-                    let note = format!(
-                        "plan: {} with {}{} — {}",
-                        d.mode.as_str(),
-                        d.winner,
-                        d.runner_up
-                            .as_deref()
-                            .map(|r| format!(" and {r}"))
-                            .unwrap_or_default(),
-                        d.reason
-                    );
-                    txn.events.push(d.event(number));
-                    note
-                }
-                None => "plan: no task".into(),
-            }
-        }
-        SwarmCommand::Retry | SwarmCommand::Unblock => {
-            if matches!(stage, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
-                if let Some(t) = txn.state.task_mut(number) {
-                    t.stage = Stage::Backlog;
-                    t.retries = 0;
-                    t.blocked_reason = None;
-                    t.owner = None;
-                }
-                txn.events.push(Event::IssueUnblocked { issue: number });
-                readiness::recompute(&mut txn.state);
-                if command == SwarmCommand::Retry && run_agents {
-                    out.to_run.push((feature.clone(), number));
-                }
-                format!(
-                    "{}: {stage} → {}",
-                    command.as_str(),
-                    txn.state
-                        .task(number)
-                        .map(|t| t.stage.to_string())
-                        .unwrap_or_default()
-                )
-            } else {
-                format!("{}: the issue is {stage}; nothing to do", command.as_str())
-            }
-        }
-        SwarmCommand::Skip => {
-            if matches!(stage, Stage::Done | Stage::Skipped) {
-                format!("skip: the issue is {stage}; nothing to do")
-            } else {
-                if let Some(t) = txn.state.task_mut(number) {
-                    t.stage = Stage::Skipped;
-                    t.blocked_reason = Some(format!("skipped by @{author} with /swarm skip"));
-                }
-                txn.events.push(Event::IssueSkipped {
-                    issue: number,
-                    blocking_issue: None,
-                });
-                readiness::recompute(&mut txn.state);
-                format!("skip: {stage} → SKIPPED")
-            }
-        }
-    };
-    report(out, &feature, &txn, number, &note);
     out.handled = true;
     txn.events.push(received(event, true));
     collect_outputs(out, &txn);

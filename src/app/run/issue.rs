@@ -10,18 +10,17 @@ use crate::app::plan;
 use crate::app::prompt::{self, CoordinationContext, PromptRequest};
 use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
 use crate::app::run::claim::Claim;
+use crate::app::run::failure::{Next, after_failure};
 use crate::app::run::land::{self, Landed};
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
 use crate::app::summary;
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
-use crate::core::failure_verdict::{self, Verdict};
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::{EvidenceRecord, Task};
 use crate::error::{CmdResult, CommandError};
-use crate::io::llm;
 use std::path::{Path, PathBuf};
 
 /// A worktree queued for removal when dropped (success, failure or error alike); the
@@ -60,12 +59,6 @@ fn fresh_worktree<'g>(
         ))
     })?;
     Ok((WorktreeGuard { ctx, path }, base))
-}
-
-/// What the record step decided after a failed attempt.
-enum Next {
-    Retry(u32),
-    End(Outcome),
 }
 
 /// Works on a claimed issue until it is DONE, BLOCKED, SKIPPED or stopped.
@@ -360,39 +353,6 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     }
 }
 
-/// After a failed attempt: feeds the failure back, asks for an analysis, records the
-/// failure (retry or end) and reports it.
-#[allow(clippy::too_many_arguments)]
-fn after_failure(
-    ctx: &RunContext<'_>,
-    claim: &Claim,
-    task: &Task,
-    failed: &Failed,
-    executed: &str,
-    retries: &mut u32,
-    failures: &mut Vec<String>,
-    attempt: u32,
-) -> CmdResult<Next> {
-    failures.push(failed.feedback(attempt));
-    let max = ctx.project.config.sessions.max_implementation_retries;
-    let analysis = if *retries < max {
-        analyse(ctx, task, &failed.feedback(attempt))
-    } else {
-        None
-    };
-    if let Some((_, text)) = &analysis {
-        failures.push(format!("Failure analysis: {text}"));
-    }
-    let next = record_failure(ctx, claim, failed, analysis.as_ref(), executed, retries)?;
-    ctx.report(Progress::AttemptFailed {
-        issue: claim.issue,
-        attempt,
-        reason: failed.reason.clone(),
-        retrying: matches!(next, Next::Retry(_)),
-    });
-    Ok(next)
-}
-
 /// Records an issue found already implemented: DONE with the evidence, no agent called.
 fn record_duplicate(
     ctx: &RunContext<'_>,
@@ -563,135 +523,4 @@ fn finish_done(
     })?;
     land::clear_landing_marker(ctx, issue);
     Ok(outcome)
-}
-
-/// Records a failed attempt: retry (event `retry_started`), or BLOCKED when the retries
-/// are used up (event `issue_blocked`), or stopped by the circuit breaker (back to READY).
-fn record_failure(
-    ctx: &RunContext<'_>,
-    claim: &Claim,
-    failed: &Failed,
-    analysis: Option<&(Verdict, String)>,
-    mode: &str,
-    retries: &mut u32,
-) -> CmdResult<Next> {
-    let issue = claim.issue;
-    let max = ctx.project.config.sessions.max_implementation_retries;
-    let tripped = ctx.breaker.tripped();
-    record::with_txn(ctx, |txn| {
-        txn.events.extend(failed.pending_events.iter().cloned());
-        record::add_cost(&mut txn.state, issue, failed.cost_usd);
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
-            return Ok(Next::End(Outcome::Lost {
-                reason: "another run took the issue over".into(),
-            }));
-        };
-        t.last_mode = Some(mode.to_string());
-        let feedback = failed.feedback(t.attempts);
-        t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
-        let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {
-            t.stage = Stage::Blocked;
-            t.owner = None;
-            t.blocked_reason = Some(reason.clone());
-            events.push(Event::IssueBlocked {
-                issue,
-                reason: reason.clone(),
-                retries: t.retries,
-            });
-            Next::End(Outcome::Blocked { reason })
-        };
-        if t.retries >= max {
-            let reason = format!(
-                "{} (attempt {}; {} retr{} used of {max})",
-                failed.reason,
-                t.attempts,
-                t.retries,
-                if t.retries == 1 { "y" } else { "ies" }
-            );
-            *retries = t.retries;
-            return Ok(block(t, reason, &mut txn.events));
-        }
-        match analysis {
-            Some((Verdict::Escalate, text)) => {
-                let reason = format!(
-                    "{}; failure analysis: escalate to a human — {}",
-                    failed.reason,
-                    first_line(text)
-                );
-                return Ok(block(t, reason, &mut txn.events));
-            }
-            Some((Verdict::Skip, text)) => {
-                let reason = format!(
-                    "{}; failure analysis: skip — {}",
-                    failed.reason,
-                    first_line(text)
-                );
-                t.stage = Stage::Skipped;
-                t.owner = None;
-                t.blocked_reason = Some(reason.clone());
-                txn.events.push(Event::IssueSkipped {
-                    issue,
-                    blocking_issue: None,
-                });
-                readiness::recompute(&mut txn.state);
-                return Ok(Next::End(Outcome::Skipped { reason }));
-            }
-            _ => {}
-        }
-        t.retries += 1;
-        *retries = t.retries;
-        if let Some(msg) = &tripped {
-            t.stage = Stage::Ready;
-            t.owner = None;
-            return Ok(Next::End(Outcome::Stopped {
-                reason: msg.clone(),
-            }));
-        }
-        t.attempts += 1;
-        let next = t.attempts;
-        txn.events.push(Event::RetryStarted {
-            issue,
-            attempt: next,
-        });
-        Ok(Next::Retry(next))
-    })
-}
-
-/// The analysis without its verdict line, in one line.
-fn first_line(analysis: &str) -> String {
-    let mut lines = analysis.lines().map(str::trim).filter(|l| !l.is_empty());
-    let first = lines.next().unwrap_or("");
-    let rest: Vec<&str> = lines.collect();
-    let text = if rest.is_empty() {
-        first.to_string()
-    } else {
-        rest.join(" ")
-    };
-    text.chars().take(300).collect()
-}
-
-/// With `llm.command`: asks for a failure analysis. `None` without a helper or on any error.
-fn analyse(ctx: &RunContext<'_>, task: &Task, failure: &str) -> Option<(Verdict, String)> {
-    ctx.project.config.llm.command.as_ref()?;
-    let prompt = failure_verdict::prompt(task.issue_number, &task.title, failure);
-    let answer = llm::ask(
-        &ctx.project.config,
-        &ctx.project.root,
-        &llm::LlmRequest {
-            agent: "failure-analysis",
-            feature: &ctx.feature,
-            issue: task.issue_number,
-            purpose: "failure-analysis",
-            prompt: &prompt,
-        },
-    )
-    .ok()?;
-    let answer = answer.trim();
-    if answer.is_empty() {
-        return None;
-    }
-    Some((
-        failure_verdict::parse(answer),
-        crate::core::test_report::excerpt(answer, 2000),
-    ))
 }

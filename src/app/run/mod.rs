@@ -8,15 +8,17 @@
 //! test command runs, so `status` and other commands never wait for minutes.
 //!
 //! Modules: [`scheduler`] (the loop, `--workers`), [`claim`] (taking a task, stale-owner
-//! recovery), [`issue`] (one issue from claim to DONE/BLOCKED), [`attempt`] (one candidate
-//! agent in one worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and
-//! SYNTHESIS), [`stop`] (stopping a candidate), [`duplicate`],
-//! [`verify`], [`land`], [`record`] (state changes under the lock), [`dry_run`].
+//! recovery), [`issue`] (one issue from claim to DONE/BLOCKED), [`failure`] (a failed
+//! attempt: analysis, then retry or BLOCKED), [`attempt`] (one candidate agent in one
+//! worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and SYNTHESIS),
+//! [`stop`] (stopping a candidate), [`duplicate`], [`verify`], [`land`], [`record`] (state
+//! changes under the lock), [`dry_run`].
 
 pub mod attempt;
 pub mod claim;
 pub mod dry_run;
 pub mod duplicate;
+pub mod failure;
 pub mod issue;
 pub mod land;
 pub mod modes;
