@@ -82,12 +82,15 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
             &repo.preexisting_commit[..10]
         );
     }
-    let implemented: Vec<String> = report
+    // in issue order (with 2 workers, #2 and #3 may finish in either order)
+    let mut done: Vec<u32> = report
         .results
         .iter()
         .filter(|r| matches!(r.outcome, Outcome::Done { .. }))
-        .map(|r| format!("#{}", r.issue))
+        .map(|r| r.issue)
         .collect();
+    done.sort_unstable();
+    let implemented: Vec<String> = done.iter().map(|n| format!("#{n}")).collect();
     println!(
         "issues implemented by the demo agent, verified and committed: {}",
         if implemented.is_empty() {
