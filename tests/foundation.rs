@@ -117,7 +117,7 @@ fn unblock_moves_blocked_to_ready_and_clears_reason() {
     let s = env.state("auth");
     assert_eq!(s["tasks"][0]["stage"], "READY");
     assert!(s["tasks"][0]["blocked_reason"].is_null());
-    assert!(s["tasks"][0].get("retries").is_none());
+    assert_eq!(s["tasks"][0]["retries"], 0);
     assert!(
         env.events("auth")
             .iter()
