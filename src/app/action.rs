@@ -148,12 +148,7 @@ pub fn read_event(env: &ActionEnv) -> CmdResult<ActionEvent> {
 
 /// Whether the repository is a shallow clone.
 pub fn is_shallow(project: &Project) -> bool {
-    std::process::Command::new("git")
-        .arg("-C")
-        .arg(&project.root)
-        .args(["rev-parse", "--is-shallow-repository"])
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "true")
+    crate::io::history::is_shallow(&project.root)
 }
 
 /// Handles one event. `run_agents` only marks issues to run in `outcome.to_run`.

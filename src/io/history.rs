@@ -140,6 +140,11 @@ fn message_of(data: &[u8]) -> &[u8] {
     }
 }
 
+/// Whether the repository at `root` is a shallow clone (false when it is not a repository).
+pub fn is_shallow(root: &Path) -> bool {
+    gix::discover(root).is_ok_and(|repo| repo.is_shallow().unwrap_or(false))
+}
+
 /// Scans the history of the repository containing `root` for `rule`, resuming from
 /// `cached` when it is still valid.
 pub fn scan(
