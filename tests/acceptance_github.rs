@@ -527,3 +527,34 @@ fn a_github_enterprise_base_with_a_path_is_used_as_is() {
     assert_ne!(r.code, 0);
     assert!(gh.fake.swarm_labels(a).is_empty());
 }
+
+#[test]
+fn changes_made_by_hand_on_github_are_brought_back_in_line() {
+    let gh = setup(false);
+    let a = gh.fake.add_issue("a", &["p1"]);
+    let b = gh.fake.add_issue("b", &[]);
+    gh.env.issues(
+        "auth",
+        json!([{"order":1,"title":"a","github_issue":a},{"order":2,"title":"b","github_issue":b}]),
+    );
+    gh.env.run(&["greenlight", "auth"]).ok();
+    gh.sync().ok();
+    assert_issue(&gh.fake, a, "swarm:ready");
+    // someone deletes the status comment of #a and adds a second swarm label to #b
+    let id = gh.fake.status_comments(a)[0].0;
+    gh.fake.delete_comment(id);
+    gh.fake
+        .set_labels(b, &["swarm:ready", "swarm:blocked", "urgent"]);
+    gh.sync().ok();
+    assert_issue(&gh.fake, a, "swarm:ready");
+    assert_issue(&gh.fake, b, "swarm:ready");
+    assert!(gh.fake.issue_labels(b).contains(&"urgent".to_string()));
+    // someone removes the swarm label of #a
+    gh.fake.set_labels(a, &["p1"]);
+    gh.sync().ok();
+    assert_issue(&gh.fake, a, "swarm:ready");
+    assert!(gh.fake.issue_labels(a).contains(&"p1".to_string()));
+    gh.fake.clear_log();
+    gh.sync().ok();
+    assert_eq!(gh.fake.writes(), 0, "{:?}", gh.fake.log());
+}

@@ -306,6 +306,16 @@ impl FakeGithub {
         self.w().issues[&n].state == "open"
     }
 
+    /// Replaces an issue's labels (as a person editing it would), touching `updated_at`.
+    pub fn set_labels(&self, n: u64, labels: &[&str]) {
+        let mut w = self.w();
+        let names = labels.iter().map(|l| w.ensure_label(l)).collect();
+        let now = w.now();
+        let issue = w.issues.get_mut(&n).unwrap();
+        issue.labels = names;
+        issue.updated_at = now;
+    }
+
     pub fn set_state(&self, n: u64, state: &str) {
         self.w().issues.get_mut(&n).unwrap().state = state.into();
     }
