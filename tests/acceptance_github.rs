@@ -488,6 +488,41 @@ fn agents_do_not_run_without_the_input_or_the_config() {
 }
 
 #[test]
+fn the_run_agents_input_from_the_runner_environment_runs_the_agent() {
+    let mut gh = setup(false);
+    let marker = gh.env.tmp.path().join("agent-ran");
+    let agent = gh.env.script(
+        "agent.sh",
+        &format!("#!/bin/sh\ncat > /dev/null\ntouch '{}'\n", marker.display()),
+    );
+    let config = gh.env.read("config.yaml");
+    gh.env.write(
+        "config.yaml",
+        &format!(
+            "{config}agents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"false\"\nsessions:\n  max_implementation_retries: 0\n",
+            agent.display()
+        ),
+    );
+    gh.env.git(&["add", "config.yaml"]);
+    gh.env.commit("chore: config");
+    let n = gh.fake.add_issue("Login", &["swarm"]);
+    let p = issue_payload("labeled", n, &["swarm"], "Do it.", ("alice", "User"));
+    gh.env
+        .extra_env
+        .push(("INPUT_RUN-AGENTS".to_string(), "false".to_string()));
+    run_action(&gh.env, "issues", &p).run.ok();
+    assert!(!marker.exists(), "run-agents: false ran an agent");
+    gh.env.extra_env.pop();
+    gh.env
+        .extra_env
+        .push(("INPUT_RUN-AGENTS".to_string(), "true".to_string()));
+    let _ = run_action(&gh.env, "issues", &p);
+    assert!(marker.exists(), "run-agents: true did not run the agent");
+    assert_eq!(gh.env.stage("github", n), "BLOCKED");
+    assert_eq!(gh.fake.swarm_labels(n), vec!["swarm:blocked".to_string()]);
+}
+
+#[test]
 fn the_token_is_in_no_event_outbox_or_output_when_github_fails() {
     let gh = setup(false);
     let a = one_linked_issue(&gh);
