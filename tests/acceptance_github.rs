@@ -593,3 +593,94 @@ fn changes_made_by_hand_on_github_are_brought_back_in_line() {
     gh.sync().ok();
     assert_eq!(gh.fake.writes(), 0, "{:?}", gh.fake.log());
 }
+
+#[test]
+fn a_reconcile_from_a_fresh_checkout_with_nothing_new_sends_no_write() {
+    let gh = setup(false);
+    let n = gh.fake.add_issue("Login", &["swarm"]);
+    let m = gh.fake.add_issue("Logout", &["swarm"]);
+    gh.fake.set_body(m, &format!("Depends on #{n}"));
+    let dispatch = payload("workflow_dispatch");
+    run_action(&gh.env, "workflow_dispatch", &dispatch).run.ok();
+    assert_issue(&gh.fake, n, "swarm:ready");
+    assert_issue(&gh.fake, m, "swarm:ready");
+    // each workflow run starts without `.swarm/`; nothing changed, so nothing is written
+    for _ in 0..2 {
+        std::fs::remove_dir_all(gh.env.path(".swarm")).unwrap();
+        gh.fake.clear_log();
+        let r = run_action(&gh.env, "workflow_dispatch", &dispatch);
+        r.run.ok();
+        assert_eq!(gh.fake.writes(), 0, "{:?}", gh.fake.log());
+    }
+    // the same once the first one is done
+    gh.env
+        .commit(&format!("feat(github): Implement issue #{n}"));
+    run_action(&gh.env, "workflow_dispatch", &dispatch).run.ok();
+    assert_issue(&gh.fake, n, "swarm:done");
+    std::fs::remove_dir_all(gh.env.path(".swarm")).unwrap();
+    gh.fake.clear_log();
+    run_action(&gh.env, "workflow_dispatch", &dispatch).run.ok();
+    assert_eq!(gh.fake.writes(), 0, "{:?}", gh.fake.log());
+}
+
+#[test]
+fn the_blocked_and_done_comments_carry_what_section_8_lists() {
+    let gh = setup(false);
+    let a = gh.fake.add_issue("login", &[]);
+    let b = gh.fake.add_issue("sessions", &[]);
+    gh.env.issues(
+        "auth",
+        json!([{"order":1,"title":"login","github_issue":a,"test_file":"tests/login_test.rs"},
+               {"order":2,"title":"sessions","github_issue":b,"dependencies":[1]}]),
+    );
+    gh.env.run(&["greenlight", "auth"]).ok();
+    gh.set(
+        1,
+        "BLOCKED",
+        json!({"attempts": 4, "retries": 3, "blocked_reason": "verification failed",
+               "last_failure": "assertion failed: token_is_valid", "files": ["src/login.rs"]}),
+    );
+    gh.sync().ok();
+    let blocked = gh.fake.status_comments(a)[0].1.clone();
+    for part in ["verification failed", "token_is_valid", "src/login.rs"] {
+        assert!(blocked.contains(part), "{part}: {blocked}");
+    }
+    // every command it names exists
+    let named: Vec<String> = blocked
+        .split("swarm-attack ")
+        .skip(1)
+        .filter_map(|rest| {
+            rest.split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+                .next()
+                .map(String::from)
+        })
+        .collect();
+    assert!(named.iter().any(|c| c == "unblock"), "{blocked}");
+    for cmd in &named {
+        let r = gh.env.run(&[cmd.as_str(), "--help"]);
+        assert_eq!(
+            r.code, 0,
+            "`swarm-attack {cmd}` named in the comment: {}",
+            r.stderr
+        );
+    }
+    gh.set(
+        1,
+        "DONE",
+        json!({"commit": "0123456789abcdef0123456789abcdef01234567",
+               "outputs": {"files_created": ["src/login.rs"], "classes_defined": {},
+                           "semantic_summary": "adds the login endpoint"}}),
+    );
+    gh.sync().ok();
+    let done = gh.fake.status_comments(a)[0].1.clone();
+    for part in [
+        "0123456",
+        "src/login.rs",
+        "tests/login_test.rs",
+        "adds the login endpoint",
+        &format!("#{b}"),
+    ] {
+        assert!(done.contains(part), "{part}: {done}");
+    }
+    assert!(!gh.fake.is_open(a));
+}
