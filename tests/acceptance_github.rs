@@ -432,6 +432,11 @@ fn an_issue_without_body_has_a_null_body_in_the_payload_and_is_registered() {
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
     );
     assert_issue(&gh.fake, n, "swarm:ready");
+    assert!(
+        no_auto_coloured_swarm_label(&gh.fake),
+        "{:?}",
+        gh.fake.labels()
+    );
 }
 
 #[test]
