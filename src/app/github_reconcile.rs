@@ -59,6 +59,14 @@ impl Session<'_> {
             }
             Ok(Fetched::Fresh(info)) => {
                 self.check_colours(&info.labels);
+                if let (Some(before), Some(now)) = (entry.comments, info.comments)
+                    && now < before
+                {
+                    // a comment was deleted on GitHub, perhaps the status comment: look again
+                    entry.comment_id = None;
+                    entry.comment_digest = None;
+                }
+                entry.comments = info.comments;
                 entry.labels = info.label_names();
                 entry.open = info.open;
                 entry.etag = info.etag;
@@ -248,6 +256,7 @@ impl Session<'_> {
                 let (id, digest) = self.create_comment(g, body)?;
                 entry.comment_id = Some(id);
                 entry.comment_digest = Some(digest.clone());
+                entry.comments = entry.comments.map(|c| c + 1);
                 if digest != body_digest(body) {
                     self.api.apply_issue_op(
                         g,
@@ -289,6 +298,7 @@ impl Session<'_> {
             }
             IssueOp::DeleteComment { .. } => {
                 self.api.apply_issue_op(g, op)?;
+                entry.comments = entry.comments.map(|c| c.saturating_sub(1));
             }
             IssueOp::UpdateIssue { state, .. } => {
                 let resp = self.api.apply_issue_op(g, op)?;
@@ -298,6 +308,9 @@ impl Session<'_> {
                 entry.open = info.open;
                 entry.etag = info.etag;
                 entry.seen = true;
+                if info.comments.is_some() {
+                    entry.comments = info.comments;
+                }
                 match state {
                     Some(IssueState::Closed) => entry.closed_by_swarm = true,
                     Some(IssueState::Open) => entry.closed_by_swarm = false,

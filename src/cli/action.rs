@@ -131,10 +131,22 @@ fn write_report(out: &ActionOutcome) {
     }
 }
 
+/// An Action input set to `true` in the environment, as the runner passes inputs to
+/// JavaScript and container actions (`INPUT_RUN-AGENTS`; `INPUT_RUN_AGENTS` also accepted).
+fn input_true(name: &str) -> bool {
+    [
+        format!("INPUT_{name}"),
+        format!("INPUT_{}", name.replace('-', "_")),
+    ]
+    .iter()
+    .any(|var| std::env::var(var).is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")))
+}
+
 pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
     let result = (|| -> CmdResult<ActionOutcome> {
         let project = g.open()?;
-        let run_agents = a.run_agents || project.config.github.run_agents;
+        let run_agents =
+            a.run_agents || input_true("RUN-AGENTS") || project.config.github.run_agents;
         let event = action::read_event(&ActionEnv::from_env())?;
         let gh = github_port(&project)?;
         let mut out = action::handle(&project, &event, gh.as_ref(), run_agents)?;

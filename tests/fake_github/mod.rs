@@ -5,6 +5,10 @@
 //! sends rate-limit headers, auto-creates unknown labels on issues with colour `ededed` (as
 //! GitHub does), and can inject faults: 500/502/503, 429, secondary and primary rate limits,
 //! and the "applied, then 502" trap. Every request is logged (method, path, status).
+//! Shapes checked against `@octokit/fixtures` (recorded from api.github.com): an empty issue
+//! body is `null`, pull requests are listed among the issues with a `pull_request` key, and
+//! the permission endpoint answers the legacy `permission` (maintain → write, triage → read)
+//! with the role in `role_name`.
 #![allow(dead_code)]
 
 use std::collections::{BTreeMap, VecDeque};
@@ -222,6 +226,20 @@ impl FakeGithub {
 
     /// Adds an open issue; returns its number.
     pub fn add_issue(&self, title: &str, labels: &[&str]) -> u64 {
+        self.add_item(title, labels, "", false)
+    }
+
+    /// Adds an open pull request (listed among the issues, as GitHub does); returns its number.
+    pub fn add_pull_request(&self, title: &str, labels: &[&str], body: &str) -> u64 {
+        self.add_item(title, labels, body, true)
+    }
+
+    /// Sets an issue's body.
+    pub fn set_body(&self, n: u64, body: &str) {
+        self.w().issues.get_mut(&n).unwrap().body = body.into();
+    }
+
+    fn add_item(&self, title: &str, labels: &[&str], body: &str, pull_request: bool) -> u64 {
         let mut w = self.w();
         let number = w.issues.keys().max().copied().unwrap_or(0) + 1;
         let now = w.now();
@@ -233,13 +251,14 @@ impl FakeGithub {
                 id,
                 number,
                 title: title.into(),
-                body: String::new(),
+                body: body.into(),
                 state: "open".into(),
                 state_reason: None,
                 labels,
                 created_at: now.clone(),
                 updated_at: now,
                 closed_at: None,
+                pull_request,
             },
         );
         number
@@ -285,6 +304,16 @@ impl FakeGithub {
 
     pub fn is_open(&self, n: u64) -> bool {
         self.w().issues[&n].state == "open"
+    }
+
+    /// Replaces an issue's labels (as a person editing it would), touching `updated_at`.
+    pub fn set_labels(&self, n: u64, labels: &[&str]) {
+        let mut w = self.w();
+        let names = labels.iter().map(|l| w.ensure_label(l)).collect();
+        let now = w.now();
+        let issue = w.issues.get_mut(&n).unwrap();
+        issue.labels = names;
+        issue.updated_at = now;
     }
 
     pub fn set_state(&self, n: u64, state: &str) {

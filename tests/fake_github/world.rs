@@ -28,6 +28,8 @@ pub(super) struct Issue {
     pub(super) created_at: String,
     pub(super) updated_at: String,
     pub(super) closed_at: Option<String>,
+    /// A pull request: GitHub lists it among the issues with a `pull_request` key.
+    pub(super) pull_request: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -192,7 +194,13 @@ impl World {
             .filter(|c| c.issue == i.number)
             .count();
         let url = format!("{}/issues/{}", self.repo_url(), i.number);
-        json!({"url": url, "repository_url": self.repo_url(),
+        // as GitHub: an issue without a body has `"body": null`
+        let body = if i.body.is_empty() {
+            Value::Null
+        } else {
+            Value::String(i.body.clone())
+        };
+        let mut v = json!({"url": url, "repository_url": self.repo_url(),
                "labels_url": format!("{url}/labels{{/name}}"),
                "comments_url": format!("{url}/comments"), "events_url": format!("{url}/events"),
                "html_url": format!("https://github.com/{}/{}/issues/{}", self.owner, self.name, i.number),
@@ -201,9 +209,19 @@ impl World {
                "locked": false, "assignee": null, "assignees": [], "milestone": null,
                "comments": comments, "created_at": i.created_at, "updated_at": i.updated_at,
                "closed_at": i.closed_at, "author_association": "OWNER", "active_lock_reason": null,
-               "body": i.body, "closed_by": null, "state_reason": i.state_reason,
+               "body": body, "closed_by": null, "state_reason": i.state_reason,
                "performed_via_github_app": null,
-               "timeline_url": format!("{url}/timeline")})
+               "timeline_url": format!("{url}/timeline")});
+        if i.pull_request {
+            let html = format!(
+                "https://github.com/{}/{}/pull/{}",
+                self.owner, self.name, i.number
+            );
+            v["pull_request"] = json!({"url": format!("{}/pulls/{}", self.repo_url(), i.number),
+                "html_url": html, "diff_url": format!("{html}.diff"),
+                "patch_url": format!("{html}.patch"), "merged_at": null});
+        }
+        v
     }
 
     pub(super) fn comment_json(&self, c: &Comment) -> Value {
@@ -471,10 +489,19 @@ impl World {
                 json_reply(200, &self.label_json(&self.labels[pos].clone()))
             }
             ("GET", ["collaborators", user, "permission"]) => match self.permissions.get(*user) {
-                Some(p) => json_reply(
-                    200,
-                    &json!({"permission": p, "role_name": p, "user": self.user(user)}),
-                ),
+                // as GitHub: `permission` is the legacy base role (maintain → write,
+                // triage → read); `role_name` is the role itself
+                Some(role) => {
+                    let legacy = match role.as_str() {
+                        "maintain" => "write",
+                        "triage" => "read",
+                        r => r,
+                    };
+                    json_reply(
+                        200,
+                        &json!({"permission": legacy, "role_name": role, "user": self.user(user)}),
+                    )
+                }
                 None => message(404, &format!("{user} is not a user")),
             },
             ("GET", ["issues"]) => {
@@ -522,6 +549,7 @@ impl World {
                     created_at: now.clone(),
                     updated_at: now,
                     closed_at: None,
+                    pull_request: false,
                 };
                 self.issues.insert(number, issue.clone());
                 self.issues_created += 1;

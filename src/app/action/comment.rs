@@ -38,6 +38,15 @@ pub(super) fn on_comment(
             return Ok(());
         }
     };
+    if issue.is_pull_request {
+        // `issue_comment` fires for pull requests too; they are never tasks
+        out.note(format!(
+            "#{} is a pull request; `/swarm {}` applies to issues only",
+            issue.number,
+            command.as_str()
+        ));
+        return log_received(project, event, &feature, false);
+    }
     let (trusted, why) = is_trusted(gh, author, association)?;
     if !trusted {
         out.note(format!(

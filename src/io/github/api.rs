@@ -29,6 +29,8 @@ pub struct IssueInfo {
     /// The author's login and association (`OWNER`, `MEMBER`, `CONTRIBUTOR`, ...).
     pub author: String,
     pub author_association: String,
+    /// How many comments the issue has (GitHub's `comments`), when the answer says.
+    pub comments: Option<u64>,
 }
 
 impl IssueInfo {
@@ -87,6 +89,7 @@ fn issue_of(v: &Value, etag: Option<String>) -> IssueInfo {
             .as_str()
             .unwrap_or_default()
             .to_string(),
+        comments: v["comments"].as_u64(),
     }
 }
 

@@ -27,6 +27,9 @@ pub struct IssueCache {
     pub seen: bool,
     pub comment_id: Option<u64>,
     pub comment_digest: Option<String>,
+    /// The issue's comment count as last seen (fewer later: a comment was deleted, perhaps
+    /// the status comment, so the comments are read again).
+    pub comments: Option<u64>,
     pub closed_by_swarm: bool,
     pub applied: Option<Applied>,
 }
