@@ -142,6 +142,36 @@ fn link_next(h: &HeaderMap) -> Option<String> {
     })
 }
 
+/// The path (and query) to request on the API base `api_url` for a link `url`.
+fn relative_to(api_url: &str, url: &str) -> Option<String> {
+    if let Some(rest) = url.strip_prefix(api_url) {
+        if rest.is_empty() || rest.starts_with('/') || rest.starts_with('?') {
+            return Some(if rest.starts_with('/') {
+                rest.to_string()
+            } else {
+                format!("/{rest}")
+            });
+        }
+        return None;
+    }
+    // The link names the API under another spelling of the host (`localhost` for
+    // `127.0.0.1`, a proxy name, ...): follow its path and query on OUR API base, so the
+    // token is never sent anywhere else.
+    let uri: http::Uri = url.parse().ok()?;
+    let pq = uri.path_and_query()?.as_str();
+    let base_path = api_url
+        .parse::<http::Uri>()
+        .ok()
+        .map(|b| b.path().trim_end_matches('/').to_string())
+        .unwrap_or_default();
+    let rest = if base_path.is_empty() {
+        pq
+    } else {
+        pq.strip_prefix(base_path.as_str()).unwrap_or(pq)
+    };
+    rest.starts_with('/').then(|| rest.to_string())
+}
+
 impl Client {
     /// Builds the client (no request is sent).
     pub fn new(settings: Settings) -> Result<Client, GithubError> {
@@ -206,16 +236,7 @@ impl Client {
     /// A `Link` URL as a path from the API base; None when it points elsewhere (the token
     /// is never sent to another host).
     pub fn relative(&self, url: &str) -> Option<String> {
-        let rest = url.strip_prefix(&self.settings.api_url)?;
-        if rest.is_empty() || rest.starts_with('/') || rest.starts_with('?') {
-            Some(if rest.starts_with('/') {
-                rest.to_string()
-            } else {
-                format!("/{rest}")
-            })
-        } else {
-            None
-        }
+        relative_to(&self.settings.api_url, url)
     }
 
     fn send_once(&mut self, req: &Request) -> Result<Raw, String> {
@@ -484,5 +505,37 @@ mod tests {
             "<https://x/y?page=1>; rel=\"prev\"".parse().unwrap(),
         );
         assert_eq!(link_next(&h), None);
+    }
+
+    #[test]
+    fn next_links_are_followed_on_our_own_api_base() {
+        let base = "http://127.0.0.1:4000";
+        assert_eq!(
+            relative_to(base, "http://127.0.0.1:4000/repositories/1/issues?page=2").as_deref(),
+            Some("/repositories/1/issues?page=2")
+        );
+        // another spelling of the host: the path is requested on our base, never elsewhere
+        assert_eq!(
+            relative_to(base, "http://localhost:4000/repositories/1/issues?page=2").as_deref(),
+            Some("/repositories/1/issues?page=2")
+        );
+        let ghe = "https://ghe.example.com/api/v3";
+        assert_eq!(
+            relative_to(
+                ghe,
+                "https://ghe.example.com/api/v3/repos/o/r/issues?page=3"
+            )
+            .as_deref(),
+            Some("/repos/o/r/issues?page=3")
+        );
+        assert_eq!(
+            relative_to(
+                ghe,
+                "https://other.example.com/api/v3/repos/o/r/issues?page=3"
+            )
+            .as_deref(),
+            Some("/repos/o/r/issues?page=3")
+        );
+        assert_eq!(relative_to(base, "not a url"), None);
     }
 }
