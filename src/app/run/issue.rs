@@ -441,6 +441,8 @@ fn finish_done(
     let mut done = claim.task.clone();
     done.stage = Stage::Done;
     done.outputs.files_created = p.files_created.clone();
+    // the verified commit: the summary (LLM or built from the commit) reads it
+    done.commit = Some(p.commit.clone());
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
     summary::ensure_summary(ctx.project, &ctx.feature, &mut done);

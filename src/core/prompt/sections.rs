@@ -346,7 +346,12 @@ fn coordination(pack: &ContextPack) -> (Option<String>, Option<AgentOutput>) {
         s
     };
     match &pack.coordination {
-        CoordinationContext::Solo => (None, None),
+        CoordinationContext::Solo => (
+            Some(format!(
+                "Mode: SOLO. You (`{me}`) are the only agent working on this issue; no other agent's work is combined with yours.{mine}"
+            )),
+            None,
+        ),
         CoordinationContext::Parallel {
             primary: true,
             other_agent,
