@@ -329,6 +329,17 @@ echo "echo 'assertion failed: attempt $SWARM_ATTEMPT marker'; exit 1" > checks/t
         s.env.read(".swarm/runs/four/issue-1/attempt-2/prompt.md"),
         stdin2
     );
+    // each context_injected tells the size of the prompt that was sent
+    let ctx: Vec<Value> = s.events_named("four", "context_injected");
+    assert_eq!(ctx.len(), 4);
+    for (k, e) in ctx.iter().enumerate() {
+        let sent = s.env.read_bytes(&format!(
+            ".swarm/runs/four/issue-1/attempt-{}/prompt.md",
+            k + 1
+        ));
+        assert_eq!(e["prompt_bytes"], sent.len() as u64, "{e}");
+        assert_eq!(e["issue"], 1);
+    }
     let blocked: Vec<Value> = s.events_named("four", "issue_blocked");
     assert_eq!(blocked.len(), 1);
     assert_eq!(blocked[0]["retries"], 3);
@@ -878,10 +889,15 @@ fn plan_env(confidences: &[(u32, &str, &str)], agents_order: &[&str]) -> TestEnv
     let env = TestEnv::new();
     let mut cases = String::new();
     for (issue, agent, conf) in confidences {
-        // disjoint angles: overlap 0
-        cases.push_str(&format!(
-            "  {issue}/{agent}) echo '{{\"angle\":\"angle{agent}\",\"confidence\":{conf},\"covers\":[\"cover{agent}\"],\"solo_sufficient\":false,\"builds_on_other\":false}}' ;;\n"
-        ));
+        // a whole proposal, or a confidence with an angle of the agent's own (overlap 0)
+        let answer = if conf.starts_with('{') {
+            conf.to_string()
+        } else {
+            format!(
+                "{{\"angle\":\"angle{agent}\",\"confidence\":{conf},\"covers\":[\"cover{agent}\"],\"solo_sufficient\":false,\"builds_on_other\":false}}"
+            )
+        };
+        cases.push_str(&format!("  {issue}/{agent}) echo '{answer}' ;;\n"));
     }
     let llm = env.script(
         "bin/llm.sh",
@@ -995,4 +1011,86 @@ fn one_eligible_agent_is_solo() {
     assert_eq!(d["mode"], "SOLO");
     assert_eq!(d["winner"], "solo");
     assert!(d["runner_up"].is_null());
+}
+
+#[test]
+fn plan_thresholds_are_strict_where_the_spec_says_so() {
+    let p = |angle: &str, conf: &str, builds: bool| {
+        format!(
+            "{{\"angle\":\"{angle}\",\"confidence\":{conf},\"covers\":[],\"solo_sufficient\":false,\"builds_on_other\":{builds}}}"
+        )
+    };
+    let cases = [
+        // overlap exactly 0.50 ({red, green, blue} vs {red, green, pink}: 2/4) is not
+        // < 0.50: no PARALLEL; rule 4 → SOLO
+        (1, "alpha", p("red green blue", "0.8", false)),
+        (1, "beta", p("red green pink", "0.8", false)),
+        // the same but one token less shared (1/5 = 0.20 < 0.50) → PARALLEL
+        (2, "alpha", p("red green blue", "0.8", false)),
+        (2, "beta", p("red yellow pink", "0.8", false)),
+        // SYNTHESIS needs both > 0.70: 0.70 is not → rule 4 SOLO
+        (3, "alpha", p("api handlers", "0.75", false)),
+        (3, "beta", p("api handlers", "0.70", true)),
+        // both above: SYNTHESIS alpha then beta
+        (4, "alpha", p("api handlers", "0.75", false)),
+        (4, "beta", p("api handlers", "0.71", true)),
+        // same angle, nobody builds on the other → rule 4 SOLO
+        (5, "alpha", p("api handlers", "0.9", false)),
+        (5, "beta", p("api handlers", "0.9", false)),
+    ];
+    let owned: Vec<(u32, &str, &str)> =
+        cases.iter().map(|(i, a, c)| (*i, *a, c.as_str())).collect();
+    let env = plan_env(&owned, &["alpha", "beta"]);
+    let doc = plan_decisions(&env);
+    let d = |n: u64| decision_of(&doc, n);
+    let rule = |n: u64| d(n)["reason"].as_str().unwrap().to_string();
+    assert_eq!(d(1)["mode"], "SOLO", "{}", d(1));
+    assert!(rule(1).starts_with("rule 4"), "{}", rule(1));
+    assert_eq!(d(1)["overlap"], 0.5);
+    assert_eq!(d(2)["mode"], "PARALLEL", "{}", d(2));
+    assert_eq!(d(3)["mode"], "SOLO", "{}", d(3));
+    assert!(rule(3).starts_with("rule 4"), "{}", rule(3));
+    assert_eq!(d(4)["mode"], "SYNTHESIS", "{}", d(4));
+    assert_eq!(d(4)["winner"], "alpha");
+    assert_eq!(d(4)["runner_up"], "beta");
+    assert_eq!(d(5)["mode"], "SOLO", "{}", d(5));
+    assert_eq!(d(5)["winner"], "alpha");
+    assert!(d(5)["runner_up"].is_null());
+}
+
+#[test]
+fn each_done_summary_names_the_commit_that_landed_even_when_it_was_replayed() {
+    // Both agents wait until both have started, so the second to land is replayed onto the
+    // first one's commit.
+    let agent = r#"cat > /dev/null
+touch "$TRACE/started-$SWARM_ISSUE"
+i=0
+while [ ! -e "$TRACE/started-1" ] || [ ! -e "$TRACE/started-2" ]; do
+  i=$((i + 1)); [ $i -gt 200 ] && exit 1; sleep 0.05
+done
+mkdir -p checks; echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
+"#;
+    let s = Setup::new(
+        "sumsha",
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        agent,
+        "sessions:\n  max_implementation_retries: 0\n",
+    );
+    s.env.run(&["run", "sumsha", "--workers", "2"]).ok();
+    for n in 1..=2 {
+        let t = s.task("sumsha", n);
+        assert_eq!(t["stage"], "DONE");
+        let commit = t["commit"].as_str().unwrap();
+        let summary = t["completion_summary"].as_str().unwrap();
+        assert!(
+            summary.contains(&commit[..7]),
+            "issue {n}: the summary does not name {commit}: {summary}"
+        );
+        let done = s
+            .events_named("sumsha", "issue_done")
+            .into_iter()
+            .find(|e| e["issue"] == n)
+            .unwrap();
+        assert_eq!(done["summary"], summary);
+    }
 }

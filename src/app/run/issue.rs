@@ -491,6 +491,18 @@ fn finish_done(
                 t.outputs.semantic_summary = None;
                 t.completion_summary = None;
                 copy_summary(t, &done);
+                if commit != p.commit {
+                    // replayed onto a moved branch: the summary names the landed commit
+                    let (old, new) = (
+                        &p.commit[..7.min(p.commit.len())],
+                        &commit[..7.min(commit.len())],
+                    );
+                    for s in [&mut t.completion_summary, &mut t.outputs.semantic_summary] {
+                        if let Some(text) = s.as_mut() {
+                            *text = text.replace(old, new);
+                        }
+                    }
+                }
                 let subject =
                     crate::core::commit_message::subject(&ctx.feature, issue, t.github_issue);
                 let ev = EvidenceRecord {
