@@ -1094,3 +1094,22 @@ mkdir -p checks; echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
         assert_eq!(done["summary"], summary);
     }
 }
+
+#[test]
+fn a_run_done_summary_names_the_public_items_the_agent_added() {
+    let agent = r#"cat > /dev/null
+mkdir -p src checks
+printf 'pub fn login() {}\npub struct Session;\n' > src/login.rs
+echo "exit 0" > checks/t.sh
+"#;
+    let s = Setup::new("syms", json!([{"order": 1, "title": "Login"}]), agent, "");
+    s.env.run(&["run", "syms"]).ok();
+    let t = s.task("syms", 1);
+    let summary = t["completion_summary"].as_str().unwrap();
+    assert!(
+        summary.contains("login") && summary.contains("Session"),
+        "{summary}"
+    );
+    let classes = t["outputs"]["classes_defined"]["src/login.rs"].to_string();
+    assert!(classes.contains("Session"), "{}", t["outputs"]);
+}

@@ -445,7 +445,7 @@ fn finish_done(
     done.commit = Some(p.commit.clone());
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
-    summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
+    summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());
         if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
