@@ -80,8 +80,8 @@ fn prompt_prints_the_exact_prompt_and_records_context_injected() {
         "HTML comment left in the prompt"
     );
     assert!(
-        !text.contains("## Coordination"),
-        "SOLO has no coordination section"
+        text.contains("## Coordination\n\nMode: SOLO (`claude` works on this issue alone)."),
+        "SOLO's coordination section says it works alone"
     );
 
     let ev = context_events(&env);

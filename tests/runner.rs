@@ -3,6 +3,7 @@
 mod common;
 
 mod acceptance_github;
+mod acceptance_run;
 mod action;
 mod action_github;
 mod config;

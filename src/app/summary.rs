@@ -42,6 +42,17 @@ pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureSta
 /// is DONE, has none, and `coordination.generate_summaries` is on. Returns whether it
 /// changed the task.
 pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool {
+    ensure_summary_in(project, feature, task, &project.root)
+}
+
+/// [`ensure_summary`] reading the task's files (their public items) under `files_root`:
+/// `run` passes the worktree holding the verified commit, before it lands.
+pub fn ensure_summary_in(
+    project: &Project,
+    feature: &str,
+    task: &mut Task,
+    files_root: &std::path::Path,
+) -> bool {
     if task.stage != Stage::Done
         || task.summary().is_some()
         || !project.config.coordination.generate_summaries
@@ -68,7 +79,7 @@ pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool
     let symbols: Vec<(String, Vec<Symbol>)> = files
         .iter()
         .filter_map(|f| {
-            file_symbols(&project.root, f)
+            file_symbols(files_root, f)
                 .filter(|s| !s.is_empty())
                 .map(|s| (f.clone(), s))
         })

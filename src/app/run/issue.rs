@@ -441,9 +441,11 @@ fn finish_done(
     let mut done = claim.task.clone();
     done.stage = Stage::Done;
     done.outputs.files_created = p.files_created.clone();
+    // the verified commit: the summary (LLM or built from the commit) reads it
+    done.commit = Some(p.commit.clone());
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
-    summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
+    summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());
         if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
@@ -489,6 +491,18 @@ fn finish_done(
                 t.outputs.semantic_summary = None;
                 t.completion_summary = None;
                 copy_summary(t, &done);
+                if commit != p.commit {
+                    // replayed onto a moved branch: the summary names the landed commit
+                    let (old, new) = (
+                        &p.commit[..7.min(p.commit.len())],
+                        &commit[..7.min(commit.len())],
+                    );
+                    for s in [&mut t.completion_summary, &mut t.outputs.semantic_summary] {
+                        if let Some(text) = s.as_mut() {
+                            *text = text.replace(old, new);
+                        }
+                    }
+                }
                 let subject =
                     crate::core::commit_message::subject(&ctx.feature, issue, t.github_issue);
                 let ev = EvidenceRecord {

@@ -4,7 +4,7 @@
 //!
 //! Sections, in order: `## Original Request`, `## Project Instructions` (its source named),
 //! `## Accumulated Context` (summaries of DONE issues, this issue's dependencies first, then
-//! the rest newest first; then the module registry), `## Coordination` (omitted in SOLO),
+//! the rest newest first; then the module registry), `## Coordination` (SOLO: one line),
 //! `## Current Task`, `## Acceptance Criteria`, and, when the budget cut anything,
 //! `## Context Left Out` naming what was cut (the same strings as
 //! `context_injected.truncated`).

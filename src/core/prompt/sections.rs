@@ -346,7 +346,12 @@ fn coordination(pack: &ContextPack) -> (Option<String>, Option<AgentOutput>) {
         s
     };
     match &pack.coordination {
-        CoordinationContext::Solo => (None, None),
+        CoordinationContext::Solo => (
+            Some(format!(
+                "Mode: SOLO (`{me}` works on this issue alone).{mine}"
+            )),
+            None,
+        ),
         CoordinationContext::Parallel {
             primary: true,
             other_agent,
