@@ -214,13 +214,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                         Some(out.convergence),
                     )? {
                         Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
-                        None => Failed {
-                            reason: "the change conflicts with work that landed meanwhile".into(),
-                            excerpt: String::new(),
-                            agent_failure: false,
-                            cost_usd: None,
-                            pending_events: Vec::new(),
-                        },
+                        None => landing_conflict(),
                     }
                 }
                 PairResult::Failed(f) => {
@@ -301,13 +295,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                 slot_free();
                 match finish_done(ctx, claim, &wt.path, &base, &p, &executed, None)? {
                     Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
-                    None => Failed {
-                        reason: "the change conflicts with work that landed meanwhile".into(),
-                        excerpt: String::new(),
-                        agent_failure: false,
-                        cost_usd: None,
-                        pending_events: Vec::new(),
-                    },
+                    None => landing_conflict(),
                 }
             }
             AttemptResult::Failed(f) => {
@@ -537,4 +525,16 @@ fn finish_done(
     })?;
     land::clear_landing_marker(ctx, issue);
     Ok(outcome)
+}
+
+/// The failure of an attempt whose verified change could not land: it conflicts with work
+/// that landed meanwhile (the next attempt starts from the new tip).
+fn landing_conflict() -> Failed {
+    Failed {
+        reason: "the change conflicts with work that landed meanwhile".into(),
+        excerpt: String::new(),
+        agent_failure: false,
+        cost_usd: None,
+        pending_events: Vec::new(),
+    }
 }
