@@ -2,6 +2,7 @@
 
 mod common;
 
+mod acceptance_core;
 mod action;
 mod action_github;
 mod config;
