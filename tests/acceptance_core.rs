@@ -834,3 +834,82 @@ fn unknown_keys_in_every_section_name_the_key_and_the_nearest_valid_one() {
         assert_eq!(before, snapshot_files(&env.root), "{yaml}");
     }
 }
+
+// ---------------------------------------------------------------- fixes found by these checks
+
+#[test]
+fn state_file_with_a_wrong_type_names_task_and_field_and_is_untouched() {
+    let env = TestEnv::new();
+    chain(&env);
+    let cases = [
+        (
+            json!({"feature_id":"auth","phase":"NO_PRD","tasks":[{"issue_number":2,"stage":"READY","dependencies":"1"}]}),
+            vec!["task 2", "`dependencies`"],
+        ),
+        (
+            json!({"feature_id":"auth","phase":"NO_PRD","tasks":[{"issue_number":1,"stage":7}]}),
+            vec!["task 1", "`stage`"],
+        ),
+        (
+            json!({"feature_id":"auth","phase":"NO_PRD","tasks":"none"}),
+            vec!["`tasks`"],
+        ),
+        (
+            json!({"feature_id":"auth","phase":"NO_PRD","cost_total_usd":"x","tasks":[]}),
+            vec!["`cost_total_usd`"],
+        ),
+        (json!([1, 2]), vec!["JSON object"]),
+    ];
+    for (doc, needles) in cases {
+        env.write(
+            ".swarm/state/auth.json",
+            &serde_json::to_string_pretty(&doc).unwrap(),
+        );
+        for args in [&["status", "auth"][..], &["greenlight", "auth"]] {
+            let before = snapshot_files(&env.root);
+            let r = env.run(args);
+            let mut all = vec![".swarm/state/auth.json", "line "];
+            all.extend(needles.iter().copied());
+            input_error(&r, &all);
+            assert_eq!(before, snapshot_files(&env.root), "{args:?} {doc}");
+        }
+    }
+}
+
+#[test]
+fn repo_root_must_be_a_directory_and_is_used_as_the_project_root() {
+    let env = TestEnv::new();
+    env.write("config.yaml", "repo_root: nowhere\n");
+    let before = snapshot_files(&env.root);
+    let r = env.run(&["init", "auth"]);
+    input_error(
+        &r,
+        &["config.yaml", "`repo_root`", "nowhere", "not a directory"],
+    );
+    assert_eq!(before, snapshot_files(&env.root));
+    std::fs::create_dir_all(env.path("app")).unwrap();
+    env.write("config.yaml", "repo_root: app\n");
+    env.run(&["init", "auth"]).ok();
+    assert!(env.path("app/specs/auth/issues.json").exists());
+    assert!(env.path("app/.swarm/state/auth.json").exists());
+    assert!(!env.path("specs").exists());
+}
+
+#[test]
+fn writing_the_state_keeps_the_file_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    chain(&env);
+    let p = env.path(".swarm/state/auth.json");
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_ne!(
+        mode, 0o600,
+        "a fresh state file is not private to its owner"
+    );
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o664)).unwrap();
+    set_stage(&env, "auth", 1, "BLOCKED");
+    env.run(&["unblock", "auth", "--issue", "1"]).ok();
+    assert_eq!(env.stage("auth", 1), "READY");
+    let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o664);
+}
