@@ -913,3 +913,38 @@ fn writing_the_state_keeps_the_file_mode() {
     let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o664);
 }
+
+#[test]
+fn issues_json_with_every_documented_field_and_unknown_keys_loads() {
+    let env = TestEnv::new();
+    env.write(
+        "specs/auth/issues.json",
+        &serde_json::to_string_pretty(&json!({
+            "feature_id": "auth",
+            "generated_at": "2026-01-01T00:00:00Z",
+            "generator": {"name": "ccpm", "version": 3},
+            "issues": [
+                {"order": 1, "title": "Login", "body": "Add login.", "labels": ["backend"],
+                 "estimated_size": "small", "dependencies": [], "automation_type": "automated",
+                 "parent_issue": null, "github_issue": 42, "files": ["src/auth.rs"],
+                 "test_file": "tests/auth.rs", "acceptance": ["works"], "priority": 1},
+                {"order": 2, "title": "Logout", "body": "", "labels": [],
+                 "estimated_size": "large", "dependencies": [1], "automation_type": "manual",
+                 "parent_issue": 1}
+            ]
+        }))
+        .unwrap(),
+    );
+    let r = env.run(&["greenlight", "auth", "--json"]);
+    r.ok();
+    assert!(!r.stderr.contains("error"), "{}", r.stderr);
+    assert_eq!(one_json_document(&r)["added"], json!([1, 2]));
+    let s = env.state("auth");
+    assert_eq!(s["tasks"][0]["title"], "Login");
+    assert_eq!(s["tasks"][0]["github_issue"], 42);
+    assert_eq!(s["tasks"][0]["estimated_size"], "small");
+    assert_eq!(s["tasks"][1]["dependencies"], json!([1]));
+    assert_eq!(s["tasks"][1]["parent_issue"], 1);
+    assert_eq!(env.stage("auth", 1), "READY");
+    assert_eq!(env.stage("auth", 2), "BACKLOG");
+}
