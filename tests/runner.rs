@@ -2,6 +2,7 @@
 
 mod common;
 
+mod acceptance_core;
 mod acceptance_github;
 mod acceptance_run;
 mod action;

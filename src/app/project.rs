@@ -62,6 +62,14 @@ impl Project {
                 .unwrap_or(Path::new("."))
                 .join(&config.repo_root)
         };
+        if !root.is_dir() {
+            return Err(CommandError::input(format!(
+                "{}: `repo_root` is `{}`, but {} is not a directory",
+                config::display_path(&config_path),
+                config.repo_root,
+                root.display()
+            )));
+        }
         let paths = Paths::new(&root, &config.specs_dir, &config.swarm_dir);
         Ok(Project {
             root,

@@ -16,16 +16,74 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         Err(e) => return Err(CommandError::io("read", path, &e)),
     };
     let state: FeatureState = serde_json::from_slice(&bytes).map_err(|e| {
+        let what = match e.is_data().then(|| locate_bad_field(&bytes)).flatten() {
+            Some(Located::Shape(msg)) => msg,
+            Some(Located::Field(place)) => format!("{place}: {}", strip_position(&e.to_string())),
+            None => strip_position(&e.to_string()).to_string(),
+        };
         CommandError::input(format!(
-            "{} is not a valid state file: {} at line {}, column {}",
+            "{} is not a valid state file: {what} at line {}, column {}",
             path.display(),
-            strip_position(&e.to_string()),
             e.line(),
             e.column()
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
     Ok(Some(state))
+}
+
+enum Located {
+    /// A whole value has the wrong shape (the message replaces serde's).
+    Shape(String),
+    /// The task and/or field where serde's message applies.
+    Field(String),
+}
+
+/// For a state file that is valid JSON but has a wrong shape: which task and field is wrong
+/// (e.g. "task 2, field `dependencies`"), found by checking each field on its own.
+fn locate_bad_field(bytes: &[u8]) -> Option<Located> {
+    use crate::core::state::Task;
+    use serde_json::{Map, Value};
+    let Ok(Value::Object(top)) = serde_json::from_slice::<Value>(bytes) else {
+        return Some(Located::Shape("the top level must be a JSON object".into()));
+    };
+    // Which key of `obj` fails when added alone to a minimal valid object `base`?
+    fn bad_key<T: serde::de::DeserializeOwned>(
+        obj: &Map<String, Value>,
+        base: &Map<String, Value>,
+    ) -> Option<String> {
+        obj.iter().find_map(|(k, v)| {
+            let mut probe = base.clone();
+            probe.insert(k.clone(), v.clone());
+            serde_json::from_value::<T>(Value::Object(probe))
+                .is_err()
+                .then(|| format!("field `{k}`"))
+        })
+    }
+    if let Some(Value::Array(tasks)) = top.get("tasks") {
+        let base: Map<String, Value> =
+            serde_json::from_value(serde_json::json!({"issue_number": 1, "stage": "BACKLOG"}))
+                .ok()?;
+        for (i, task) in tasks.iter().enumerate() {
+            if serde_json::from_value::<Task>(task.clone()).is_ok() {
+                continue;
+            }
+            let name = match task.get("issue_number").and_then(Value::as_u64) {
+                Some(n) => format!("task {n}"),
+                None => format!("task at index {i}"),
+            };
+            let Value::Object(obj) = task else {
+                return Some(Located::Shape(format!("{name} must be a JSON object")));
+            };
+            return Some(Located::Field(match bad_key::<Task>(obj, &base) {
+                Some(field) => format!("{name}, {field}"),
+                None => name,
+            }));
+        }
+    }
+    let base: Map<String, Value> =
+        serde_json::from_value(serde_json::json!({"feature_id": "x", "phase": "NO_PRD"})).ok()?;
+    bad_key::<FeatureState>(&top, &base).map(Located::Field)
 }
 
 fn strip_position(msg: &str) -> &str {

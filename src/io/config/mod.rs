@@ -326,7 +326,7 @@ pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
 }
 
 /// `path` as the user would write it: relative to the current directory when inside it.
-fn display_path(path: &Path) -> String {
+pub fn display_path(path: &Path) -> String {
     if path.is_absolute()
         && let Ok(cwd) = std::env::current_dir()
         && let Ok(rel) = path.strip_prefix(&cwd)
