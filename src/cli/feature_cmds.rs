@@ -211,10 +211,15 @@ pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
         .tasks
         .iter()
         .map(|t| {
-            let waiting: Vec<u32> = readiness::waiting_on(state, t.issue_number)
-                .iter()
-                .map(|(n, _)| *n)
-                .collect();
+            // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
+            let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
+                readiness::waiting_on(state, t.issue_number)
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect()
+            } else {
+                Vec::new()
+            };
             json!({
                 "issue": t.issue_number,
                 "title": t.title,
