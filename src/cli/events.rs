@@ -5,8 +5,8 @@
 //!
 //! Also the hidden test tool `debug-append-events` (see docs/events.md).
 
+use crate::cli::GlobalArgs;
 use crate::cli::output::paint;
-use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
 use crate::core::events::Event;
@@ -24,6 +24,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct EventsArgs {
     pub feature: String,
+    /// Only events of this issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,
     /// Only events with this name (repeatable).
@@ -32,6 +33,7 @@ pub struct EventsArgs {
     /// RFC 3339 time or a relative age like `2h`, `30m`, `7d`.
     #[arg(long, value_name = "T")]
     pub since: Option<String>,
+    /// Only events up to this time (same forms as --since).
     #[arg(long, value_name = "T")]
     pub until: Option<String>,
     /// Only the last N matching events.
@@ -40,8 +42,9 @@ pub struct EventsArgs {
     /// Keep printing new events as they are appended (Ctrl-C to stop).
     #[arg(long)]
     pub follow: bool,
-    #[command(flatten)]
-    pub json: JsonFlag,
+    /// Print JSONL on stdout: each event as it is logged, one JSON object per line.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How often `--follow` looks for new records.
@@ -86,7 +89,7 @@ pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
     let stdout = std::io::stdout();
     let mut printer = Printer {
         out: BufWriter::with_capacity(1 << 16, stdout.lock()),
-        json: a.json.json,
+        json: a.json,
         header_done: false,
         ring: a.last.map(VecDeque::with_capacity),
         limit: a.last.unwrap_or(0),

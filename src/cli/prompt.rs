@@ -17,6 +17,7 @@ use serde_json::json;
 #[derive(Debug, Args)]
 pub struct PromptArgs {
     pub feature: String,
+    /// The issue (its `order` in issues.json).
     #[arg(long, value_name = "N")]
     pub issue: u32,
     /// The agent to build the prompt for (default: the coordination winner).

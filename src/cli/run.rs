@@ -204,4 +204,21 @@ fn print_summary(report: &RunReport) {
         parts.push(format!("cost ${cost:.2}"));
     }
     println!("run {}: {}", report.feature, parts.join(", "));
+    let blocked: Vec<u32> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Blocked { .. }))
+        .map(|r| r.issue)
+        .collect();
+    if !blocked.is_empty() {
+        let f = &report.feature;
+        println!(
+            "next: see why with `swarm-attack audit {f}`, fix the cause, then {} and `swarm-attack run {f}`",
+            blocked
+                .iter()
+                .map(|n| format!("`swarm-attack unblock {f} --issue {n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
 }
