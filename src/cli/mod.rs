@@ -96,6 +96,7 @@ pub enum Command {
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
         feature: String,
+        /// The issue to move back (its number inside the feature).
         #[arg(long, value_name = "N")]
         issue: u32,
         #[command(flatten)]
