@@ -484,3 +484,21 @@ fn readme_links_and_workflow_inputs_exist() {
     env.run(&["github", "sync", "--help"]).ok();
     env.run(&["github", "publish", "--help"]).ok();
 }
+
+#[test]
+fn run_for_an_unknown_issue_is_a_usage_error_before_anything_is_printed() {
+    let env = crate::common::TestEnv::new();
+    env.issues(
+        "auth",
+        serde_json::json!([{"order": 1, "title": "a"}, {"order": 2, "title": "b"}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    let r = env.run(&["run", "auth", "--issue", "9"]);
+    r.code(2);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    assert!(
+        r.stderr.contains("no issue 9") && r.stderr.contains("1, 2"),
+        "{}",
+        r.stderr
+    );
+}

@@ -48,6 +48,20 @@ pub fn run(
     if !project.paths.state_file(feature).exists() {
         drop(project.begin(feature)?);
     }
+    if let Some(n) = opts.issue
+        && let Ok(Some(state)) = project.load_state(feature)
+        && state.task(n).is_none()
+    {
+        let known: Vec<String> = state
+            .tasks
+            .iter()
+            .map(|t| t.issue_number.to_string())
+            .collect();
+        return Err(
+            CommandError::input(format!("feature `{feature}` has no issue {n}"))
+                .with_hint(format!("its issues are: {}", known.join(", "))),
+        );
+    }
 
     if project.config.agents.is_empty() {
         return Err(CommandError::input(format!(
