@@ -539,3 +539,44 @@ fn sigkill_of_github_sync_at_random_moments_leaves_cache_and_outbox_readable() {
         );
     }
 }
+
+#[test]
+fn a_webhook_payload_that_is_not_an_object_is_exit_2_naming_the_file() {
+    let env = TestEnv::new();
+    for (payload, found) in [
+        (json!([1, 2]), "found a list"),
+        (json!("text"), "found a string"),
+        (Value::Null, "found null"),
+    ] {
+        let before = snapshot_files(&env.root);
+        let r = crate::action::run_action(&env, "issues", &payload).run;
+        r.code(2);
+        let errors: Vec<&str> = r
+            .stderr
+            .lines()
+            .filter(|l| l.starts_with("error:"))
+            .collect();
+        assert_eq!(errors.len(), 1, "{}", r.stderr);
+        for needle in [
+            "event.json (GITHUB_EVENT_PATH)",
+            "must be a JSON object",
+            found,
+        ] {
+            assert!(
+                errors[0].contains(needle),
+                "`{needle}` missing: {}",
+                errors[0]
+            );
+        }
+        assert_eq!(before, snapshot_files(&env.root));
+    }
+    // an object without the field names the file and the field
+    let r = crate::action::run_action(&env, "issues", &json!({"action": "labeled"})).run;
+    r.code(2);
+    assert!(
+        r.stderr
+            .contains("event.json (GITHUB_EVENT_PATH) cannot be used: field `issue` is missing"),
+        "{}",
+        r.stderr
+    );
+}
