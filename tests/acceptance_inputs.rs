@@ -580,3 +580,48 @@ fn a_webhook_payload_that_is_not_an_object_is_exit_2_naming_the_file() {
         r.stderr
     );
 }
+
+/// A repository with two agents and `llm.command` = a script with `body`, proposals from
+/// the LLM, greenlit.
+fn llm_env(body: &str) -> TestEnv {
+    let env = TestEnv::new();
+    let llm = env.script("llm.sh", &format!("#!/bin/sh\n{body}"));
+    env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\n  proposal_source: llm\nagents:\n  - name: alpha\n    command: [\"true\"]\n  - name: beta\n    command: [\"true\"]\nllm:\n  command: [\"{}\"]\n  timeout_seconds: 20\n",
+            llm.display()
+        ),
+    );
+    env.issues("auth", json!([{"order":1,"title":"a","body":"b"}]));
+    env.run(&["greenlight", "auth"]).ok();
+    env
+}
+
+#[test]
+fn a_failing_llm_with_multibyte_stderr_falls_back_without_a_panic() {
+    // "x" then 1000 "é": byte 500 falls inside a character
+    let env = llm_env(
+        "printf 'x' >&2\ni=0\nwhile [ $i -lt 1000 ]; do printf 'é' >&2; i=$((i+1)); done\nexit 1\n",
+    );
+    let r = env.run(&["plan", "auth"]);
+    r.ok();
+    assert!(!r.stdout.contains("panicked"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("llm fallback: llm.command exited"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn an_llm_printing_megabytes_falls_back_and_nothing_grows() {
+    let env = llm_env("head -c 8388608 /dev/zero | tr '\\0' 'x'\n");
+    let r = env.run(&["plan", "auth", "--json"]);
+    r.ok();
+    assert!(r.stdout.len() < 100_000, "{}", r.stdout.len());
+    let log = std::fs::metadata(env.path(".swarm/events/auth.jsonl")).unwrap();
+    assert!(log.len() < 100_000, "{}", log.len());
+    let state = std::fs::metadata(env.path(STATE)).unwrap();
+    assert!(state.len() < 100_000, "{}", state.len());
+}
