@@ -450,12 +450,13 @@ fn sigkill_of_greenlight_and_status_at_random_moments_never_corrupts_anything() 
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.below(40_000)));
+        std::thread::sleep(Duration::from_micros(rng.below(20_000)));
         let _ = child.kill();
         child.wait().unwrap();
         killed += usize::from(child.wait().unwrap().signal() == Some(9));
         assert_consistent(&env);
     }
+    eprintln!("greenlight/status kill loop: {killed} of 40 killed while running");
     assert!(
         killed >= 5,
         "only {killed} of 40 commands were killed while running"
@@ -487,6 +488,12 @@ fn sigkill_of_github_sync_at_random_moments_leaves_cache_and_outbox_readable() {
                {"order":3,"title":"t3","github_issue":numbers[2]}]),
     );
     gh.env.run(&["greenlight", "auth"]).ok();
+    // spaced writes keep each sync busy long enough to be killed in the middle
+    let config = gh
+        .env
+        .read("config.yaml")
+        .replace("min_write_interval_ms: 0", "min_write_interval_ms: 10");
+    gh.env.write("config.yaml", &config);
     gh.fake.random_faults(0.3, 7);
     let stages = ["IN_PROGRESS", "BLOCKED", "READY", "IN_PROGRESS"];
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
@@ -505,7 +512,7 @@ fn sigkill_of_github_sync_at_random_moments_leaves_cache_and_outbox_readable() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.below(60_000)));
+        std::thread::sleep(Duration::from_micros(rng.below(70_000)));
         let _ = child.kill();
         killed += usize::from(child.wait().unwrap().signal() == Some(9));
         assert_consistent(&gh.env);
@@ -522,6 +529,7 @@ fn sigkill_of_github_sync_at_random_moments_leaves_cache_and_outbox_readable() {
             }
         }
     }
+    eprintln!("github sync kill loop: {killed} of 20 killed while running");
     assert!(
         killed >= 5,
         "only {killed} of 20 syncs were killed while running"
