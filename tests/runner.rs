@@ -4,6 +4,7 @@ mod common;
 
 mod acceptance_core;
 mod acceptance_github;
+mod acceptance_inputs;
 mod acceptance_journeys;
 mod acceptance_run;
 mod action;

@@ -138,9 +138,27 @@ pub fn read_event(env: &ActionEnv) -> CmdResult<ActionEvent> {
             })?
         }
     };
+    let shown = env
+        .event_path
+        .as_ref()
+        .map(|p| format!(" {} (GITHUB_EVENT_PATH)", p.display()))
+        .unwrap_or_default();
+    if env.event_path.is_some() && !payload.is_object() {
+        return Err(CommandError::input(format!(
+            "the `{}` event payload{shown} must be a JSON object, found {}",
+            env.event_name,
+            match payload {
+                Value::Array(_) => "a list",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            }
+        )));
+    }
     action::parse_event(&env.event_name, &payload).map_err(|e| {
         CommandError::input(format!(
-            "the `{}` event payload cannot be used: {e}",
+            "the `{}` event payload{shown} cannot be used: {e}",
             env.event_name
         ))
     })

@@ -39,8 +39,13 @@ impl Project {
             })?,
         };
         if !base.is_dir() {
+            let what = if base.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
             return Err(CommandError::input(format!(
-                "project directory {} does not exist",
+                "project directory {} {what}",
                 base.display()
             )));
         }

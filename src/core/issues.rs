@@ -57,11 +57,15 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn wrong(&self, field: &str, want: &str, got: &Value) -> IssuesError {
+        // a number is shown as itself: "found -1" says more than "found a number"
+        let found = match got {
+            Value::Number(n) => n.to_string(),
+            v => type_name(v).to_string(),
+        };
         IssuesError {
             message: format!(
-                "{}: field `{field}` must be {want}, found {}",
-                self.who,
-                type_name(got)
+                "{}: field `{field}` must be {want}, found {found}",
+                self.who
             ),
         }
     }

@@ -14,7 +14,9 @@ pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
             CommandError::input(format!("cannot read {shown}: {e}"))
         }
     })?;
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+    // a byte-order mark (left by some Windows editors) is not part of the JSON
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         let msg = e.to_string();
         let msg = msg
             .find(" at line ")

@@ -54,7 +54,12 @@ pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, 
     }
     if !out.success() {
         let mut stderr = out.stderr_text();
-        stderr.truncate(500);
+        // at most 500 bytes, cut at a character boundary (a byte cut could panic)
+        let mut cut = stderr.len().min(500);
+        while !stderr.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        stderr.truncate(cut);
         return Err(LlmError::Failed {
             code: out.exit_code,
             stderr,

@@ -13,6 +13,13 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) if path.is_dir() => {
+            return Err(CommandError::input(format!(
+                "the state file {} is a directory, not a file",
+                path.display()
+            ))
+            .with_hint("move the directory away; swarm-attack then rebuilds the state from issues.json and git history"));
+        }
         Err(e) => return Err(CommandError::io("read", path, &e)),
     };
     let state: FeatureState = serde_json::from_slice(&bytes).map_err(|e| {

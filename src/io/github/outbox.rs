@@ -41,9 +41,11 @@ impl OutboxEntry {
 
 /// Reads the outbox; lines that are not entries are skipped (returned as warnings).
 pub fn load(path: &Path) -> (Vec<OutboxEntry>, Vec<String>) {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    // bytes, not text: one line of garbage must not hide the good entries around it
+    let Ok(bytes) = std::fs::read(path) else {
         return (Vec::new(), Vec::new());
     };
+    let text = String::from_utf8_lossy(&bytes);
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
     for (i, line) in text.lines().enumerate() {
