@@ -633,3 +633,31 @@ fn an_llm_printing_megabytes_falls_back_and_nothing_grows() {
     let state = std::fs::metadata(env.path(STATE)).unwrap();
     assert!(state.len() < 100_000, "{}", state.len());
 }
+
+#[test]
+fn issues_json_linking_one_github_issue_twice_is_rejected_and_a_foreign_feature_id_is_warned() {
+    let env = crate::common::TestEnv::new();
+    env.issues(
+        "auth",
+        serde_json::json!([{"order": 1, "github_issue": 7}, {"order": 2, "github_issue": 7}]),
+    );
+    let r = env.run(&["greenlight", "auth"]);
+    r.code(2);
+    assert!(
+        r.stderr.contains("issue 2: field `github_issue`") && r.stderr.contains("#7"),
+        "{}",
+        r.stderr
+    );
+    assert!(!env.path(".swarm/state/auth.json").exists());
+    env.write(
+        "specs/auth/issues.json",
+        r#"{"feature_id": "billing", "issues": [{"order": 1, "title": "a"}]}"#,
+    );
+    let r = env.run(&["greenlight", "auth"]);
+    r.ok();
+    assert!(
+        r.stderr.contains("`feature_id` is `billing`"),
+        "{}",
+        r.stderr
+    );
+}

@@ -26,6 +26,12 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     project.check_feature(feature)?;
     let issues_path = project.paths.issues_file(feature);
     let doc = issues_file::load(&issues_path, &project.paths.display(&issues_path))?;
+    if let Some(id) = doc.feature_id.as_deref().filter(|id| *id != feature) {
+        crate::io::notice::warn(&format!(
+            "{}: `feature_id` is `{id}` but the file belongs to feature `{feature}` (its folder); using `{feature}`",
+            project.paths.display(&issues_path)
+        ));
+    }
     let mut txn = project.begin_or_new(feature)?;
     let merge = greenlight::merge(&mut txn.state, &doc.issues);
     let sync = txn.sync()?;

@@ -194,6 +194,23 @@ pub fn validate(issues: &[IssueSpec]) -> Result<(), IssuesError> {
             ));
         }
     }
+    let mut linked: BTreeMap<u64, u32> = BTreeMap::new();
+    for i in issues {
+        if let Some(g) = i.github_issue {
+            if g == 0 {
+                return err(format!(
+                    "issue {}: field `github_issue` must be a GitHub issue number ≥ 1, found 0",
+                    i.order
+                ));
+            }
+            if let Some(first) = linked.insert(g, i.order) {
+                return err(format!(
+                    "issue {}: field `github_issue` links GitHub issue #{g}, which issue {first} links already (one GitHub issue per task)",
+                    i.order
+                ));
+            }
+        }
+    }
     for i in issues {
         for d in &i.dependencies {
             if !seen.contains(d) {
@@ -282,6 +299,19 @@ mod tests {
     fn duplicate_order() {
         let e = parse(json!({"issues":[{"order":1},{"order":1}]})).unwrap_err();
         assert!(e.contains("issue 1") && e.contains("duplicated"), "{e}");
+    }
+
+    #[test]
+    fn one_github_issue_per_task() {
+        let e =
+            parse(json!({"issues":[{"order":1,"github_issue":42},{"order":2,"github_issue":42}]}))
+                .unwrap_err();
+        assert!(
+            e.starts_with("issue 2: field `github_issue`") && e.contains("issue 1"),
+            "{e}"
+        );
+        let e = parse(json!({"issues":[{"order":1,"github_issue":0}]})).unwrap_err();
+        assert!(e.contains("found 0"), "{e}");
     }
 
     #[test]
