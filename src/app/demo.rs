@@ -166,6 +166,7 @@ fn git(root: &Path, args: &[&str]) -> CmdResult<String> {
             .map(|s| s.to_string())
             .collect(),
         timeout: Duration::from_secs(60),
+        ..Default::default()
     };
     let out =
         process::run(&spec).map_err(|e| CommandError::input(format!("the demo needs git: {e}")))?;

@@ -121,6 +121,8 @@ pub fn run_agent(
     }
     let argv = resolve_program(&run.agent.command, run.project_root);
     let (env, env_remove) = agent_env(run);
+    let stdout_path = run.artifacts.join("agent.stdout");
+    let stderr_path = run.artifacts.join("agent.stderr");
     let spec = ProcessSpec {
         argv: &argv,
         stdin: run.prompt.as_bytes(),
@@ -128,6 +130,10 @@ pub fn run_agent(
         env,
         env_remove,
         timeout: Duration::from_secs(run.agent.timeout_seconds.max(1)),
+        // the whole output goes to the attempt folder; memory keeps the last 8 MiB
+        stdout_to: Some(&stdout_path),
+        stderr_to: Some(&stderr_path),
+        keep_bytes: AGENT_OUTPUT_KEPT_BYTES,
     };
     let out = process::run_with_pid(&spec, on_spawn).map_err(|e| match e {
         SpawnError::NotFound { program } => AgentError::NotFound {
@@ -144,8 +150,6 @@ pub fn run_agent(
     })?;
     let stdout = out.stdout_text();
     let stderr = out.stderr_text();
-    let _ = std::fs::write(run.artifacts.join("agent.stdout"), &out.stdout);
-    let _ = std::fs::write(run.artifacts.join("agent.stderr"), &out.stderr);
     let json = json_output(&stdout);
     Ok(AgentOutcome {
         exit_code: out.exit_code,
@@ -161,6 +165,10 @@ pub fn run_agent(
         stderr,
     })
 }
+
+/// How much of an agent's stdout/stderr is kept in memory (the tail); the whole output is in
+/// the attempt folder.
+pub const AGENT_OUTPUT_KEPT_BYTES: usize = 8 << 20;
 
 /// The agent's JSON output: the whole stdout, else its last line that is a JSON object.
 pub fn json_output(stdout: &str) -> Option<Value> {

@@ -47,6 +47,9 @@ pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, 
         env,
         env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
         timeout: Duration::from_secs(config.llm.timeout_seconds),
+        // an answer is small; keep the last 1 MiB of anything bigger
+        keep_bytes: 1 << 20,
+        ..Default::default()
     };
     let out = process::run(&spec).map_err(|e| LlmError::Spawn(e.to_string()))?;
     if out.timed_out {

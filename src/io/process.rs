@@ -42,6 +42,12 @@ pub struct ProcessSpec<'a> {
     /// Variables to remove (e.g. tokens).
     pub env_remove: Vec<String>,
     pub timeout: Duration,
+    /// Streams stdout (and stderr) into these files as it arrives, so a huge output is kept
+    /// whole on disk without being held in memory.
+    pub stdout_to: Option<&'a Path>,
+    pub stderr_to: Option<&'a Path>,
+    /// Keep at most this many bytes of each stream in memory (the tail); 0 keeps everything.
+    pub keep_bytes: usize,
 }
 
 /// The variables that carry GitHub tokens; removed from agents' and helpers' environments
@@ -121,22 +127,13 @@ pub fn run_with_pid(
         }
         drop(stdin);
     });
-    let mut out = child.stdout.take();
-    let mut err = child.stderr.take();
-    let out_t = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        if let Some(o) = out.as_mut() {
-            let _ = o.read_to_end(&mut b);
-        }
-        b
-    });
-    let err_t = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        if let Some(e) = err.as_mut() {
-            let _ = e.read_to_end(&mut b);
-        }
-        b
-    });
+    let keep = spec.keep_bytes;
+    let out = child.stdout.take();
+    let err = child.stderr.take();
+    let out_file = spec.stdout_to.and_then(|p| std::fs::File::create(p).ok());
+    let err_file = spec.stderr_to.and_then(|p| std::fs::File::create(p).ok());
+    let out_t = std::thread::spawn(move || drain(out, out_file, keep));
+    let err_t = std::thread::spawn(move || drain(err, err_file, keep));
     let mut timed_out = false;
     loop {
         if exited_unreaped(pid) {
@@ -169,6 +166,37 @@ pub fn run_with_pid(
         timed_out,
         duration: start.elapsed(),
     })
+}
+
+/// Reads a stream to its end, copying it to `file` and keeping (at most `keep` bytes of) its
+/// tail in memory.
+fn drain(stream: Option<impl Read>, mut file: Option<std::fs::File>, keep: usize) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let Some(mut stream) = stream else {
+        return kept;
+    };
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if let Some(f) = file.as_mut()
+            && f.write_all(&chunk[..n]).is_err()
+        {
+            file = None;
+        }
+        kept.extend_from_slice(&chunk[..n]);
+        if keep > 0 && kept.len() > keep.saturating_mul(2) {
+            kept.drain(..kept.len() - keep);
+        }
+    }
+    if keep > 0 && kept.len() > keep {
+        kept.drain(..kept.len() - keep);
+    }
+    kept
 }
 
 /// Whether the child `pid` has exited, without reaping it (`waitid` with `WNOWAIT`). An
@@ -249,5 +277,30 @@ mod tests {
         })
         .unwrap_err();
         assert!(e.to_string().contains("definitely-not-a-program-xyz"));
+    }
+
+    #[test]
+    fn output_streams_to_files_and_only_the_tail_stays_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (o, e) = (dir.path().join("out"), dir.path().join("err"));
+        let a = argv(&[
+            "sh",
+            "-c",
+            "i=0; while [ $i -lt 2000 ]; do echo line-$i; i=$((i+1)); done; echo oops >&2",
+        ]);
+        let r = run(&ProcessSpec {
+            argv: &a,
+            timeout: Duration::from_secs(20),
+            stdout_to: Some(&o),
+            stderr_to: Some(&e),
+            keep_bytes: 100,
+            ..Default::default()
+        })
+        .unwrap();
+        let whole = std::fs::read_to_string(&o).unwrap();
+        assert!(whole.starts_with("line-0\n") && whole.ends_with("line-1999\n"));
+        assert_eq!(r.stdout.len(), 100);
+        assert!(whole.ends_with(&r.stdout_text()));
+        assert_eq!(std::fs::read_to_string(&e).unwrap(), "oops\n");
     }
 }

@@ -116,6 +116,7 @@ impl Git {
             env,
             env_remove: GIT_REDIRECT_VARS.iter().map(|s| s.to_string()).collect(),
             timeout: GIT_TIMEOUT,
+            ..Default::default()
         };
         let err = |message: String| GitError {
             args: args.join(" "),

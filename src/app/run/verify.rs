@@ -84,6 +84,9 @@ pub fn run_command_stoppable(
         env,
         env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
         timeout: Duration::from_secs(ctx.project.config.tests.timeout_seconds.max(1)),
+        // the summary lines are at the end: keep the last 8 MiB of a huge output
+        keep_bytes: 8 << 20,
+        ..Default::default()
     };
     let mut pid = None;
     let out = process::run_with_pid(&spec, |p| {
