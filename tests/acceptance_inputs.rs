@@ -661,3 +661,19 @@ fn issues_json_linking_one_github_issue_twice_is_rejected_and_a_foreign_feature_
         r.stderr
     );
 }
+
+#[test]
+fn an_event_log_that_cannot_be_written_leaves_the_state_unchanged() {
+    let env = crate::common::TestEnv::new();
+    env.issues("auth", serde_json::json!([{"order": 1, "title": "a"}]));
+    std::fs::create_dir_all(env.path(".swarm/events/auth.jsonl")).unwrap();
+    let r = env.run(&["greenlight", "auth"]);
+    r.code(2);
+    assert!(
+        r.stderr.contains(".swarm/events/auth.jsonl") && r.stderr.contains("directory"),
+        "{}",
+        r.stderr
+    );
+    // write-ahead: no state without its events
+    assert!(!env.path(".swarm/state/auth.json").exists());
+}

@@ -225,6 +225,13 @@ impl FeatureTxn<'_> {
     pub fn commit(mut self) -> CmdResult<bool> {
         let now = clock::now_rfc3339();
         let path = self.project.paths.state_file(&self.feature);
+        // The events first (write-ahead): if the log cannot be written, the state is not
+        // changed either, so no transition is ever left without its record. A crash between
+        // the two leaves events whose transition the next command redoes (and logs again).
+        let events = std::mem::take(&mut self.events);
+        self.project
+            .event_log(&self.feature)
+            .append(&self.lock, &now, &events)?;
         let wrote = state_store::save_if_changed(
             &self.lock,
             &path,
@@ -232,10 +239,6 @@ impl FeatureTxn<'_> {
             &mut self.state,
             &now,
         )?;
-        let events = std::mem::take(&mut self.events);
-        self.project
-            .event_log(&self.feature)
-            .append(&self.lock, &now, &events)?;
         if let Some(pending) = self.history_cache.take() {
             crate::app::sync::save_history_cache(&pending);
         }

@@ -60,6 +60,13 @@ impl EventLog {
             return Ok(());
         }
         let err = |e: std::io::Error| CommandError::io("append to", &self.path, &e);
+        if self.path.is_dir() {
+            return Err(CommandError::input(format!(
+                "the event log {} is a directory, not a file",
+                self.path.display()
+            ))
+            .with_hint("move it out of the way; nothing was changed"));
+        }
         let mut created = false;
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).map_err(err)?;
