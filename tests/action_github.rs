@@ -242,3 +242,32 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
         !run.stdout.contains(crate::github::TOKEN) && !run.stderr.contains(crate::github::TOKEN)
     );
 }
+
+#[test]
+fn a_permission_lookup_github_refuses_counts_as_no_write_access_and_the_job_succeeds() {
+    let gh = setup(false);
+    let n = gh.fake.add_issue("Login", &["swarm"]);
+    run_action(
+        &gh.env,
+        "issues",
+        &issue_payload("labeled", n, &["swarm"], "x", ("alice", "User")),
+    )
+    .run
+    .ok();
+    gh.fake.clear_log();
+    gh.fake.fail_next(
+        "GET",
+        "/collaborators/ghost/permission",
+        crate::fake_github::Fault::Reply(404, "Not Found"),
+        1,
+    );
+    let r = run_action(
+        &gh.env,
+        "issue_comment",
+        &comment_payload(n, &["swarm"], "/swarm skip", "ghost", "NONE"),
+    );
+    r.run.ok();
+    assert!(r.outputs.contains("handled=false"), "{}", r.outputs);
+    assert_eq!(gh.fake.writes(), 0);
+    assert_eq!(gh.env.stage("github", n), "READY");
+}

@@ -49,10 +49,20 @@ impl LiveGithub {
 
 impl GithubPort for LiveGithub {
     fn permission(&self, user: &str) -> CmdResult<String> {
-        self.api
-            .borrow_mut()
-            .permission(user)
-            .map_err(|e| self.error(&e, &format!("the permission of `{user}`")))
+        match self.api.borrow_mut().permission(user) {
+            Ok(p) => Ok(p),
+            // GitHub answers 404 for someone who is not a collaborator (or not a user) and 403
+            // when the token may not read collaborators: either way, no write access is
+            // established, so the command is ignored (fail closed) without failing the job.
+            Err(e) if matches!(e.status, Some(403 | 404)) => {
+                crate::io::notice::warn(&format!(
+                    "GitHub did not tell the permission of `{user}` ({}): treated as no write access",
+                    e.status.unwrap_or_default()
+                ));
+                Ok("none".into())
+            }
+            Err(e) => Err(self.error(&e, &format!("the permission of `{user}`"))),
+        }
     }
 
     fn labeled_issues(&self, label: &str) -> CmdResult<Vec<IssueSnapshot>> {
