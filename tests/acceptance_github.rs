@@ -689,3 +689,23 @@ fn the_blocked_and_done_comments_carry_what_section_8_lists() {
     }
     assert!(!gh.fake.is_open(a));
 }
+
+#[test]
+fn labels_are_set_through_the_labels_endpoint_when_an_issue_update_ignores_them() {
+    let gh = crate::github::setup(false);
+    gh.fake.ignore_labels_in_issue_updates();
+    let n = gh.fake.add_issue("Login", &["bug"]);
+    gh.env.issues(
+        "auth",
+        serde_json::json!([{"order": 1, "title": "Login", "github_issue": n}]),
+    );
+    gh.env.run(&["greenlight", "auth"]).ok();
+    gh.sync().ok();
+    assert_eq!(gh.fake.swarm_labels(n), vec!["swarm:ready".to_string()]);
+    assert!(gh.fake.issue_labels(n).contains(&"bug".to_string()));
+    assert_eq!(gh.fake.count("PUT", "/labels"), 1);
+    // and nothing more to do next time
+    gh.fake.clear_log();
+    gh.sync().ok();
+    assert_eq!(gh.fake.writes(), 0);
+}

@@ -300,9 +300,20 @@ impl Session<'_> {
                 self.api.apply_issue_op(g, op)?;
                 entry.comments = entry.comments.map(|c| c.saturating_sub(1));
             }
-            IssueOp::UpdateIssue { state, .. } => {
+            IssueOp::UpdateIssue { labels, state } => {
                 let resp = self.api.apply_issue_op(g, op)?;
-                let info = Api::issue_from(&resp);
+                let mut info = Api::issue_from(&resp);
+                if let Some(want) = labels {
+                    let lower = |v: &[String]| -> std::collections::BTreeSet<String> {
+                        v.iter().map(|l| l.to_lowercase()).collect()
+                    };
+                    if lower(want) != lower(&info.label_names()) {
+                        // The server did not apply `labels` in the issue update (GitHub
+                        // does; some proxies and servers don't): set them with the labels
+                        // endpoint instead. Costs nothing on GitHub itself.
+                        info.labels = self.api.set_labels(g, want)?;
+                    }
+                }
                 self.check_colours(&info.labels);
                 entry.labels = info.label_names();
                 entry.open = info.open;

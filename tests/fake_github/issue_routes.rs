@@ -24,7 +24,9 @@ impl World {
                         .map(String::from)
                         .collect()
                 });
-                let labels = labels.map(|l| l.iter().map(|n| self.ensure_label(n)).collect());
+                let labels = labels
+                    .filter(|_| !self.ignore_patch_labels)
+                    .map(|l| l.iter().map(|n| self.ensure_label(n)).collect());
                 let issue = self.issues.get_mut(&number).expect("present");
                 if let Some(l) = labels {
                     issue.labels = l;
@@ -93,6 +95,26 @@ impl World {
                         issue.labels.push(n);
                     }
                 }
+                let labels: Vec<Value> = self.issues[&number]
+                    .labels
+                    .iter()
+                    .filter_map(|n| self.labels.iter().find(|l| &l.name == n))
+                    .map(|l| self.label_json(l))
+                    .collect();
+                json_reply(200, &Value::Array(labels))
+            }
+            ("PUT", ["labels"]) => {
+                let names: Vec<String> = input["labels"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().or_else(|| v["name"].as_str()))
+                            .map(String::from)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let names: Vec<String> = names.iter().map(|n| self.ensure_label(n)).collect();
+                self.issues.get_mut(&number).expect("present").labels = names;
                 let labels: Vec<Value> = self.issues[&number]
                     .labels
                     .iter()

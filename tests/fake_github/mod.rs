@@ -186,6 +186,7 @@ impl FakeGithub {
             issues_created: 0,
             comments_created: 0,
             permissions: BTreeMap::new(),
+            ignore_patch_labels: false,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (w, s) = (world.clone(), stop.clone());
@@ -335,6 +336,11 @@ impl FakeGithub {
             .into_iter()
             .filter(|(_, b)| b.starts_with("<!-- swarm-attack:status -->"))
             .collect()
+    }
+
+    /// Makes `PATCH /issues/{n}` ignore `labels` (as some servers do).
+    pub fn ignore_labels_in_issue_updates(&self) {
+        self.w().ignore_patch_labels = true;
     }
 
     /// Gives `user` a permission on the repository (`write`, `read`, ...).

@@ -68,6 +68,8 @@ pub(super) struct World {
     pub(super) issues_created: u32,
     pub(super) comments_created: u32,
     pub(super) permissions: BTreeMap<String, String>,
+    /// Behave like a server that ignores `labels` in `PATCH /issues/{n}`.
+    pub(super) ignore_patch_labels: bool,
 }
 
 pub(super) struct Reply {

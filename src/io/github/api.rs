@@ -66,6 +66,13 @@ pub fn encode_segment(s: &str) -> String {
 }
 
 fn label_of(v: &Value) -> LabelInfo {
+    if let Some(name) = v.as_str() {
+        // some servers echo the names they were sent
+        return LabelInfo {
+            name: name.to_string(),
+            color: String::new(),
+        };
+    }
     LabelInfo {
         name: v["name"].as_str().unwrap_or_default().to_string(),
         color: v["color"].as_str().unwrap_or_default().to_string(),
@@ -282,6 +289,26 @@ impl Api {
             }
             r => r,
         }
+    }
+
+    /// Sets an issue's labels with the dedicated endpoint (`PUT .../issues/{n}/labels`);
+    /// returns the labels the issue has afterwards.
+    pub fn set_labels(
+        &mut self,
+        number: u64,
+        labels: &[String],
+    ) -> Result<Vec<LabelInfo>, GithubError> {
+        let req = Request::write(
+            Method::PUT,
+            self.path(&format!("/issues/{number}/labels")),
+            Some(json!({ "labels": labels })),
+        );
+        let resp = self.client.send(&req)?;
+        Ok(resp
+            .body
+            .as_array()
+            .map(|a| a.iter().map(label_of).collect())
+            .unwrap_or_default())
     }
 
     /// The issue in an `UpdateIssue` answer.
