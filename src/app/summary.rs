@@ -20,6 +20,7 @@ use crate::core::summary::{self, CommitFacts};
 use crate::io::llm::{self, LlmRequest};
 use crate::io::{commit_info, notice};
 use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
 
 /// The largest patch handed to `llm.command`, in bytes.
 pub const MAX_PATCH_BYTES: usize = 24 * 1024;
@@ -28,10 +29,20 @@ const MAX_DIFFSTAT_BYTES: usize = 8 * 1024;
 pub const SUMMARY_AGENT: &str = "swarm-attack";
 
 /// Fills in summaries for every DONE task that lacks one; returns the issues changed.
+///
+/// This runs during a sync, under the feature lock, so the time given to `llm.command` is
+/// bounded: half of `sessions.lock_timeout_seconds` in all (a command waiting for the lock
+/// never times out because of summaries). A task reached after the budget is spent gets the
+/// summary built from its commit.
 pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureState) -> Vec<u32> {
+    let budget = Duration::from_secs(project.config.sessions.lock_timeout_seconds) / 2;
+    let per_call = Duration::from_secs(project.config.llm.timeout_seconds);
+    let start = Instant::now();
     let mut changed = Vec::new();
     for task in &mut state.tasks {
-        if ensure_summary(project, feature, task) {
+        let left = budget.saturating_sub(start.elapsed());
+        let llm_time = (!left.is_zero()).then(|| left.min(per_call));
+        if fill(project, feature, task, &project.root, llm_time) {
             changed.push(task.issue_number);
         }
     }
@@ -52,6 +63,19 @@ pub fn ensure_summary_in(
     feature: &str,
     task: &mut Task,
     files_root: &std::path::Path,
+) -> bool {
+    let llm_time = Duration::from_secs(project.config.llm.timeout_seconds);
+    fill(project, feature, task, files_root, Some(llm_time))
+}
+
+/// The summary builder; `llm_time` is how long `llm.command` may take (`None`: no time
+/// left, build it from the commit).
+fn fill(
+    project: &Project,
+    feature: &str,
+    task: &mut Task,
+    files_root: &std::path::Path,
+    llm_time: Option<Duration>,
 ) -> bool {
     if task.stage != Stage::Done
         || task.summary().is_some()
@@ -101,7 +125,7 @@ pub fn ensure_summary_in(
     }
     let text = facts
         .as_ref()
-        .and_then(|f| llm_summary(project, feature, task, f))
+        .and_then(|f| llm_summary(project, feature, task, f, llm_time))
         .unwrap_or_else(|| {
             summary::deterministic_summary(
                 task.issue_number,
@@ -123,9 +147,17 @@ fn llm_summary(
     feature: &str,
     task: &Task,
     facts: &CommitFacts,
+    llm_time: Option<Duration>,
 ) -> Option<String> {
     let config = &project.config;
     config.llm.command.as_ref().filter(|c| !c.is_empty())?;
+    let Some(llm_time) = llm_time else {
+        notice::warn(&format!(
+            "summary of issue {} in `{feature}`: no time left for llm.command in this sync (it holds the feature lock); using the summary built from the commit",
+            task.issue_number
+        ));
+        return None;
+    };
     let stat =
         commit_info::diffstat(&project.root, &facts.sha, MAX_DIFFSTAT_BYTES).unwrap_or_default();
     let (patch, cut) =
@@ -146,7 +178,7 @@ fn llm_summary(
         purpose: "summary",
         prompt: &question,
     };
-    let answer = match llm::ask(config, &project.root, &req) {
+    let answer = match llm::ask_within(config, &project.root, &req, llm_time) {
         Ok(a) => a,
         Err(e) => {
             notice::warn(&format!(

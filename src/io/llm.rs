@@ -32,6 +32,22 @@ pub struct LlmRequest<'a> {
 
 /// Runs `llm.command` with the prompt on stdin and returns its stdout.
 pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, LlmError> {
+    ask_within(
+        config,
+        cwd,
+        req,
+        Duration::from_secs(config.llm.timeout_seconds),
+    )
+}
+
+/// [`ask`] with a timeout of `timeout` (e.g. what is left of a budget) instead of
+/// `llm.timeout_seconds`.
+pub fn ask_within(
+    config: &Config,
+    cwd: &Path,
+    req: &LlmRequest<'_>,
+    timeout: Duration,
+) -> Result<String, LlmError> {
     let Some(argv) = config.llm.command.as_ref().filter(|c| !c.is_empty()) else {
         return Err(LlmError::NotConfigured);
     };
@@ -46,14 +62,14 @@ pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, 
         cwd: Some(cwd),
         env,
         env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
-        timeout: Duration::from_secs(config.llm.timeout_seconds),
+        timeout,
         // an answer is small; keep the last 1 MiB of anything bigger
         keep_bytes: 1 << 20,
         ..Default::default()
     };
     let out = process::run(&spec).map_err(|e| LlmError::Spawn(e.to_string()))?;
     if out.timed_out {
-        return Err(LlmError::TimedOut(config.llm.timeout_seconds));
+        return Err(LlmError::TimedOut(timeout.as_secs()));
     }
     if !out.success() {
         let mut stderr = out.stderr_text();

@@ -205,3 +205,41 @@ fn ensure_summaries_fills_every_done_task_and_a_task_without_commit() {
     );
     assert!(s.task(4).unwrap().summary().is_none());
 }
+
+#[test]
+fn summaries_during_a_sync_give_llm_command_at_most_half_the_lock_timeout_in_all() {
+    let (dir, sha) = repo();
+    let tmp = tempfile::tempdir().unwrap();
+    let calls = tmp.path().join("calls.txt");
+    // a helper slower than the whole budget: the first call is cut at the budget, the
+    // second is not made at all
+    let cmd = script(
+        tmp.path(),
+        &format!("#!/bin/sh\necho call >> '{}'\nsleep 30\n", calls.display()),
+    );
+    let mut p = project(dir.path());
+    p.config.llm.command = Some(vec![cmd]);
+    p.config.sessions.lock_timeout_seconds = 2;
+    let mut state = FeatureState::new("auth", "t");
+    let mut a = done_task(&sha);
+    a.issue_number = 3;
+    let mut b = done_task(&sha);
+    b.issue_number = 4;
+    state.tasks = vec![a, b];
+    let changed = ensure_summaries(&p, "auth", &mut state);
+    assert_eq!(changed, vec![3, 4]);
+    let made = std::fs::read_to_string(&calls).unwrap_or_default();
+    assert_eq!(
+        made.lines().count(),
+        1,
+        "only one llm.command call fits the budget"
+    );
+    // both still have a summary, built from the commit
+    for t in &state.tasks {
+        assert!(
+            t.summary().is_some_and(|s| s.contains("login")),
+            "{:?}",
+            t.summary()
+        );
+    }
+}
