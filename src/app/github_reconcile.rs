@@ -47,6 +47,12 @@ impl Session<'_> {
             close: d.close,
         };
         let what = self.what(d);
+        let target = || Target {
+            kind: "issue",
+            issue: Some(d.issue),
+            github_issue: Some(g),
+            what: &what,
+        };
         let etag = entry.etag.clone().filter(|_| entry.seen);
         match self.api.get_issue(g, etag.as_deref()) {
             Ok(Fetched::NotModified) => {
@@ -74,17 +80,7 @@ impl Session<'_> {
             }
             Err(e) => {
                 report.ok = false;
-                self.failure(
-                    Target {
-                        kind: "issue",
-                        issue: Some(d.issue),
-                        github_issue: Some(g),
-                        what: &what,
-                    },
-                    "issue_read",
-                    false,
-                    &e,
-                )?;
+                self.failure(target(), "issue_read", false, &e)?;
                 return Ok(report);
             }
         }
@@ -101,17 +97,7 @@ impl Session<'_> {
                 Err(e) => {
                     report.ok = false;
                     self.cache.issues.insert(g, entry);
-                    self.failure(
-                        Target {
-                            kind: "issue",
-                            issue: Some(d.issue),
-                            github_issue: Some(g),
-                            what: &what,
-                        },
-                        "comments_read",
-                        false,
-                        &e,
-                    )?;
+                    self.failure(target(), "comments_read", false, &e)?;
                     return Ok(report);
                 }
             },
@@ -151,17 +137,7 @@ impl Session<'_> {
                     maybe_applied: false,
                     request: self.api.issue_request(g, op).describe(),
                 };
-                self.failure(
-                    Target {
-                        kind: "issue",
-                        issue: Some(d.issue),
-                        github_issue: Some(g),
-                        what: &what,
-                    },
-                    op.action(),
-                    true,
-                    &e,
-                )?;
+                self.failure(target(), op.action(), true, &e)?;
                 all_ok = false;
                 break;
             }
@@ -178,17 +154,7 @@ impl Session<'_> {
                 Err(e) => {
                     all_ok = false;
                     self.cache.issues.insert(g, entry.clone());
-                    self.failure(
-                        Target {
-                            kind: "issue",
-                            issue: Some(d.issue),
-                            github_issue: Some(g),
-                            what: &what,
-                        },
-                        op.action(),
-                        true,
-                        &e,
-                    )?;
+                    self.failure(target(), op.action(), true, &e)?;
                     break;
                 }
             }
