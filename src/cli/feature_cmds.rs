@@ -216,8 +216,7 @@ pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
             let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
-                stages.waiting_on(t).iter().map(|(n, _)| *n)
-                    .collect()
+                stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
             };

@@ -255,9 +255,9 @@ pub fn scan(
     let (usable_token, usable_count) = usable
         .as_ref()
         .map_or((0, 0), |c| (c.seen_token, c.seen_count));
-    let seen = usable.as_ref().and_then(|c| {
-        SeenSet::open(c.seen_path.as_deref()?, c.seen_token, c.seen_count)
-    });
+    let seen = usable
+        .as_ref()
+        .and_then(|c| SeenSet::open(c.seen_path.as_deref()?, c.seen_token, c.seen_count));
     let (ledger, commits_scanned, commits_total, full_rescan, update) = match (usable, seen) {
         (Some(c), Some(mut seen)) if c.tips.keys().all(|k| tips.contains_key(k)) => {
             // incremental: from the new tips by ancestry, stopping at commits already read
@@ -501,7 +501,9 @@ impl<'r> Scanner<'r> {
                 Err(e) => return Err(git_err(self.root, e)),
             };
             walked.ids.push(id);
-            for parent in gix::objs::CommitRefIter::from_bytes(data, repo.object_hash()).parent_ids() {
+            for parent in
+                gix::objs::CommitRefIter::from_bytes(data, repo.object_hash()).parent_ids()
+            {
                 if !visited.contains(&parent) {
                     queue.push_back(parent);
                 }

@@ -144,7 +144,10 @@ pub fn apply(path: &Path, token: u64, update: &SeenUpdate) -> std::io::Result<(u
             Ok((token, n))
         }
         SeenUpdate::Append { base, ids } => {
-            let file = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)?;
             let mut h = [0u8; HEADER as usize];
             file.read_exact_at(&mut h, 0)?;
             let width = u32::from_le_bytes(h[8..12].try_into().expect("4 bytes")) as usize;

@@ -251,17 +251,27 @@ fn varied_repo() -> (tempfile::TempDir, Vec<String>) {
     let d = dir.path();
     let head = |d: &Path| git(d, &["rev-parse", "HEAD"]);
     let mut shas = vec![first];
-    write(d, "src/user.rs", "pub struct User;\nimpl User { pub fn new() -> Self { User } }\n");
+    write(
+        d,
+        "src/user.rs",
+        "pub struct User;\nimpl User { pub fn new() -> Self { User } }\n",
+    );
     write(d, "docs/naïve file.md", "# doc\n");
     git(d, &["add", "."]);
-    git(d, &["commit", "-q", "-m", "feat(auth): Implement issue #4  "]);
+    git(
+        d,
+        &["commit", "-q", "-m", "feat(auth): Implement issue #4  "],
+    );
     shas.push(head(d));
     git(d, &["mv", "src/login.rs", "src/session.rs"]);
     std::fs::remove_file(d.join("docs/naïve file.md")).unwrap();
     git(d, &["add", "-A"]);
     git(d, &["commit", "-q", "-m", "refactor: rename\n\nbody line"]);
     shas.push(head(d));
-    git(d, &["commit", "-q", "--allow-empty", "-m", "chore: nothing"]);
+    git(
+        d,
+        &["commit", "-q", "--allow-empty", "-m", "chore: nothing"],
+    );
     shas.push(head(d));
     git(d, &["checkout", "-q", "-b", "side", "HEAD~2"]);
     write(d, "src/side.rs", "pub fn side() {}\n");
@@ -302,7 +312,11 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .map(|(i, sha)| {
             let mut t = Task::new(i as u32 + 1, format!("Task {i}"));
             t.stage = Stage::Done;
-            t.commit = Some(if i == 1 { sha[..8].to_string() } else { sha.clone() });
+            t.commit = Some(if i == 1 {
+                sha[..8].to_string()
+            } else {
+                sha.clone()
+            });
             t
         })
         .collect();
