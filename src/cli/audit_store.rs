@@ -21,6 +21,7 @@ struct Timeline {
 }
 
 /// The timelines of all issues.
+#[derive(Default)]
 pub struct TimelineStore {
     file: Option<File>,
     end: u64,
@@ -70,12 +71,7 @@ fn decode(data: &mut &[u8]) -> Option<Entry> {
 
 impl TimelineStore {
     pub fn new() -> Self {
-        TimelineStore {
-            file: None,
-            end: 0,
-            buffered: 0,
-            issues: HashMap::new(),
-        }
+        Self::default()
     }
 
     /// Adds an entry to the end of `issue`'s timeline.
@@ -155,8 +151,8 @@ mod tests {
     fn timelines_come_back_in_order_across_buffers_and_the_file() {
         let mut store = TimelineStore::new();
         let entry = |i: u64| Entry {
-            ts: (i % 3 != 0).then(|| format!("2026-01-01T00:00:{:02}Z", i % 60)),
-            seq: (i % 5 != 0).then_some(i),
+            ts: (!i.is_multiple_of(3)).then(|| format!("2026-01-01T00:00:{:02}Z", i % 60)),
+            seq: (!i.is_multiple_of(5)).then_some(i),
             event: format!("ev{}", i % 7),
             detail: "é".repeat((i % 50) as usize),
         };
