@@ -1,7 +1,7 @@
 //! `github sync`, `github publish` and the automatic sync, against the fake GitHub server.
 
 use crate::common::{Run, TestEnv};
-use crate::fake_github::FakeGithub;
+use crate::common::fake_github::FakeGithub;
 use serde_json::{Value, json};
 
 pub(crate) const TOKEN: &str = "ghs_fakeTOKEN0123456789abcdef";
@@ -457,7 +457,7 @@ fn dry_run_prints_the_planned_requests_and_sends_no_write() {
 
 #[test]
 fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
-    use crate::action::{comment_payload, issue_payload, run_action};
+    use crate::cmd_action::{comment_payload, issue_payload, run_action};
     let gh = setup(false);
     let n = gh.fake.add_issue("Issue 1", &["swarm"]);
     let r = run_action(
@@ -495,7 +495,7 @@ fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
     let r = run_action(
         &gh.env,
         "workflow_dispatch",
-        &crate::action::payload("workflow_dispatch"),
+        &crate::cmd_action::payload("workflow_dispatch"),
     );
     r.run.ok();
     assert_issue(&gh.fake, m, "swarm:ready");

@@ -1,7 +1,7 @@
 //! `run` safety: timeouts, signals, crashes at random moments, concurrent runs, stale
 //! owners, and the feature lock not being held while agents work.
 
-use crate::run::{GOOD_AGENT, Setup};
+use crate::cmd_run::{GOOD_AGENT, Setup};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};

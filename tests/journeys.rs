@@ -3,7 +3,7 @@
 //! README's own claims (config example, docs links, the workflow's inputs).
 
 use crate::common::{TestEnv, snapshot_files};
-use crate::run::{GOOD_AGENT, RUNNER};
+use crate::cmd_run::{GOOD_AGENT, RUNNER};
 use serde_json::{Value, json};
 use std::path::Path;
 
