@@ -3,7 +3,9 @@
 
 use crate::common::Run;
 use crate::common::fake_github::Fault;
-use crate::cmd_github::{REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup};
+use crate::common::github::{
+    REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup,
+};
 use serde_json::json;
 use std::time::Instant;
 

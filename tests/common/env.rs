@@ -1,6 +1,5 @@
 //! The hermetic test environment: a temp git repository, the binary run with a cleared
 //! environment (temp HOME, no global git config), helpers to write inputs and read outputs.
-#![allow(dead_code)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -228,27 +227,4 @@ impl TestEnv {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         p
     }
-}
-
-/// A snapshot of every file under `dir` (path → bytes), to prove nothing was changed; `.git`
-/// and `.swarm/locks` are left out.
-pub fn snapshot_files(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    fn walk(d: &Path, out: &mut std::collections::BTreeMap<PathBuf, Vec<u8>>) {
-        let Ok(rd) = std::fs::read_dir(d) else { return };
-        for e in rd.flatten() {
-            let p = e.path();
-            // .git, and the lock files (the tool's own, created once, never renamed or deleted)
-            if p.file_name().is_some_and(|n| n == ".git" || n == "locks") {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out);
-            } else if let Ok(b) = std::fs::read(&p) {
-                out.insert(p, b);
-            }
-        }
-    }
-    walk(dir, &mut out);
-    out
 }

@@ -2,7 +2,16 @@
 //! Test modules import from `crate::common` only, never from one another.
 #![allow(dead_code)]
 
+pub mod action;
+pub mod agents;
 pub mod env;
 pub mod fake_github;
+pub mod files;
+pub mod fixtures;
+pub mod github;
+pub mod output;
+pub mod rng;
+pub mod state;
 
-pub use env::{Run, TestEnv, bin, snapshot_files};
+pub use env::{Run, TestEnv, bin};
+pub use files::snapshot_files;
