@@ -1,11 +1,12 @@
 //! The one integration-test binary (`autotests = false`): each area is a module. Files are
-//! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command shares
-//! is in `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs` and `journeys.rs`; every helper is
-//! in `common/`. A file under `tests/` that is not declared here never runs, so
-//! `test_no_forgotten_test_files` fails on one.
+//! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
+//! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs` and
+//! `journeys.rs`; every helper is in `common/`. A file under `tests/` that is not declared
+//! here never runs, so `test_no_forgotten_test_files` fails on one.
 
 mod common;
 
+mod architecture;
 mod cli;
 mod cmd_action;
 mod cmd_action_github;
