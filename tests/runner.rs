@@ -1,8 +1,8 @@
 //! The one integration-test binary (`autotests = false`): each area is a module. Files are
 //! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
-//! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs` and
-//! `journeys.rs`; every helper is in `common/`. A file under `tests/` that is not declared
-//! here never runs, so `test_no_forgotten_test_files` fails on one.
+//! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs`,
+//! `journeys.rs` and `workflows.rs`; every helper is in `common/`. A file under `tests/`
+//! that is not declared here never runs, so `test_no_forgotten_test_files` fails on one.
 
 mod common;
 
@@ -10,6 +10,7 @@ mod architecture;
 mod cli;
 mod cmd_action;
 mod cmd_action_github;
+mod cmd_action_install;
 mod cmd_demo;
 mod cmd_events;
 mod cmd_github;
@@ -17,6 +18,7 @@ mod cmd_github_faults;
 mod cmd_github_spec;
 mod cmd_greenlight;
 mod cmd_init;
+mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;
 mod cmd_run;
@@ -29,6 +31,7 @@ mod config;
 mod git_sync;
 mod inputs;
 mod journeys;
+mod workflows;
 
 /// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the
 /// same name): with `autotests = false`, a forgotten file would silently never run.
