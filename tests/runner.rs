@@ -20,4 +20,5 @@ mod prompt;
 mod run;
 mod run_modes;
 mod run_safety;
+mod security;
 mod sync;

@@ -29,7 +29,7 @@ pub mod verify;
 
 use crate::app::project::Project;
 use crate::io::run_lock::RunLock;
-use crate::io::worktree::Git;
+use crate::io::git::Git;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Mutex;
