@@ -47,8 +47,14 @@ fn an_agent_never_sees_a_token_and_no_planted_hook_runs() {
     assert_eq!(s.env.stage("sec", 2), "DONE");
     for n in [1, 2] {
         let seen = std::fs::read_to_string(s.trace.join(format!("seen-{n}.txt"))).unwrap();
-        assert!(seen.contains("SWARM_ISSUE="), "the agent read its environment");
-        assert!(!seen.contains(TOKEN) && !seen.contains(GH_TOKEN_VALUE), "agent {n} saw a token");
+        assert!(
+            seen.contains("SWARM_ISSUE="),
+            "the agent read its environment"
+        );
+        assert!(
+            !seen.contains(TOKEN) && !seen.contains(GH_TOKEN_VALUE),
+            "agent {n} saw a token"
+        );
     }
     assert!(
         !s.trace.join("hooks.log").exists(),
@@ -59,7 +65,11 @@ fn an_agent_never_sees_a_token_and_no_planted_hook_runs() {
 
 /// A repository linked to the fake GitHub (automatic sync on) with a script agent and the
 /// test runner; `tests_command` replaces the runner when given.
-fn gh_run_setup(agent_body: &str, tests_command: Option<&str>, extra: &str) -> (crate::github::Gh, std::path::PathBuf) {
+fn gh_run_setup(
+    agent_body: &str,
+    tests_command: Option<&str>,
+    extra: &str,
+) -> (crate::github::Gh, std::path::PathBuf) {
     let gh = crate::github::setup(true);
     let trace = gh.env.tmp.path().join("trace");
     std::fs::create_dir_all(&trace).unwrap();
@@ -133,12 +143,20 @@ fn a_revert_line_in_an_issue_title_cancels_nothing() {
     s.env.run(&["run", "rv"]).ok();
     assert_eq!(s.implementing_commits("rv", 1), 1);
     assert_eq!(s.implementing_commits("rv", 2), 1);
-    let calls: Vec<String> = s.calls().iter().map(|c| c.split(' ').next().unwrap().to_string()).collect();
+    let calls: Vec<String> = s
+        .calls()
+        .iter()
+        .map(|c| c.split(' ').next().unwrap().to_string())
+        .collect();
     assert_eq!(calls, vec!["1", "2"]);
 }
 
 /// Plants `.git/<rel>` with a modification time `age` in the past.
-fn plant_lock(env: &crate::common::TestEnv, rel: &str, age: std::time::Duration) -> std::path::PathBuf {
+fn plant_lock(
+    env: &crate::common::TestEnv,
+    rel: &str,
+    age: std::time::Duration,
+) -> std::path::PathBuf {
     let lock = env.path(&format!(".git/{rel}"));
     std::fs::write(&lock, "").unwrap();
     let f = std::fs::File::options().write(true).open(&lock).unwrap();
@@ -149,7 +167,11 @@ fn plant_lock(env: &crate::common::TestEnv, rel: &str, age: std::time::Duration)
 #[test]
 fn a_stale_branch_lock_left_by_a_crash_is_removed_and_the_run_succeeds() {
     let s = Setup::new("lk", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
-    let lock = plant_lock(&s.env, "refs/heads/main.lock", std::time::Duration::from_secs(60));
+    let lock = plant_lock(
+        &s.env,
+        "refs/heads/main.lock",
+        std::time::Duration::from_secs(60),
+    );
     let r = s.env.run(&["run", "lk"]);
     r.ok();
     assert!(!lock.exists());
@@ -165,7 +187,11 @@ fn a_stale_branch_lock_left_by_a_crash_is_removed_and_the_run_succeeds() {
 #[test]
 fn a_lock_held_by_a_running_git_stops_the_run_with_exit_3_before_any_agent() {
     let s = Setup::new("lk", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
-    let lock = plant_lock(&s.env, "refs/heads/main.lock", std::time::Duration::from_secs(60));
+    let lock = plant_lock(
+        &s.env,
+        "refs/heads/main.lock",
+        std::time::Duration::from_secs(60),
+    );
     // a git still working in the repository (e.g. a `git commit` waiting for its editor)
     let fake_git = s.env.script("bin/git", "#!/bin/sh\nsleep 60\n");
     let mut holder = std::process::Command::new(&fake_git)
@@ -192,11 +218,19 @@ fn a_landing_that_fails_on_a_lock_leaves_the_users_index_and_files_as_they_were(
     let lock = s.env.path(".git/refs/heads/main.lock");
     let runner = s.env.script(
         "runner-lock.sh",
-        &format!("#!/bin/sh\ntouch '{}'\n{}", lock.display(), crate::run::RUNNER.trim_start_matches("#!/bin/sh\n")),
+        &format!(
+            "#!/bin/sh\ntouch '{}'\n{}",
+            lock.display(),
+            crate::run::RUNNER.trim_start_matches("#!/bin/sh\n")
+        ),
     );
     let config = s.env.read("config.yaml");
     let config = config.replace(
-        &config.lines().find(|l| l.contains("command: \"sh ")).unwrap().to_string(),
+        &config
+            .lines()
+            .find(|l| l.contains("command: \"sh "))
+            .unwrap()
+            .to_string(),
         &format!("  command: \"sh {}\"", runner.display()),
     );
     s.env.write("config.yaml", &config);
@@ -234,7 +268,10 @@ fn every_secret_a_test_command_prints_is_masked_everywhere_the_tool_writes() {
         ("GITHUB_TOKEN", TOKEN.to_string()),
         ("GH_TOKEN", GH_TOKEN_VALUE.to_string()),
         ("GITHUB_PAT", "github_pat_11ABCDEFG0123456789".to_string()),
-        ("ANTHROPIC_API_KEY", "sk-ant-api03-secretvalue-xyz".to_string()),
+        (
+            "ANTHROPIC_API_KEY",
+            "sk-ant-api03-secretvalue-xyz".to_string(),
+        ),
         ("OPENAI_API_KEY", "sk-proj-openaisecret123456".to_string()),
         ("GEMINI_API_KEY", "AIzaSyGeminiSecret987654".to_string()),
         ("PASSED_SECRET", "passed-through-secret-4242".to_string()),
@@ -246,14 +283,30 @@ fn every_secret_a_test_command_prints_is_masked_everywhere_the_tool_writes() {
         printer.push_str(&format!("echo 'leak {v}'\necho 'leak {v}' >&2\n"));
     }
     printer.push_str("echo '0 passed, 1 failed'\nexit 1\n");
-    let agent = format!("{GOOD_AGENT}echo \"agent leak $ANTHROPIC_API_KEY $PASSED_SECRET $MASKED_SECRET\" >&2\n");
-    let (mut gh, _trace) = gh_run_setup(&agent, None, "sessions:\n  max_implementation_retries: 0\nsecrets:\n  mask_env: [MASKED_SECRET]\n");
+    let agent = format!(
+        "{GOOD_AGENT}echo \"agent leak $ANTHROPIC_API_KEY $PASSED_SECRET $MASKED_SECRET\" >&2\n"
+    );
+    let (mut gh, _trace) = gh_run_setup(
+        &agent,
+        None,
+        "sessions:\n  max_implementation_retries: 0\nsecrets:\n  mask_env: [MASKED_SECRET]\n",
+    );
     let printer = gh.env.script("printer.sh", &printer);
     let config = gh.env.read("config.yaml");
-    let runner_line = config.lines().find(|l| l.contains("command: \"sh ")).unwrap().to_string();
+    let runner_line = config
+        .lines()
+        .find(|l| l.contains("command: \"sh "))
+        .unwrap()
+        .to_string();
     let config = config
-        .replace(&runner_line, &format!("  command: \"sh {}\"", printer.display()))
-        .replace("    timeout_seconds: 30\ntests:", "    timeout_seconds: 30\n    env_passthrough: [PASSED_SECRET]\ntests:");
+        .replace(
+            &runner_line,
+            &format!("  command: \"sh {}\"", printer.display()),
+        )
+        .replace(
+            "    timeout_seconds: 30\ntests:",
+            "    timeout_seconds: 30\n    env_passthrough: [PASSED_SECRET]\ntests:",
+        );
     gh.env.write("config.yaml", &config);
     for (k, v) in &secrets {
         if *k != "GITHUB_TOKEN" {
@@ -261,7 +314,10 @@ fn every_secret_a_test_command_prints_is_masked_everywhere_the_tool_writes() {
         }
     }
     let a = gh.fake.add_issue("Login", &[]);
-    gh.env.issues("auth", json!([{"order": 1, "title": "Login", "github_issue": a}]));
+    gh.env.issues(
+        "auth",
+        json!([{"order": 1, "title": "Login", "github_issue": a}]),
+    );
     let mut printed = String::new();
     for args in [
         vec!["greenlight", "auth"],
@@ -279,7 +335,10 @@ fn every_secret_a_test_command_prints_is_masked_everywhere_the_tool_writes() {
     }
     assert_eq!(gh.env.stage("auth", 1), "BLOCKED");
     let comments: Vec<String> = gh.fake.comments(a).into_iter().map(|(_, b)| b).collect();
-    assert!(comments.iter().any(|c| c.contains("leak ***")), "{comments:?}");
+    assert!(
+        comments.iter().any(|c| c.contains("leak ***")),
+        "{comments:?}"
+    );
     let files = all_files_text(&gh.env.path(".swarm"));
     for (k, v) in &secrets {
         assert!(!printed.contains(v.as_str()), "{k} printed: {printed}");
@@ -298,8 +357,15 @@ fn control_characters_echoed_in_an_error_are_escaped() {
     let r = env.run(&["status", "bad\u{202e}id\nnext"]);
     r.code(2);
     assert!(!r.stderr.contains('\u{202e}'), "{}", r.stderr);
-    assert!(r.stderr.contains("\\u{202e}") && r.stderr.contains("\\n"), "{}", r.stderr);
-    assert_eq!(r.stderr.lines().filter(|l| l.starts_with("error:")).count(), 1);
+    assert!(
+        r.stderr.contains("\\u{202e}") && r.stderr.contains("\\n"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.stderr.lines().filter(|l| l.starts_with("error:")).count(),
+        1
+    );
 }
 
 #[test]
@@ -307,8 +373,10 @@ fn a_read_only_token_leaves_the_failed_write_in_the_outbox_with_its_reason() {
     use crate::fake_github::Fault;
     let gh = crate::github::setup(false);
     let a = gh.fake.add_issue("Login", &[]);
-    gh.env
-        .issues("auth", json!([{"order": 1, "title": "Login", "github_issue": a}]));
+    gh.env.issues(
+        "auth",
+        json!([{"order": 1, "title": "Login", "github_issue": a}]),
+    );
     gh.env.run(&["greenlight", "auth"]).ok();
     gh.fake.fail_next(
         "POST",
@@ -318,7 +386,10 @@ fn a_read_only_token_leaves_the_failed_write_in_the_outbox_with_its_reason() {
     );
     gh.sync().code(1);
     let outbox = gh.env.read(".swarm/outbox/auth.jsonl");
-    assert!(outbox.contains("403") && outbox.contains("issues: write"), "{outbox}");
+    assert!(
+        outbox.contains("403") && outbox.contains("issues: write"),
+        "{outbox}"
+    );
     // what waits, and why, without sending anything
     let r = gh.env.run(&["github", "sync", "auth", "--dry-run"]);
     assert!(

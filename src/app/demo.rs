@@ -217,7 +217,10 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
     )?;
     git.stage(
         root,
-        &["lib/greet.sh".to_string(), "tests/test_greet.sh".to_string()],
+        &[
+            "lib/greet.sh".to_string(),
+            "tests/test_greet.sh".to_string(),
+        ],
     )
     .map_err(git_err)?;
     let message = crate::core::commit_message::message(

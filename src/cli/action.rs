@@ -78,15 +78,13 @@ fn run_triggered(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
                 .branch
                 .clone()
                 .unwrap_or_else(|| project.config.git.base_branch.clone());
-            if let Err(e) =
-                crate::io::git::push::push_head(
-                    &project.root,
-                    &branch,
-                    token.as_deref(),
-                    &server,
-                    crate::io::git::Hooks::from_config(project.config.git.run_hooks),
-                )
-            {
+            if let Err(e) = crate::io::git::push::push_head(
+                &project.root,
+                &branch,
+                token.as_deref(),
+                &server,
+                crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+            ) {
                 gh_actions::error(&format!(
                     "could not push the implemented issues to `{branch}`: {}",
                     e.message()

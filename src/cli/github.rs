@@ -128,7 +128,9 @@ fn print_report(
     if r.issues.is_empty() && r.linked.is_empty() && r.outbox.is_empty() && r.replayed == 0 {
         crate::outln!(
             "github {verb} {} → {}: no task is linked to a GitHub issue (set `github_issue` in issues.json, or run `swarm-attack github publish {}`)",
-            r.feature, r.repo, r.feature
+            r.feature,
+            r.repo,
+            r.feature
         );
         return;
     }

@@ -59,9 +59,7 @@ pub fn print_error(e: &CommandError) {
 /// `text` with control characters (newlines included) and Unicode direction and
 /// invisible formatting characters escaped as `\n`, `\t`, `\u{202e}`, ...
 pub fn escape_controls(text: &str) -> String {
-    let invisible = |c: char| {
-        matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{061c}' | '\u{feff}')
-    };
+    let invisible = |c: char| matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{061c}' | '\u{feff}');
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

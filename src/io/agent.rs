@@ -123,7 +123,7 @@ pub fn run_agent(
 ) -> Result<AgentOutcome, AgentError> {
     let name = run.agent.name.clone();
     let _ = std::fs::create_dir_all(run.artifacts);
-    let _ = crate::io::secrets::write_file(&run.artifacts.join("prompt.md"), run.prompt.as_bytes());
+    let _ = crate::io::secrets::write_file(run.artifacts.join("prompt.md"), run.prompt.as_bytes());
     if run.agent.command.is_empty() {
         return Err(AgentError::NoCommand { agent: name });
     }

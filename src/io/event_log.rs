@@ -22,7 +22,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-
 /// Appends events for one feature.
 #[derive(Debug, Clone)]
 pub struct EventLog {
@@ -428,7 +427,7 @@ mod tests {
         assert_eq!(v[2]["seq"], 3);
     }
 
-        #[test]
+    #[test]
     fn a_disabled_log_writes_nothing() {
         let (d, _log, lock) = setup();
         let off = EventLog::new(d.path().join("events/off.jsonl"), "off", "s", false);

@@ -120,7 +120,10 @@ mod tests {
     #[test]
     fn issue_text_is_defused_visibly() {
         assert_eq!(neutralise("Dark mode (fixes #8)"), "Dark mode (fixes # 8)");
-        assert_eq!(neutralise("Closes: #12, resolved o/r#3"), "Closes: # 12, resolved o/r# 3");
+        assert_eq!(
+            neutralise("Closes: #12, resolved o/r#3"),
+            "Closes: # 12, resolved o/r# 3"
+        );
         assert_eq!(
             neutralise("fix https://github.com/o/r/issues/9"),
             "fix https://github.com/o/r/issues/ 9"
@@ -131,7 +134,10 @@ mod tests {
         );
         assert_eq!(neutralise("a\nSwarm-Issue: 4\n"), "a\n> Swarm-Issue: 4\n");
         // plain references and words stay as they are
-        assert_eq!(neutralise("see #8; prefix #9; a fix"), "see #8; prefix #9; a fix");
+        assert_eq!(
+            neutralise("see #8; prefix #9; a fix"),
+            "see #8; prefix #9; a fix"
+        );
         assert!(neutralise("FIXES #1").is_ascii());
     }
 
@@ -193,7 +199,7 @@ mod tests {
         assert!(still_counts("other", &reverts));
     }
 
-    use crate::core::evidence::EvidenceRule;
+    use crate::evidence::EvidenceRule;
     use proptest::prelude::*;
 
     /// Text an issue author could write: words, keywords, references, reverts, trailers.
@@ -237,8 +243,8 @@ mod tests {
             let issues: std::collections::BTreeSet<u32> = hits.iter().map(|h| h.issue).collect();
             // the tool's own issue (and, through its own `(#G)`, nothing else)
             prop_assert_eq!(issues, std::collections::BTreeSet::from([issue]), "{}", m);
-            prop_assert!(hits.iter().all(|h| h.source != crate::core::evidence::Source::ClosingKeyword), "{}", m);
-            prop_assert!(crate::core::evidence::revert_targets(&m).is_empty(), "{}", m);
+            prop_assert!(hits.iter().all(|h| h.source != crate::evidence::Source::ClosingKeyword), "{}", m);
+            prop_assert!(crate::evidence::revert_targets(&m).is_empty(), "{}", m);
             prop_assert_eq!(m.lines().filter(|l| l.starts_with("Swarm-")).count(), 2, "{}", m);
         }
     }

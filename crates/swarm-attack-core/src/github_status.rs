@@ -109,7 +109,7 @@ pub fn desired_for(state: &FeatureState, task: &Task, close_on_done: bool) -> Op
         stage: task.stage.clone(),
         label: task.stage.label(),
         // quoted issue text, summaries and test output cannot act as a keyword
-        body: crate::core::commit_message::neutralise(&render_comment(state, task)),
+        body: crate::commit_message::neutralise(&render_comment(state, task)),
         close: close_on_done && task.stage == Stage::Done,
     })
 }

@@ -59,8 +59,12 @@ impl Masker {
         }
         self.values.push(v.to_string());
         // its JSON-escaped form too (a value with quotes, backslashes or control chars)
-        let escaped = serde_json::to_string(v).unwrap_or_default();
-        let escaped = escaped.trim_matches('"');
+        let quoted = serde_json::to_string(v).unwrap_or_default();
+        // exactly the surrounding quotes (the value itself may end with an escaped one)
+        let escaped = quoted
+            .strip_prefix('"')
+            .and_then(|q| q.strip_suffix('"'))
+            .unwrap_or(v);
         if escaped != v && !self.values.iter().any(|x| x == escaped) {
             self.values.push(escaped.to_string());
         }

@@ -13,8 +13,8 @@ use crate::core::test_report;
 use crate::error::CmdResult;
 use crate::io::agent::{self, AgentRun};
 use crate::io::config::AgentConfig;
-use crate::io::interrupt;
 use crate::io::git::ChangeKind;
+use crate::io::interrupt;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 

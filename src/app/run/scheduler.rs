@@ -12,8 +12,8 @@ use crate::app::run::{
     record, verify,
 };
 use crate::error::{CmdResult, CommandError};
-use crate::io::run_lock::{self, RunLock};
 use crate::io::git::Git;
+use crate::io::run_lock::{self, RunLock};
 use crate::io::{clock, interrupt};
 use std::sync::mpsc;
 

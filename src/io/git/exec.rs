@@ -64,7 +64,11 @@ pub enum GitError {
     Spawn(String),
     /// git did not finish in time (it was killed).
     #[error("`git {args}` timed out after {secs} s in {dir}")]
-    TimedOut { args: String, dir: String, secs: u64 },
+    TimedOut {
+        args: String,
+        dir: String,
+        secs: u64,
+    },
     /// git ran and failed: its arguments, where, its message and exit code.
     #[error("`git {args}` failed in {dir}: {message}")]
     Failed {

@@ -55,9 +55,7 @@ pub fn find(git_dir: &Path) -> Vec<GitLock> {
             let p = e.path();
             match e.file_type() {
                 Ok(t) if t.is_dir() => stack.push(p),
-                Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "lock") => {
-                    paths.push(p)
-                }
+                Ok(t) if t.is_file() && p.extension().is_some_and(|x| x == "lock") => paths.push(p),
                 _ => {}
             }
         }
@@ -100,7 +98,10 @@ pub fn live_git_process(root: &Path, git_dir: &Path) -> Option<u32> {
         // a zombie holds no lock
         let zombie = std::fs::read_to_string(e.path().join("stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('Z')))
+            .and_then(|s| {
+                s.rsplit_once(')')
+                    .map(|(_, r)| r.trim_start().starts_with('Z'))
+            })
             .unwrap_or(false);
         if zombie {
             continue;
@@ -156,14 +157,23 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let g = tmp.path();
         std::fs::create_dir_all(g.join("refs/heads/feat")).unwrap();
-        for f in ["index.lock", "HEAD.lock", "refs/heads/feat/x.lock", "refs/heads/main", "other.lock"] {
+        for f in [
+            "index.lock",
+            "HEAD.lock",
+            "refs/heads/feat/x.lock",
+            "refs/heads/main",
+            "other.lock",
+        ] {
             std::fs::write(g.join(f), "").unwrap();
         }
         let found: Vec<String> = find(g)
             .into_iter()
             .map(|l| l.path.strip_prefix(g).unwrap().display().to_string())
             .collect();
-        assert_eq!(found, vec!["HEAD.lock", "index.lock", "refs/heads/feat/x.lock"]);
+        assert_eq!(
+            found,
+            vec!["HEAD.lock", "index.lock", "refs/heads/feat/x.lock"]
+        );
     }
 
     #[test]

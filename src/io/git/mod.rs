@@ -1,5 +1,5 @@
 //! The one Git adapter: every git command the tool runs goes through here (the process is
-//! started in [`exec`], the only place that spawns `git`), with one environment policy (no
+//! started in `exec.rs`, the only place that spawns `git`), with one environment policy (no
 //! `GIT_DIR` and friends, no secrets, no prompts), one hooks policy (`git.run_hooks`) and
 //! typed errors ([`GitError`]). Callers use named operations, never raw git arguments.
 //!
@@ -9,8 +9,8 @@
 //! - [`locks`]: stale lock files left by a crashed git;
 //! - [`origin_url`]: the `origin` remote.
 
-mod exec;
 pub mod commit_info;
+mod exec;
 pub mod locks;
 pub mod push;
 mod repo;

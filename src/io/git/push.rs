@@ -56,17 +56,25 @@ pub fn push_head(
         env: &env,
         ..Invocation::new(root, &args)
     };
-    exec::run(&inv, |_| {}).map(|_| ()).map_err(|e| match (e, token) {
-        (GitError::Failed { args, dir, message, code }, Some(t)) if !t.is_empty() => {
-            GitError::Failed {
+    exec::run(&inv, |_| {})
+        .map(|_| ())
+        .map_err(|e| match (e, token) {
+            (
+                GitError::Failed {
+                    args,
+                    dir,
+                    message,
+                    code,
+                },
+                Some(t),
+            ) if !t.is_empty() => GitError::Failed {
                 args,
                 dir,
                 message: message.replace(t, crate::core::secrets::MASK),
                 code,
-            }
-        }
-        (e, _) => e,
-    })
+            },
+            (e, _) => e,
+        })
 }
 
 #[cfg(test)]

@@ -362,11 +362,7 @@ impl Git {
         {
             // switch the index and work tree from `commit` back to HEAD (a no-op for paths
             // git had not touched yet; the user's other changes are kept)
-            let _ = self.run(
-                &self.root,
-                &["read-tree", "-m", "-u", commit, &before],
-                b"",
-            );
+            let _ = self.run(&self.root, &["read-tree", "-m", "-u", commit, &before], b"");
         }
         result
     }
@@ -392,7 +388,15 @@ impl Git {
     pub fn diff(&self, a: &str, b: &str) -> Result<String, GitError> {
         self.run(
             &self.root,
-            &["diff", "--no-color", "--no-ext-diff", "--no-textconv", a, b, "--"],
+            &[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                a,
+                b,
+                "--",
+            ],
             b"",
         )
     }
