@@ -2,8 +2,8 @@
 //! cannot reach a token or get a hook run by the tool, issue text cannot forge evidence,
 //! secrets are masked wherever the tool writes, crash leftovers are handled.
 
-use crate::github::TOKEN;
-use crate::run::{GOOD_AGENT, Setup};
+use crate::common::agents::{GOOD_AGENT, RUNNER, Setup};
+use crate::common::github::TOKEN;
 use serde_json::json;
 
 const GH_TOKEN_VALUE: &str = "gho_secondTOKENvalue987654321";
@@ -69,13 +69,13 @@ fn gh_run_setup(
     agent_body: &str,
     tests_command: Option<&str>,
     extra: &str,
-) -> (crate::github::Gh, std::path::PathBuf) {
-    let gh = crate::github::setup(true);
+) -> (crate::common::github::Gh, std::path::PathBuf) {
+    let gh = crate::common::github::setup(true);
     let trace = gh.env.tmp.path().join("trace");
     std::fs::create_dir_all(&trace).unwrap();
     let body = agent_body.replace("$TRACE", &trace.to_string_lossy());
     let agent = gh.env.script("agent.sh", &format!("#!/bin/sh\n{body}"));
-    let runner = gh.env.script("runner.sh", crate::run::RUNNER);
+    let runner = gh.env.script("runner.sh", RUNNER);
     let tests = tests_command
         .map(str::to_string)
         .unwrap_or_else(|| format!("sh {}", runner.display()));
@@ -221,7 +221,7 @@ fn a_landing_that_fails_on_a_lock_leaves_the_users_index_and_files_as_they_were(
         &format!(
             "#!/bin/sh\ntouch '{}'\n{}",
             lock.display(),
-            crate::run::RUNNER.trim_start_matches("#!/bin/sh\n")
+            RUNNER.trim_start_matches("#!/bin/sh\n")
         ),
     );
     let config = s.env.read("config.yaml");
@@ -370,8 +370,8 @@ fn control_characters_echoed_in_an_error_are_escaped() {
 
 #[test]
 fn a_read_only_token_leaves_the_failed_write_in_the_outbox_with_its_reason() {
-    use crate::fake_github::Fault;
-    let gh = crate::github::setup(false);
+    use crate::common::fake_github::Fault;
+    let gh = crate::common::github::setup(false);
     let a = gh.fake.add_issue("Login", &[]);
     gh.env.issues(
         "auth",
