@@ -17,6 +17,8 @@ mod github;
 mod github_faults;
 mod plan;
 mod prompt;
+mod report;
+mod report_browser;
 mod run;
 mod run_modes;
 mod run_safety;

@@ -12,6 +12,7 @@ pub mod init;
 pub mod plan;
 pub mod project;
 pub mod prompt;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod summary;

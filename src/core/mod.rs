@@ -22,6 +22,7 @@ pub mod owner;
 pub mod prompt;
 pub mod readiness;
 pub mod registry;
+pub mod report;
 pub mod stage;
 pub mod state;
 pub mod summary;
