@@ -333,10 +333,8 @@ impl IssueAcc {
                     self.r.github_issue = Some(g);
                 }
             }
-            "budget_exceeded" => {
-                if self.r.budget.len() < MAX_BUDGET_HITS {
-                    self.r.budget.push(budget_hit(rec));
-                }
+            "budget_exceeded" if self.r.budget.len() < MAX_BUDGET_HITS => {
+                self.r.budget.push(budget_hit(rec));
             }
             _ => {}
         }
@@ -402,10 +400,11 @@ impl IssueAcc {
             }
         }
         .into();
-        if let Some(k) = &error_kind {
-            if a.failure.is_none() && k != "rate_limit" {
-                a.failure = Some(format!("{agent}: {k}"));
-            }
+        if let Some(k) = &error_kind
+            && a.failure.is_none()
+            && k != "rate_limit"
+        {
+            a.failure = Some(format!("{agent}: {k}"));
         }
         r.error_kind = error_kind;
     }

@@ -92,10 +92,8 @@ fn titles_and_failures_are_escaped_everywhere() {
     ));
     b.push(&rec(json!({"ts": ts(1), "event": "verification_failed", "issue": 1, "failures": "</script><script>alert(2)</script>"})));
     let mut st = crate::state::FeatureState::new("f", "2026-01-01T00:00:00Z");
-    st.tasks.push(crate::state::Task::new(
-        1,
-        "<script>alert(1)</script> & co",
-    ));
+    st.tasks
+        .push(crate::state::Task::new(1, "<script>alert(1)</script> & co"));
     let r = b.finish(Some(&st), None);
     let html = render_html(&r);
     assert!(!html.contains("<script>alert"));
