@@ -723,6 +723,7 @@ impl ReportBuilder {
             lane_count,
             rate_limits,
             budget,
+            limits: None,
         }
     }
 }

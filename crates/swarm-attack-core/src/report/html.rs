@@ -5,7 +5,9 @@
 
 use super::escape::{escape_html as esc, json_for_script};
 use super::svg::{self, LEGEND, colour};
-use super::{Attempt, BudgetHit, IssueReport, Report, cost_text, duration_text, tokens_text};
+use super::{
+    Attempt, BudgetHit, IssueReport, Limits, Report, cost_text, duration_text, tokens_text,
+};
 use std::fmt::Write as _;
 
 const CSS: &str = r#"
@@ -97,8 +99,9 @@ pub fn render_html(report: &Report) -> String {
     out.push_str(r#"</div><h2>Dependencies</h2><div class="scroll" id="graph">"#);
     svg::graph(&mut out, report);
     out.push_str(r#"</div><h2>Issues</h2><div id="issues">"#);
+    let limits = report.limits.clone().unwrap_or_default();
     for i in &report.issues {
-        issue(&mut out, i);
+        issue(&mut out, i, &limits);
     }
     out.push_str("</div>");
     let json = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
@@ -117,6 +120,14 @@ pub fn total_rows(report: &Report) -> Vec<(&'static str, &'static str, String, S
     let mut cost = cost_text(t.cost_usd);
     if t.cost_usd.is_some() && t.runs_without_cost > 0 {
         let _ = write!(cost, " (+ {} runs of unknown cost)", t.runs_without_cost);
+    }
+    let limits = report.limits.clone().unwrap_or_default();
+    if let Some(l) = limits.feature_usd {
+        let _ = write!(cost, " of ${l:.2} budget");
+    }
+    let mut tokens_in = tokens_text(t.tokens_in);
+    if let Some(l) = limits.feature_tokens {
+        let _ = write!(tokens_in, " of {} budget", tokens_text(Some(l)));
     }
     vec![
         (
@@ -137,12 +148,7 @@ pub fn total_rows(report: &Report) -> Vec<(&'static str, &'static str, String, S
             cost,
             t.cost_usd.map_or("null".into(), |c| c.to_string()),
         ),
-        (
-            "tokens_in",
-            "tokens in",
-            tokens_text(t.tokens_in),
-            opt(t.tokens_in),
-        ),
+        ("tokens_in", "tokens in", tokens_in, opt(t.tokens_in)),
         (
             "tokens_out",
             "tokens out",
@@ -262,7 +268,15 @@ fn link(out: &mut String, label: &str, url: Option<&str>) {
     }
 }
 
-fn issue(out: &mut String, i: &IssueReport) {
+/// `value` with ` of LIMIT` when a limit is known.
+fn against(value: String, limit: Option<String>) -> String {
+    match limit {
+        Some(l) => format!("{value} of {l}"),
+        None => value,
+    }
+}
+
+fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
     let _ = write!(
         out,
         r#"<details class="issue" id="issue-{n}" data-issue="{n}" data-outcome="{o}" data-attempts="{ac}"><summary>#{n} {t} — <span class="o-{o}">{o}</span>{st} · {ac} attempt(s) · agent time {at} · cost {c}</summary>"#,
@@ -275,8 +289,14 @@ fn issue(out: &mut String, i: &IssueReport) {
             .map(|s| format!(" (stage {})", esc(s)))
             .unwrap_or_default(),
         ac = i.attempt_count,
-        at = duration_text(i.agent_time_ms),
-        c = esc(&cost_text(i.cost_usd)),
+        at = against(
+            duration_text(i.agent_time_ms),
+            limits.issue_minutes.map(|m| format!("{m} min"))
+        ),
+        c = esc(&against(
+            cost_text(i.cost_usd),
+            limits.issue_usd.map(|l| format!("${l:.2}"))
+        )),
     );
     out.push_str(r#"<div class="kv">"#);
     let _ = write!(
@@ -289,7 +309,10 @@ fn issue(out: &mut String, i: &IssueReport) {
             i.agents.join(", ")
         }),
         i.retries,
-        tokens_text(i.tokens_in),
+        against(
+            tokens_text(i.tokens_in),
+            limits.issue_tokens.map(|l| tokens_text(Some(l)))
+        ),
         tokens_text(i.tokens_out),
         tokens_text(i.tokens_cached),
         tokens_text(i.turns),

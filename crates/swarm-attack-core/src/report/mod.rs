@@ -69,6 +69,19 @@ pub struct Report {
     pub rate_limits: Vec<RateLimit>,
     /// Feature-wide budget stops (`budget_exceeded` without an issue).
     pub budget: Vec<BudgetHit>,
+    /// The configured limits, when the caller knows them (costs and tokens are shown
+    /// against them).
+    pub limits: Option<Limits>,
+}
+
+/// Budget limits (`budgets` in config.yaml), each optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    pub issue_usd: Option<f64>,
+    pub feature_usd: Option<f64>,
+    pub issue_minutes: Option<f64>,
+    pub issue_tokens: Option<u64>,
+    pub feature_tokens: Option<u64>,
 }
 
 /// Totals over the feature.

@@ -191,3 +191,32 @@ fn the_step_summary_has_the_compact_timeline_and_totals() {
     assert!(md.contains("| cost | unknown |"));
     assert!(md.contains("| wall time | 3.0s |"));
 }
+
+#[test]
+fn costs_and_tokens_are_shown_against_known_limits() {
+    let mut r = build(&[
+        json!({"ts": ts(0), "event": "issue_started", "issue": 1, "attempt": 1}),
+        json!({"ts": ts(2), "event": "agent_finished", "issue": 1, "agent": "a", "exit_code": 0, "duration_ms": 2000, "cost_usd": 1.25, "tokens_in": 5000}),
+    ]);
+    let plain = render_html(&r);
+    assert!(!plain.contains("budget</td>"));
+    r.limits = Some(Limits {
+        issue_usd: Some(5.0),
+        feature_usd: Some(20.0),
+        issue_tokens: Some(100_000),
+        ..Default::default()
+    });
+    let html = render_html(&r);
+    assert!(
+        html.contains("$1.2500 of $5.00"),
+        "issue cost against its limit"
+    );
+    assert!(
+        html.contains("$1.2500 of $20.00 budget"),
+        "feature cost against its limit"
+    );
+    assert!(
+        html.contains("5000 of 100.0k"),
+        "issue tokens against the limit"
+    );
+}
