@@ -2,8 +2,8 @@
 //! the JSON data island (`<script type="application/json" id="report-data">`) and the
 //! `data-*` attributes of the totals table and the timeline bars — and compared with the
 //! event log. Also: escaping, the original tool's logs, `demo` ending with the report. The
-//! Action's output and step summary are checked in `action_github`, PARALLEL/SYNTHESIS runs
-//! in `run_modes`, the browser in `report_browser`.
+//! Action's output and step summary are checked in `cmd_action_github`, PARALLEL/SYNTHESIS
+//! runs in `cmd_run_modes`, the browser in `cmd_report_browser`.
 
 use crate::common::TestEnv;
 use regex::Regex;
