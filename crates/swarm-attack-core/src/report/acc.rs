@@ -5,6 +5,7 @@ use super::{
     Aggregate, Attempt, BudgetHit, IssueReport, MAX_ATTEMPTS, MAX_BUDGET_HITS, MAX_RATE_LIMITS,
     MAX_RUNS, RateLimit, Report, Run, Totals,
 };
+use crate::audit::fields::{self, f, numbers, s, u};
 use crate::audit::{describe, short};
 use crate::event_filter::parse_ts;
 use crate::state::FeatureState;
@@ -16,38 +17,11 @@ const MAX_SESSIONS: usize = 10_000;
 /// Failure texts are cut to this many characters.
 const FAILURE_CHARS: usize = 300;
 
-fn s(rec: &Map<String, Value>, k: &str) -> Option<String> {
-    match rec.get(k)? {
-        Value::String(v) => Some(v.clone()),
-        Value::Null => None,
-        other => Some(other.to_string()),
-    }
-}
-fn u(rec: &Map<String, Value>, k: &str) -> Option<u64> {
-    rec.get(k).and_then(Value::as_u64)
-}
-fn f(rec: &Map<String, Value>, k: &str) -> Option<f64> {
-    rec.get(k).and_then(Value::as_f64)
-}
-fn numbers(rec: &Map<String, Value>, k: &str) -> Vec<u64> {
-    rec.get(k)
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_u64).collect())
-        .unwrap_or_default()
-}
-/// A failure text: a string or a list of strings (the original's `failures`).
+/// A failure text (a string or the original's list of strings), cut short.
 fn text(rec: &Map<String, Value>, k: &str) -> Option<String> {
-    let t = match rec.get(k)? {
-        Value::Array(items) => items
-            .iter()
-            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-            .collect::<Vec<_>>()
-            .join("; "),
-        Value::Null => return None,
-        Value::String(v) => v.clone(),
-        other => other.to_string(),
-    };
-    (!t.trim().is_empty()).then(|| short(&t, FAILURE_CHARS))
+    fields::text(rec, k)
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| short(&t, FAILURE_CHARS))
 }
 fn add(sum: &mut Option<u64>, v: Option<u64>) {
     if let Some(v) = v {
