@@ -371,15 +371,9 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
     if let Some(g) = &i.aggregated {
         let _ = write!(
             out,
-            r#"<div class="kv" data-aggregated="{}">…and {} more attempts, aggregated: {} agent runs ({}), {} test runs; {} passed, {} failed, {} other.</div>"#,
+            r#"<div class="kv" data-aggregated="{}">…and {}.</div>"#,
             g.attempts,
-            g.attempts,
-            g.agent_runs,
-            duration_text(g.agent_time_ms),
-            g.test_runs,
-            g.passed,
-            g.failed,
-            g.other
+            esc(&g.describe())
         );
     }
     out.push_str("</details>");

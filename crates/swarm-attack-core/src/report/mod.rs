@@ -215,6 +215,22 @@ pub struct Aggregate {
     pub other: u64,
 }
 
+impl Aggregate {
+    /// `N more attempts, aggregated: ...` for people.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} more attempts, aggregated: {} agent runs ({}), {} test runs; {} passed, {} failed, {} other",
+            self.attempts,
+            self.agent_runs,
+            duration_text(self.agent_time_ms),
+            self.test_runs,
+            self.passed,
+            self.failed,
+            self.other
+        )
+    }
+}
+
 /// A `budget_exceeded` event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BudgetHit {

@@ -240,17 +240,7 @@ pub fn timeline(out: &mut String, report: &Report) {
                 colour("attempt", "aggregated"),
                 i.issue,
                 g.attempts,
-                esc(&format!(
-                    "#{}: {} more attempts aggregated — {} agent runs ({}), {} test runs; {} passed, {} failed, {} other",
-                    i.issue,
-                    g.attempts,
-                    g.agent_runs,
-                    duration_text(g.agent_time_ms),
-                    g.test_runs,
-                    g.passed,
-                    g.failed,
-                    g.other
-                ))
+                esc(&format!("#{}: {}", i.issue, g.describe()))
             );
         }
         let mut k = 0;
