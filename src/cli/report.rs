@@ -22,9 +22,9 @@ pub struct ReportArgs {
 pub fn report(g: &GlobalArgs, a: ReportArgs) -> CmdResult<u8> {
     let project = g.open()?;
     let (path, report) = report_app::write(&project, &a.feature, a.out.as_deref())?;
-    println!("{}", path.display());
+    crate::outln!("{}", path.display());
     if !g.quiet {
-        eprintln!(
+        crate::errln!(
             "report of `{}`: {} issues, {} attempts, {} agent runs, cost {}",
             report.feature,
             report.totals.issues,

@@ -26,6 +26,7 @@ pub mod pull_link;
 pub mod readiness;
 pub mod registry;
 pub mod report;
+pub mod secrets;
 pub mod stage;
 pub mod state;
 pub mod summary;
