@@ -6,7 +6,7 @@
 #
 # Usage: scripts/bench-report.sh [LINES]
 # Env: CARGO_TARGET_DIR (default target), KEEP=1 keeps the generated files,
-#      PROFILE=release (default) or debug.
+#      PROFILE=release (default) or debug, BIN=<path> uses that binary (no build).
 set -euo pipefail
 
 LINES=${1:-1000000}
@@ -14,13 +14,15 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 PROFILE=${PROFILE:-release}
 
-echo "building the $PROFILE binary..."
-if [ "$PROFILE" = release ]; then
-  (cd "$ROOT" && cargo build --release --quiet)
-else
-  (cd "$ROOT" && cargo build --quiet)
+if [ -z "${BIN:-}" ]; then
+  echo "building the $PROFILE binary..."
+  if [ "$PROFILE" = release ]; then
+    (cd "$ROOT" && cargo build --release --quiet)
+  else
+    (cd "$ROOT" && cargo build --quiet)
+  fi
+  BIN=$TARGET/$PROFILE/swarm-attack
 fi
-BIN=$TARGET/$PROFILE/swarm-attack
 
 WORK=$(mktemp -d)
 if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
