@@ -21,6 +21,8 @@ mod cmd_init;
 mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;
+mod cmd_report;
+mod cmd_report_browser;
 mod cmd_run;
 mod cmd_run_modes;
 mod cmd_run_safety;
@@ -31,6 +33,7 @@ mod config;
 mod git_sync;
 mod inputs;
 mod journeys;
+mod security;
 mod workflows;
 
 /// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the
