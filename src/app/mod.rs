@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod plan;
 pub mod project;
 pub mod prompt;
+pub mod pull_reconcile;
 pub mod pull_gate;
 pub mod run;
 pub mod status;

@@ -26,11 +26,12 @@ pub fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// Pushes `HEAD` to `refs/heads/<branch>` on `origin`. With `token`, authenticates to
-/// `server` (e.g. `https://github.com`) as GitHub Actions does. Returns git's error text on
-/// failure (with any token scrubbed).
-pub fn push_head(
+/// Force-pushes `commit` to `refs/heads/<branch>` on `remote` (a branch the tool owns, e.g.
+/// `swarm/<feature>/issue-<N>`). The token, when given, reaches git as in [`push_head`].
+pub fn push_commit(
     root: &std::path::Path,
+    remote: &str,
+    commit: &str,
     branch: &str,
     token: Option<&str>,
     server: &str,
@@ -38,8 +39,13 @@ pub fn push_head(
     let mut cmd = Command::new("git");
     cmd.arg("-C")
         .arg(root)
-        .args(["push", "--porcelain", "origin"])
-        .arg(format!("HEAD:refs/heads/{branch}"));
+        .args(["push", "--porcelain", "--force", "--"])
+        .arg(remote)
+        .arg(format!("{commit}:refs/heads/{branch}"));
+    run_push(cmd, token, server)
+}
+
+fn run_push(mut cmd: Command, token: Option<&str>, server: &str) -> Result<(), String> {
     cmd.env("GIT_TERMINAL_PROMPT", "0");
     if let Some(t) = token.filter(|t| !t.is_empty()) {
         let header = format!(
@@ -64,6 +70,23 @@ pub fn push_head(
         msg = msg.replace(t, "[REDACTED]");
     }
     Err(msg)
+}
+
+/// Pushes `HEAD` to `refs/heads/<branch>` on `origin`. With `token`, authenticates to
+/// `server` (e.g. `https://github.com`) as GitHub Actions does. Returns git's error text on
+/// failure (with any token scrubbed).
+pub fn push_head(
+    root: &std::path::Path,
+    branch: &str,
+    token: Option<&str>,
+    server: &str,
+) -> Result<(), String> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(root)
+        .args(["push", "--porcelain", "origin"])
+        .arg(format!("HEAD:refs/heads/{branch}"));
+    run_push(cmd, token, server)
 }
 
 #[cfg(test)]

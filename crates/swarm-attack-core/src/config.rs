@@ -226,6 +226,13 @@ pub struct GitConfig {
     pub sync_refs: Vec<String>,
     pub done_patterns: Vec<String>,
     pub worktrees_root: String,
+    /// How verified work lands (SPEC §12): on the checked-out branch, or as a pull request.
+    pub landing: Landing,
+    /// With `landing: pr`, whether dependents start from an IN_REVIEW dependency's branch
+    /// (not yet supported: dependents wait for the merge either way).
+    pub stack: bool,
+    /// The git remote branches are pushed to with `landing: pr`.
+    pub remote: String,
 }
 
 impl Default for GitConfig {
@@ -235,8 +242,22 @@ impl Default for GitConfig {
             sync_refs: vec!["HEAD".into()],
             done_patterns: Vec::new(),
             worktrees_root: ".swarm/worktrees".into(),
+            landing: Landing::Commit,
+            stack: false,
+            remote: "origin".into(),
         }
     }
+}
+
+/// `git.landing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Landing {
+    /// A commit on the checked-out branch (fast-forward).
+    #[default]
+    Commit,
+    /// A branch `swarm/<feature>/issue-<N>` and one pull request per issue.
+    Pr,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

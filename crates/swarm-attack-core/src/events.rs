@@ -24,6 +24,9 @@ pub enum Event {
         git: Value,
         tests: Value,
         files: Value,
+        /// The open pull request that links the issue (supersession gate, SPEC §12).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pr: Option<u64>,
     },
     AgentsSelected {
         issue: u32,
@@ -133,6 +136,18 @@ pub enum Event {
         status: Option<u16>,
         message: String,
     },
+    /// `git.landing: pr`: the issue's pull request was opened (or found open and reused).
+    PrOpened {
+        issue: u32,
+        pr: u64,
+        branch: String,
+    },
+    /// The first sync that read GitHub after the issue's pull request was merged or closed.
+    PrClosed {
+        issue: u32,
+        pr: u64,
+        merged: bool,
+    },
     ActionReceived {
         event_name: String,
         action: Option<String>,
@@ -167,6 +182,8 @@ impl Event {
         "github_sync",
         "github_error",
         "action_received",
+        "pr_opened",
+        "pr_closed",
     ];
 
     /// The event's name as written in the log.
@@ -193,6 +210,8 @@ impl Event {
             Event::GithubSync { .. } => "github_sync",
             Event::GithubError { .. } => "github_error",
             Event::ActionReceived { .. } => "action_received",
+            Event::PrOpened { .. } => "pr_opened",
+            Event::PrClosed { .. } => "pr_closed",
         }
     }
 
@@ -221,7 +240,9 @@ impl Event {
             | Event::IssueSkipped { issue, .. }
             | Event::IssueUnblocked { issue }
             | Event::StateReverted { issue, .. }
-            | Event::GithubSync { issue, .. } => Some(*issue),
+            | Event::GithubSync { issue, .. }
+            | Event::PrOpened { issue, .. }
+            | Event::PrClosed { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -252,6 +273,17 @@ mod tests {
                 git: json!({"commit": "abc"}),
                 tests: json!(null),
                 files: json!(["src/a.rs"]),
+                pr: Some(41),
+            },
+            Event::PrOpened {
+                issue: 5,
+                pr: 41,
+                branch: "swarm/auth/issue-5".into(),
+            },
+            Event::PrClosed {
+                issue: 5,
+                pr: 41,
+                merged: true,
             },
             Event::AgentsSelected {
                 issue: 1,

@@ -22,6 +22,7 @@ pub mod llm_proposal;
 pub mod matrix;
 pub mod owner;
 pub mod prompt;
+pub mod pull_body;
 pub mod pull_link;
 pub mod readiness;
 pub mod registry;

@@ -118,6 +118,13 @@ pub struct Task {
     /// How the task was worked on last (mode, agents), for the status comment and audit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_mode: Option<String>,
+    /// The pull request that carries the task's commit (`git.landing: pr`, SPEC §12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+    /// How that pull request ended, once a sync read it: `merged` or `closed` (then
+    /// `pr_closed` was recorded); unset while it is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request_state: Option<String>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -159,6 +166,8 @@ impl Task {
             cost_usd: None,
             last_failure: None,
             last_mode: None,
+            pull_request: None,
+            pull_request_state: None,
             extra: Map::new(),
         }
     }

@@ -21,6 +21,7 @@ pub mod duplicate;
 pub mod failure;
 pub mod issue;
 pub mod land;
+pub mod land_pr;
 pub mod modes;
 pub mod record;
 pub mod scheduler;
@@ -60,6 +61,14 @@ pub enum Outcome {
         files_created: Vec<String>,
         files_modified: Vec<String>,
         tests_passed: Option<u64>,
+    },
+    /// Verified and pushed as a pull request (`git.landing: pr`); DONE once it is merged.
+    InReview {
+        pr: u64,
+        branch: String,
+        commit: String,
+        /// The branch's open pull request already existed and was updated.
+        reused: bool,
     },
     /// Found already implemented before dispatch (`check` is `git`, `tests` or `files`).
     AlreadyImplemented {
@@ -204,6 +213,9 @@ pub struct RunContext<'p> {
     pub run_lock: RunLock,
     /// Worktrees to remove once the issue's result is reported (off the critical path).
     pub pending_removals: Mutex<Vec<PathBuf>>,
+    /// Issues the supersession gate held back in this run (an open pull request links
+    /// them): their `duplicate_detected{pr}` is recorded once per run.
+    pub gated: Mutex<std::collections::BTreeSet<u32>>,
 }
 
 impl RunContext<'_> {

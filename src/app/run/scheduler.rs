@@ -106,6 +106,7 @@ pub fn run(
         progress,
         run_lock,
         pending_removals: Default::default(),
+        gated: Default::default(),
     };
     if fallback_identity {
         ctx.report(Progress::Notice(

@@ -234,6 +234,9 @@ pub static GIT: Section = Section {
             },
         ),
         f("worktrees_root", Ty::Str(Rule::NonEmpty)),
+        f("landing", Ty::Enum(&["commit", "pr"])),
+        f("stack", Ty::Bool),
+        f("remote", Ty::Str(Rule::NonEmpty)),
     ],
     required: &[],
     legacy: &[
