@@ -19,6 +19,7 @@ mod foundation;
 mod github;
 mod github_faults;
 mod plan;
+mod pr_landing;
 mod prompt;
 mod run;
 mod run_modes;

@@ -8,10 +8,10 @@
 
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::github_status::is_status_comment;
 use crate::core::pull_body::defuse;
 use crate::core::readiness;
 use crate::core::stage::Stage;
-use crate::core::github_status::is_status_comment;
 use crate::error::{CmdResult, CommandError};
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
@@ -24,15 +24,16 @@ pub type Closed = Vec<(u32, u64, bool)>;
 /// ended. Sends one GET per such pull request (and one comment listing per unmerged close);
 /// nothing when no task waits on a pull request.
 pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) -> CmdResult<Closed> {
-    let waiting: Vec<(u32, u64)> = match crate::io::state_store::load(&project.paths.state_file(feature)) {
-        Ok(Some(s)) => s
-            .tasks
-            .iter()
-            .filter(|t| t.pull_request_state.is_none())
-            .filter_map(|t| Some((t.issue_number, t.pull_request?)))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let waiting: Vec<(u32, u64)> =
+        match crate::io::state_store::load(&project.paths.state_file(feature)) {
+            Ok(Some(s)) => s
+                .tasks
+                .iter()
+                .filter(|t| t.pull_request_state.is_none())
+                .filter_map(|t| Some((t.issue_number, t.pull_request?)))
+                .collect(),
+            _ => Vec::new(),
+        };
     if waiting.is_empty() {
         return Ok(Vec::new());
     }

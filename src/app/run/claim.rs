@@ -76,7 +76,10 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                 .iter()
                 .map(|(n, pr)| format!("#{n} (pull request #{pr})"))
                 .collect();
-            why.push_str(&format!("; held by open pull requests: {}", held.join(", ")));
+            why.push_str(&format!(
+                "; held by open pull requests: {}",
+                held.join(", ")
+            ));
         }
         txn.commit()?;
         return Ok(ClaimResult::Nothing(why));
@@ -135,7 +138,11 @@ fn supersession_gate(
         ctx.report(Progress::Notice(w));
     }
     let mut links = gate.links;
-    links.retain(|n, _| txn.state.task(*n).is_some_and(|t| dispatchable(&txn.state, t)));
+    links.retain(|n, _| {
+        txn.state
+            .task(*n)
+            .is_some_and(|t| dispatchable(&txn.state, t))
+    });
     let mut gated = ctx.gated.lock().unwrap_or_else(|e| e.into_inner());
     for (issue, pr) in &links {
         if gated.insert(*issue) {
@@ -165,9 +172,8 @@ fn next_dispatchable_except(
     held: &std::collections::BTreeMap<u32, u64>,
 ) -> Option<u32> {
     let order = readiness::dependency_order(state);
-    let ok = |n: &u32| {
-        !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t))
-    };
+    let ok =
+        |n: &u32| !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t));
     let interrupted = order.iter().find(|n| {
         ok(n)
             && state

@@ -87,7 +87,10 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
         .create_pull(&title, &branch, &project.config.git.base_branch, &body)
         .map_err(|e| gh_err(e, &format!("a pull request for `{branch}`")))?;
     // the label shows on the pull request too (best effort: the label is synced)
-    let _ = api.set_labels(created.number, &[crate::core::github_status::IN_REVIEW_LABEL.name.to_string()]);
+    let _ = api.set_labels(
+        created.number,
+        &[crate::core::github_status::IN_REVIEW_LABEL.name.to_string()],
+    );
     Ok(Opened {
         pr: created.number,
         branch,
@@ -108,19 +111,6 @@ fn web_base(api_url: &str) -> String {
         .unwrap_or(api_url)
         .trim_end_matches('/')
         .to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn web_base_from_api_base() {
-        assert_eq!(super::web_base("https://api.github.com"), "https://github.com");
-        assert_eq!(
-            super::web_base("https://ghe.example.com/api/v3"),
-            "https://ghe.example.com"
-        );
-        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
-    }
 }
 
 /// Opens the pull request for a verified attempt and records the task IN_REVIEW (event
@@ -184,4 +174,20 @@ pub fn finish_in_review(
             reused: opened.reused,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn web_base_from_api_base() {
+        assert_eq!(
+            super::web_base("https://api.github.com"),
+            "https://github.com"
+        );
+        assert_eq!(
+            super::web_base("https://ghe.example.com/api/v3"),
+            "https://ghe.example.com"
+        );
+        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
+    }
 }
