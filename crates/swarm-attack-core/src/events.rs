@@ -275,16 +275,6 @@ mod tests {
                 files: json!(["src/a.rs"]),
                 pr: Some(41),
             },
-            Event::PrOpened {
-                issue: 5,
-                pr: 41,
-                branch: "swarm/auth/issue-5".into(),
-            },
-            Event::PrClosed {
-                issue: 5,
-                pr: 41,
-                merged: true,
-            },
             Event::AgentsSelected {
                 issue: 1,
                 mode: "PARALLEL".into(),
@@ -385,6 +375,16 @@ mod tests {
                 sender: Some("octocat".into()),
                 association: Some("OWNER".into()),
                 handled: true,
+            },
+            Event::PrOpened {
+                issue: 5,
+                pr: 41,
+                branch: "swarm/auth/issue-5".into(),
+            },
+            Event::PrClosed {
+                issue: 5,
+                pr: 41,
+                merged: true,
             },
         ]
     }

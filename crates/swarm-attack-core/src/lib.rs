@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod audit;
+pub mod budget;
 pub mod command_line;
 pub mod commit_message;
 pub mod config;
