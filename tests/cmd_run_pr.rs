@@ -5,7 +5,7 @@
 //! prompt, and an open pull request that links an issue stops its dispatch.
 
 use crate::common::{Run, TestEnv};
-use crate::fake_github::FakeGithub;
+use crate::common::fake_github::FakeGithub;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
