@@ -4,8 +4,8 @@
 //! rule, a pull request closed unmerged returns it to READY with the reason in the next
 //! prompt, and an open pull request that links an issue stops its dispatch.
 
-use crate::common::{Run, TestEnv};
 use crate::common::fake_github::FakeGithub;
+use crate::common::{Run, TestEnv};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 

@@ -9,6 +9,7 @@ pub mod github_session;
 pub mod github_sync;
 pub mod greenlight;
 pub mod init;
+pub mod ledger;
 pub mod matrix;
 pub mod plan;
 pub mod project;

@@ -39,6 +39,11 @@ pub fn finish(report: &RunReport, as_json: bool) -> CmdResult<u8> {
         print_summary(report);
     }
     if let Some(msg) = &report.breaker {
+        if msg.starts_with("stopped: budget") {
+            return Err(CommandError::work(format!("the run {msg}")).with_hint(
+                "raise the limit in config.yaml `budgets`; the issues that did not start are as they were",
+            ));
+        }
         return Err(CommandError::work(format!("the run stopped: {msg}")).with_hint(
             "check that the agent works on its own (installed, logged in, not rate-limited), then run again; the stopped issues are READY",
         ));

@@ -17,6 +17,10 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
+    /// Spend limits, checked before every attempt (SPEC §12).
+    pub budgets: crate::budget::Limits,
+    /// USD per million tokens, by model, preset or agent name.
+    pub pricing: crate::budget::PriceTable,
 }
 
 impl Default for Config {
@@ -33,6 +37,8 @@ impl Default for Config {
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
             github: GithubConfig::default(),
+            budgets: crate::budget::Limits::default(),
+            pricing: crate::budget::PriceTable::default(),
         }
     }
 }

@@ -148,6 +148,18 @@ pub enum Event {
         pr: u64,
         merged: bool,
     },
+    /// An attempt did not start: the amount spent reached a limit (SPEC §12 Budgets).
+    BudgetExceeded {
+        issue: u32,
+        kind: String,
+        spent: f64,
+        limit: f64,
+    },
+    /// `unblock --issue N --budget +USD` raised one issue's USD limit.
+    BudgetRaised {
+        issue: u32,
+        usd: f64,
+    },
     ActionReceived {
         event_name: String,
         action: Option<String>,
@@ -184,6 +196,8 @@ impl Event {
         "action_received",
         "pr_opened",
         "pr_closed",
+        "budget_exceeded",
+        "budget_raised",
     ];
 
     /// The event's name as written in the log.
@@ -212,6 +226,8 @@ impl Event {
             Event::ActionReceived { .. } => "action_received",
             Event::PrOpened { .. } => "pr_opened",
             Event::PrClosed { .. } => "pr_closed",
+            Event::BudgetExceeded { .. } => "budget_exceeded",
+            Event::BudgetRaised { .. } => "budget_raised",
         }
     }
 
@@ -242,7 +258,9 @@ impl Event {
             | Event::StateReverted { issue, .. }
             | Event::GithubSync { issue, .. }
             | Event::PrOpened { issue, .. }
-            | Event::PrClosed { issue, .. } => Some(*issue),
+            | Event::PrClosed { issue, .. }
+            | Event::BudgetExceeded { issue, .. }
+            | Event::BudgetRaised { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -386,6 +404,13 @@ mod tests {
                 pr: 41,
                 merged: true,
             },
+            Event::BudgetExceeded {
+                issue: 2,
+                kind: "issue_usd".into(),
+                spent: 1.25,
+                limit: 1.0,
+            },
+            Event::BudgetRaised { issue: 2, usd: 0.5 },
         ]
     }
 

@@ -199,6 +199,10 @@ pub struct FeatureState {
     pub cost_total_usd: f64,
     #[serde(default = "empty_object")]
     pub cost_by_phase: Value,
+    /// The spend ledger (SPEC §12 Budgets), folded from the event log; absent until an
+    /// agent ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<crate::budget::Ledger>,
     /// Keys this tool does not know (e.g. `_signature`), kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -216,6 +220,7 @@ impl FeatureState {
             updated_at: now.to_string(),
             cost_total_usd: 0.0,
             cost_by_phase: empty_object(),
+            ledger: None,
             extra: Map::new(),
         }
     }

@@ -5,7 +5,7 @@
 //! two runs can never both claim an issue.
 
 use crate::app::project::FeatureTxn;
-use crate::app::run::{Progress, RunContext};
+use crate::app::run::{Progress, RunContext, budget_gate};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -51,38 +51,49 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     }
     readiness::recompute(&mut txn.state);
     let open_prs = supersession_gate(ctx, &mut txn)?;
-    let pick = match only {
-        Some(n) => match check_requested(ctx, &txn.state, n, first)? {
-            Ok(()) => match open_prs.get(&n) {
-                Some(pr) => {
+    let issue = loop {
+        let pick = match only {
+            Some(n) => match check_requested(ctx, &txn.state, n, first)? {
+                Ok(()) => match open_prs.get(&n) {
+                    Some(pr) => {
+                        txn.commit()?;
+                        return Ok(ClaimResult::Nothing(format!(
+                            "issue {n} is not dispatched: pull request #{pr} is open for it"
+                        )));
+                    }
+                    None => Some(n),
+                },
+                Err(why) => {
                     txn.commit()?;
-                    return Ok(ClaimResult::Nothing(format!(
-                        "issue {n} is not dispatched: pull request #{pr} is open for it"
-                    )));
+                    return Ok(ClaimResult::Nothing(why));
                 }
-                None => Some(n),
             },
-            Err(why) => {
-                txn.commit()?;
-                return Ok(ClaimResult::Nothing(why));
+            None => next_dispatchable_except(&txn.state, &open_prs),
+        };
+        let Some(issue) = pick else {
+            let mut why = nothing_reason(&txn.state);
+            if !open_prs.is_empty() {
+                let held: Vec<String> = open_prs
+                    .iter()
+                    .map(|(n, pr)| format!("#{n} (pull request #{pr})"))
+                    .collect();
+                why.push_str(&format!("; held by open pull requests: {}", held.join(", ")));
             }
-        },
-        None => next_dispatchable_except(&txn.state, &open_prs),
-    };
-    let Some(issue) = pick else {
-        let mut why = nothing_reason(&txn.state);
-        if !open_prs.is_empty() {
-            let held: Vec<String> = open_prs
-                .iter()
-                .map(|(n, pr)| format!("#{n} (pull request #{pr})"))
-                .collect();
-            why.push_str(&format!(
-                "; held by open pull requests: {}",
-                held.join(", ")
-            ));
+            txn.commit()?;
+            return Ok(ClaimResult::Nothing(why));
+        };
+        // the budget gate, before the first attempt
+        if let Some(e) = budget_gate::over_limit(ctx, &mut txn, issue) {
+            let reason = budget_gate::record(ctx, &mut txn, issue, &e);
+            if e.is_feature_limit() || only.is_some() {
+                readiness::recompute(&mut txn.state);
+                txn.commit()?;
+                return Ok(ClaimResult::Nothing(reason));
+            }
+            ctx.report(Progress::Notice(format!("issue {issue} BLOCKED: {reason}")));
+            continue;
         }
-        txn.commit()?;
-        return Ok(ClaimResult::Nothing(why));
+        break issue;
     };
     let owner = ctx.owner_now();
     let Some(task) = txn.state.task_mut(issue) else {

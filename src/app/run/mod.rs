@@ -15,6 +15,7 @@
 //! changes under the lock), [`dry_run`].
 
 pub mod attempt;
+pub mod budget_gate;
 pub mod claim;
 pub mod dry_run;
 pub mod duplicate;
@@ -190,6 +191,15 @@ impl Breaker {
                     ));
                 }
             }
+        }
+    }
+
+    /// Stops the run now (e.g. a feature budget was reached), with this message.
+    pub fn trip(&self, reason: String) {
+        if let Ok(mut t) = self.tripped.lock()
+            && t.is_none()
+        {
+            *t = Some(reason);
         }
     }
 

@@ -59,6 +59,9 @@ impl Spend {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Ledger {
+    /// Byte offset in the event log up to which records were folded (the state keeps the
+    /// ledger; the log can always rebuild it).
+    pub log_offset: u64,
     pub feature: Spend,
     pub issues: BTreeMap<u32, Spend>,
     /// Extra USD granted per issue by `unblock --issue N --budget +USD`.
@@ -117,6 +120,14 @@ impl Ledger {
             }
             _ => {}
         }
+    }
+
+    /// Whether a record changes the ledger.
+    pub fn relevant(record: &Value) -> bool {
+        matches!(
+            record.get("event").and_then(Value::as_str),
+            Some("agent_finished" | "issue_started" | "retry_started" | "budget_raised")
+        )
     }
 
     /// The ledger of a whole log.
