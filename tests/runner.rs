@@ -22,6 +22,7 @@ mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;
 mod cmd_run;
+mod cmd_run_budget;
 mod cmd_run_modes;
 mod cmd_run_pr;
 mod cmd_run_safety;

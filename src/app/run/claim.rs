@@ -84,7 +84,10 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                     .iter()
                     .map(|(n, pr)| format!("#{n} (pull request #{pr})"))
                     .collect();
-                why.push_str(&format!("; held by open pull requests: {}", held.join(", ")));
+                why.push_str(&format!(
+                    "; held by open pull requests: {}",
+                    held.join(", ")
+                ));
             }
             txn.commit()?;
             return Ok(ClaimResult::Nothing(why));

@@ -68,15 +68,14 @@ fn record_failure(
     record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
         record::add_cost(&mut txn.state, issue, failed.cost_usd);
-        let over_budget = if txn
-            .state
-            .task(issue)
-            .is_some_and(|t| t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max)
-        {
-            crate::app::run::budget_gate::over_limit(ctx, txn, issue)
-        } else {
-            None
-        };
+        let over_budget =
+            if txn.state.task(issue).is_some_and(|t| {
+                t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max
+            }) {
+                crate::app::run::budget_gate::over_limit(ctx, txn, issue)
+            } else {
+                None
+            };
         if let Some(e) = over_budget {
             if let Some(t) = txn.state.task_mut(issue) {
                 let feedback = failed.feedback(t.attempts);

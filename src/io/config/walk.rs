@@ -264,7 +264,10 @@ impl Walker<'_> {
                     let Some(name) = k.value.key_text() else {
                         return Err(self.err(
                             k.line,
-                            format!("a key in `{path}` is {}; keys must be plain names", k.value.describe()),
+                            format!(
+                                "a key in `{path}` is {}; keys must be plain names",
+                                k.value.describe()
+                            ),
                         ));
                     };
                     let kpath = join(path, &name);
