@@ -6,7 +6,7 @@
 
 use crate::app::project::FeatureTxn;
 use crate::app::run::RunContext;
-use crate::core::budget::{self, Exceeded, Ledger};
+use crate::core::budget::{self, Exceeded};
 use crate::core::events::Event;
 use crate::core::stage::Stage;
 
@@ -17,7 +17,7 @@ pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) ->
         return None;
     }
     crate::app::ledger::refresh(ctx.project, &ctx.feature, &mut txn.state);
-    let mut ledger = txn.state.ledger.clone().unwrap_or_else(Ledger::default);
+    let mut ledger = txn.state.ledger.clone().unwrap_or_default();
     let price = |agent: &str| crate::app::ledger::price_for(&ctx.project.config, agent);
     for e in &txn.events {
         if let Ok(v) = serde_json::to_value(e) {
