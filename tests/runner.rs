@@ -30,6 +30,7 @@ mod cmd_run_spec;
 mod cmd_status;
 mod cmd_unblock;
 mod config;
+mod fanout;
 mod git_sync;
 mod inputs;
 mod journeys;
