@@ -21,6 +21,8 @@ mod cmd_init;
 mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;
+mod cmd_report;
+mod cmd_report_browser;
 mod cmd_run;
 mod cmd_run_budget;
 mod cmd_run_modes;
@@ -34,6 +36,7 @@ mod fanout;
 mod git_sync;
 mod inputs;
 mod journeys;
+mod security;
 mod workflows;
 
 /// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the

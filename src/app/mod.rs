@@ -16,6 +16,7 @@ pub mod project;
 pub mod prompt;
 pub mod pull_gate;
 pub mod pull_reconcile;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod summary;

@@ -2,13 +2,13 @@
 
 pub mod agent;
 pub mod atomic;
+pub mod browser;
 pub mod clock;
-pub mod commit_info;
 pub mod config;
 pub mod event_log;
 pub mod event_reader;
 pub mod gh_actions;
-pub mod git_push;
+pub mod git;
 pub mod github;
 pub mod history;
 pub mod history_seen;
@@ -21,5 +21,5 @@ pub mod paths;
 pub mod process;
 pub mod repo_id;
 pub mod run_lock;
+pub mod secrets;
 pub mod state_store;
-pub mod worktree;

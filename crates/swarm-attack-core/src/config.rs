@@ -21,6 +21,15 @@ pub struct Config {
     pub budgets: crate::budget::Limits,
     /// USD per million tokens, by model, preset or agent name.
     pub pricing: crate::budget::PriceTable,
+    pub secrets: SecretsConfig,
+}
+
+/// `secrets`: what else to mask.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SecretsConfig {
+    /// More variables whose values are masked wherever the tool writes.
+    pub mask_env: Vec<String>,
 }
 
 impl Default for Config {
@@ -39,6 +48,7 @@ impl Default for Config {
             github: GithubConfig::default(),
             budgets: crate::budget::Limits::default(),
             pricing: crate::budget::PriceTable::default(),
+            secrets: SecretsConfig::default(),
         }
     }
 }
@@ -239,6 +249,8 @@ pub struct GitConfig {
     pub stack: bool,
     /// The git remote branches are pushed to with `landing: pr`.
     pub remote: String,
+    /// Whether the repository's hooks run during the tool's own git commands.
+    pub run_hooks: bool,
 }
 
 impl Default for GitConfig {
@@ -251,6 +263,7 @@ impl Default for GitConfig {
             landing: Landing::Commit,
             stack: false,
             remote: "origin".into(),
+            run_hooks: false,
         }
     }
 }

@@ -27,6 +27,8 @@ pub mod pull_body;
 pub mod pull_link;
 pub mod readiness;
 pub mod registry;
+pub mod report;
+pub mod secrets;
 pub mod stage;
 pub mod state;
 pub mod summary;

@@ -13,7 +13,6 @@ use crate::app::run::RunContext;
 use crate::core::pull_body::{self, PullFacts};
 use crate::core::pull_link;
 use crate::error::{CmdResult, CommandError};
-use crate::io::git_push;
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
 use crate::io::github::settings;
@@ -43,20 +42,21 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
     };
     let branch = pull_link::branch_name(&ctx.feature, facts.issue);
     let server = web_base(&settings.api_url);
-    git_push::push_commit(
+    crate::io::git::push::push_commit(
         &project.root,
         &project.config.git.remote,
         commit,
         &branch,
         Some(settings.token.expose()),
         &server,
+        crate::io::git::Hooks::from_config(project.config.git.run_hooks),
     )
     .map_err(|e| {
         CommandError::work(format!(
             "could not push issue {}'s commit to `{branch}` on `{}`: {}",
             facts.issue,
             project.config.git.remote,
-            settings.token.redact(&e)
+            settings.token.redact(&e.message())
         ))
     })?;
     let repo = settings.repo.clone();

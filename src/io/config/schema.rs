@@ -242,6 +242,7 @@ pub static GIT: Section = Section {
         f("landing", Ty::Enum(&["commit", "pr"])),
         f("stack", Ty::Bool),
         f("remote", Ty::Str(Rule::NonEmpty)),
+        f("run_hooks", Ty::Bool),
     ],
     required: &[],
     legacy: &[
@@ -324,6 +325,18 @@ pub static PRICE: Section = Section {
     legacy: &[],
 };
 
+pub static SECRETS: Section = Section {
+    fields: &[f(
+        "mask_env",
+        Ty::StrList {
+            min_items: 0,
+            rule: Rule::EnvName,
+        },
+    )],
+    required: &[],
+    legacy: &[],
+};
+
 pub static ROOT: Section = Section {
     fields: &[
         f("repo_root", Ty::Str(Rule::Any)),
@@ -339,6 +352,7 @@ pub static ROOT: Section = Section {
         f("github", Ty::Section(&GITHUB)),
         f("budgets", Ty::Section(&BUDGETS)),
         f("pricing", Ty::MapOf(&PRICE)),
+        f("secrets", Ty::Section(&SECRETS)),
     ],
     required: &[],
     legacy: &[
