@@ -9,7 +9,7 @@
 use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::github_status::is_status_comment;
-use crate::core::pull_body::defuse;
+use crate::core::commit_message::neutralise;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -59,7 +59,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
                 cs.into_iter()
                     .rev()
                     .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
-                    .map(|c| defuse(c.body.trim()))
+                    .map(|c| neutralise(c.body.trim()))
             })
         };
         ended.push((issue, pr, info.merged, reviewer));

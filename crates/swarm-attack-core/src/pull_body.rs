@@ -2,9 +2,10 @@
 //! is the tool's rule-1 subject (so a squash merge keeps it), its body closes the linked
 //! GitHub issue and shows the summary, the verification result, the cost and the label.
 //!
-//! The summary comes from agents and issue text: it is defused so that it cannot close or
-//! reference another issue, cancel evidence (`This reverts commit`) or pose as the tool's
-//! trailers — a squash merge may turn the body into a commit message.
+//! The summary comes from agents and issue text: it is neutralised
+//! ([`commit_message::neutralise`], the one function for all text the tool writes) so that
+//! it cannot close another issue, cancel evidence (`This reverts commit`) or pose as the
+//! tool's trailers — a squash merge may turn the body into a commit message.
 
 use crate::commit_message;
 use crate::github_status::IN_REVIEW_LABEL;
@@ -44,7 +45,7 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
     ));
     if let Some(s) = f.summary.map(str::trim).filter(|s| !s.is_empty()) {
         out.push_str("**Summary**\n\n");
-        out.push_str(&defuse(s));
+        out.push_str(&commit_message::neutralise(s));
         out.push_str("\n\n");
     }
     let verification = match f.tests_passed {
@@ -57,49 +58,12 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
         .map_or_else(|| "unknown".to_string(), |c| format!("${c:.2}"));
     out.push_str(&format!("**Cost:** {cost}\n\n"));
     if !f.files.is_empty() {
-        let files: Vec<String> = f.files.iter().map(|p| format!("`{}`", defuse(p))).collect();
+        let files: Vec<String> = f.files.iter().map(|p| format!("`{}`", commit_message::neutralise(p))).collect();
         out.push_str(&format!("**Files:** {}\n\n", files.join(", ")));
     }
     out.push_str(
         "Merging this pull request (merge commit, squash or rebase) marks the issue DONE on the next sync.\n",
     );
-    out
-}
-
-/// Untrusted text made inert: `#12` → `# 12` (no reference, so no closing keyword can
-/// act), `This reverts commit` → `This reverts-commit`, and a `Swarm-…:` line is indented
-/// so it is never a trailer. Visible on purpose: nothing is hidden from a reviewer.
-pub fn defuse(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 8);
-    for (i, line) in text.lines().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        let trimmed = line.trim_start();
-        if trimmed.len() >= 6 && trimmed[..6].eq_ignore_ascii_case("swarm-") {
-            out.push_str("> ");
-        }
-        let mut chars = line.chars().peekable();
-        while let Some(c) = chars.next() {
-            out.push(c);
-            if c == '#' && chars.peek().is_some_and(char::is_ascii_digit) {
-                out.push(' ');
-            }
-        }
-    }
-    replace_ci(&out, "reverts commit", "reverts-commit")
-}
-
-fn replace_ci(text: &str, needle: &str, with: &str) -> String {
-    let lower = text.to_ascii_lowercase();
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (i, _) in lower.match_indices(needle) {
-        out.push_str(&text[last..i]);
-        out.push_str(with);
-        last = i + needle.len();
-    }
-    out.push_str(&text[last..]);
     out
 }
 
@@ -125,6 +89,7 @@ mod tests {
         let body = pull_body(&f);
         assert!(body.contains("Closes #42"));
         assert!(body.contains("Fixes # 8"), "{body}");
+        assert!(!body.contains("\nSwarm-Issue: 9"), "{body}");
         assert!(body.contains("**Cost:** unknown"));
         assert!(body.contains("3 tests"));
         assert!(body.contains("`swarm:in-review`"));

@@ -7,7 +7,7 @@
 //!
 //! The push authenticates like the Action's push (the token through `GIT_CONFIG_*`, never
 //! argv). The pull request's title is the rule-1 subject and its body is built in
-//! `core::pull_body` (untrusted text defused).
+//! `core::pull_body` (untrusted text neutralised).
 
 use crate::app::run::RunContext;
 use crate::core::pull_body::{self, PullFacts};
