@@ -10,6 +10,7 @@ mod acceptance_run;
 mod action;
 mod action_github;
 mod config;
+mod containment;
 mod events;
 mod fake_github;
 mod foundation;
