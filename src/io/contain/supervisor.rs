@@ -129,12 +129,11 @@ fn reap(child: Pid, status: &mut Option<WaitStatus>) -> bool {
 /// Kills every descendant until none is left.
 fn sweep(child: Pid, status: &mut Option<WaitStatus>) {
     let me = std::process::id();
-    loop {
+    // no child left (the usual end: the command left nothing behind) means no descendant
+    // left, without reading /proc
+    while reap(child, status) {
         for pid in super::tree::descendants(me) {
             let _ = kill(Pid::from_raw(pid as i32), Signal::SIGKILL);
-        }
-        if !reap(child, status) {
-            return;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
     }

@@ -1,0 +1,331 @@
+//! The audit of a feature's event log (`swarm-attack audit`): per issue, its timeline,
+//! attempts (agents and mode, verification results), retries, outcome (done with its commit
+//! or evidence, blocked with its reason, skipped), durations and cost; and totals.
+//!
+//! Fed record by record (parsed JSON objects, in file order) so it works on any log,
+//! including the original tool's lines (no `seq`, no `attempt` on `issue_started`,
+//! `failures` as a list). Every field is read leniently: a missing or mistyped field is
+//! treated as absent, never as an error.
+//!
+//! Rules:
+//! - an attempt starts at `issue_started` or `retry_started` (the two for the same attempt
+//!   number count once; without an `attempt` field, the next number); agent events before
+//!   any start open an attempt; `verification_failed` ends it as `failed`,
+//!   `verification_passed` as `passed`, `issue_done` as `done`, `issue_blocked` as
+//!   `blocked`; an attempt still open when another starts ends as `interrupted`;
+//! - the outcome is the last word: `issue_started`/`retry_started` → `in_progress`,
+//!   `issue_done`, a `git_sync` naming the issue in `synced_issues`, or
+//!   `duplicate_detected` → `done`, `issue_blocked` → `blocked`, `issue_skipped` →
+//!   `skipped`, `issue_unblocked`/`state_reverted` → `ready`; an issue only named by
+//!   `greenlight` is `not_started`;
+//! - durations come from `ts`: the issue's runs from its first start to its last ending
+//!   event; `agent_time_ms` sums `agent_finished.duration_ms`;
+//! - cost: the sum of `agent_finished.cost_usd` when any agent reported one, else the sum
+//!   of `issue_done.cost_usd`.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+mod acc;
+mod describe;
+mod fields;
+#[cfg(test)]
+mod tests;
+
+use acc::Acc;
+use describe::short_sha;
+pub use describe::{convergence_text, describe, fallback_text, millis_between, short};
+use fields::{numbers, s, u};
+
+/// The audit of one feature.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditReport {
+    pub feature: String,
+    /// Records read.
+    pub events: u64,
+    /// Distinct `session` values.
+    pub sessions: u64,
+    pub first_ts: Option<String>,
+    pub last_ts: Option<String>,
+    /// From the first to the last record.
+    pub duration_ms: Option<u64>,
+    pub totals: Totals,
+    pub issues: Vec<IssueAudit>,
+}
+
+/// Totals over the feature's issues.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Totals {
+    pub issues: u64,
+    pub done: u64,
+    pub blocked: u64,
+    pub skipped: u64,
+    pub in_progress: u64,
+    pub ready: u64,
+    pub not_started: u64,
+    pub attempts: u64,
+    pub retries: u64,
+    pub agent_runs: u64,
+    pub agent_time_ms: u64,
+    pub cost_usd: f64,
+}
+
+/// One issue's audit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IssueAudit {
+    pub issue: u64,
+    /// The task's title, when the caller knows it (from the state).
+    pub title: Option<String>,
+    /// `done`, `blocked`, `skipped`, `in_progress`, `ready` or `not_started`.
+    pub outcome: String,
+    /// The last coordination decision.
+    pub mode: Option<String>,
+    pub winner: Option<String>,
+    pub runner_up: Option<String>,
+    /// The agents that ran, in order of their first start.
+    pub agents: Vec<String>,
+    pub attempt_count: u64,
+    /// `retry_started` events.
+    pub retries: u64,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub agent_time_ms: u64,
+    pub cost_usd: Option<f64>,
+    pub commit: Option<String>,
+    /// Why the issue counts as done when not by its own commit (git history, duplicate),
+    /// or what undid it (a revert).
+    pub evidence: Option<String>,
+    /// Why it is blocked or skipped.
+    pub reason: Option<String>,
+    /// Fallbacks of the two-agent machinery (`agents_selected.fallback`), each
+    /// `"<to>: <reason>"` (e.g. `solo: the runner-up ...`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<String>,
+    /// How a PARALLEL / SYNTHESIS run converged (`issue_done.convergence`: join, the
+    /// candidates with what each contributed, the score).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub convergence: Option<Value>,
+    pub attempts: Vec<Attempt>,
+    pub timeline: Vec<Entry>,
+}
+
+/// One attempt at an issue.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Attempt {
+    pub attempt: u64,
+    pub started_at: Option<String>,
+    pub ended_at: Option<String>,
+    pub duration_ms: Option<u64>,
+    pub mode: Option<String>,
+    pub agents: Vec<AgentRun>,
+    /// `passed` or `failed`.
+    pub verification: Option<String>,
+    pub tests_passed: Option<u64>,
+    pub tests_failed: Option<u64>,
+    pub failures: Option<String>,
+    /// A fallback recorded during the attempt (`"<to>: <reason>"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
+    pub outcome: String,
+}
+
+/// One agent run inside an attempt.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentRun {
+    pub agent: String,
+    pub role: Option<String>,
+    pub exit_code: Option<i64>,
+    pub duration_ms: Option<u64>,
+    pub timed_out: bool,
+    pub cost_usd: Option<f64>,
+    /// Two-agent runs: this candidate's verification (`passed` / `failed`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<String>,
+    /// Two-agent runs: the files this candidate created or changed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+/// One line of an issue's timeline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    pub ts: Option<String>,
+    pub seq: Option<u64>,
+    pub event: String,
+    pub detail: String,
+}
+
+/// Builds an [`AuditReport`] from records fed in file order.
+#[derive(Debug, Default)]
+pub struct Auditor {
+    feature: String,
+    events: u64,
+    sessions: BTreeSet<String>,
+    first_ts: Option<String>,
+    last_ts: Option<String>,
+    issues: BTreeMap<u64, Acc>,
+    /// Timeline entries are handed out ([`Auditor::take_entries`]) instead of kept.
+    spill: bool,
+    spilled: Vec<(u64, Entry)>,
+}
+
+impl Auditor {
+    pub fn new(feature: &str) -> Self {
+        Auditor {
+            feature: feature.to_string(),
+            ..Default::default()
+        }
+    }
+
+    /// An auditor that keeps no timeline: each entry waits in [`Auditor::take_entries`]
+    /// for the caller to store (memory bounded by issues, not by records).
+    pub fn spilling(feature: &str) -> Self {
+        Auditor {
+            spill: true,
+            ..Auditor::new(feature)
+        }
+    }
+
+    /// The timeline entries of the records pushed since the last call (spilling only).
+    pub fn take_entries(&mut self) -> std::vec::Drain<'_, (u64, Entry)> {
+        self.spilled.drain(..)
+    }
+
+    fn note(&mut self, issue: u64, entry: Entry) {
+        if self.spill {
+            self.spilled.push((issue, entry));
+        } else {
+            self.acc(issue).audit.timeline.push(entry);
+        }
+    }
+
+    fn acc(&mut self, issue: u64) -> &mut Acc {
+        self.issues.entry(issue).or_insert_with(|| Acc::new(issue))
+    }
+
+    /// Takes one record (a parsed JSON object).
+    pub fn push(&mut self, rec: &Map<String, Value>) {
+        self.events += 1;
+        let ts = s(rec, "ts");
+        if let Some(t) = &ts {
+            if self.first_ts.is_none() {
+                self.first_ts = Some(t.clone());
+            }
+            self.last_ts = Some(t.clone());
+        }
+        if let Some(sess) = s(rec, "session").filter(|x| !x.is_empty()) {
+            self.sessions.insert(sess);
+        }
+        let event = s(rec, "event").unwrap_or_default();
+        let seq = u(rec, "seq");
+        let entry = |detail: String| Entry {
+            ts: ts.clone(),
+            seq,
+            event: event.clone(),
+            detail,
+        };
+        match event.as_str() {
+            "greenlight" => {
+                for k in ["added", "kept", "ready"] {
+                    for n in numbers(rec, k) {
+                        self.acc(n);
+                    }
+                }
+            }
+            "git_sync" => {
+                let head = s(rec, "head");
+                for n in numbers(rec, "synced_issues") {
+                    let a = self.acc(n);
+                    a.audit.evidence = Some(match &head {
+                        Some(h) => format!("git history (head {})", short_sha(h)),
+                        None => "git history".into(),
+                    });
+                    a.finish("done", &ts);
+                    self.note(n, entry("DONE: its commit was found in git history".into()));
+                }
+                for n in numbers(rec, "reverted_issues") {
+                    let a = self.acc(n);
+                    a.audit.outcome = "ready".into();
+                    self.note(n, entry("back to READY: git history reverted it".into()));
+                }
+            }
+            // `issue` there is a GitHub issue number, not a task.
+            "action_received" => {}
+            _ => {
+                if let Some(n) = u(rec, "issue") {
+                    let detail = describe(&event, rec);
+                    let a = self.acc(n);
+                    a.apply(&event, rec, &ts);
+                    self.note(n, entry(detail));
+                }
+            }
+        }
+    }
+
+    /// The report.
+    pub fn finish(self) -> AuditReport {
+        let mut totals = Totals::default();
+        let mut issues = Vec::with_capacity(self.issues.len());
+        for (_, mut acc) in self.issues {
+            let a = &mut acc.audit;
+            a.attempt_count = a.attempts.len() as u64;
+            a.duration_ms = match (&a.started_at, &a.ended_at) {
+                (Some(s), Some(e)) => millis_between(s, e),
+                _ => None,
+            };
+            a.cost_usd = acc
+                .agent_costs
+                .or(acc.done_costs)
+                .map(|c| (c * 1e6).round() / 1e6);
+            totals.issues += 1;
+            match a.outcome.as_str() {
+                "done" => totals.done += 1,
+                "blocked" => totals.blocked += 1,
+                "skipped" => totals.skipped += 1,
+                "in_progress" => totals.in_progress += 1,
+                "ready" => totals.ready += 1,
+                _ => totals.not_started += 1,
+            }
+            totals.attempts += a.attempt_count;
+            totals.retries += a.retries;
+            totals.agent_runs += a
+                .attempts
+                .iter()
+                .map(|t| t.agents.len() as u64)
+                .sum::<u64>();
+            totals.agent_time_ms += a.agent_time_ms;
+            totals.cost_usd += a.cost_usd.unwrap_or(0.0);
+            issues.push(acc.audit);
+        }
+        totals.cost_usd = (totals.cost_usd * 1e6).round() / 1e6;
+        let duration_ms = match (&self.first_ts, &self.last_ts) {
+            (Some(a), Some(b)) => millis_between(a, b),
+            _ => None,
+        };
+        AuditReport {
+            feature: self.feature,
+            events: self.events,
+            sessions: self.sessions.len() as u64,
+            first_ts: self.first_ts,
+            last_ts: self.last_ts,
+            duration_ms,
+            totals,
+            issues,
+        }
+    }
+}
+
+/// Audits a whole list of records (tests and small logs).
+pub fn audit<'a>(
+    feature: &str,
+    records: impl IntoIterator<Item = &'a Map<String, Value>>,
+) -> AuditReport {
+    let mut a = Auditor::new(feature);
+    for r in records {
+        a.push(r);
+    }
+    a.finish()
+}

@@ -1,0 +1,209 @@
+//! What a commit did, read with the git CLI (argv, never a shell): subject, files added /
+//! modified / deleted, diffstat, a capped patch, commit times. Used for semantic summaries
+//! and to order DONE issues newest first. Every function returns `None` (or leaves a commit
+//! out) when git fails; callers fall back.
+
+use super::exec::read_capped as git;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The subject and changed files of one commit (merges: against the first parent).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CommitInfo {
+    pub sha: String,
+    pub subject: String,
+    pub added: Vec<String>,
+    pub modified: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+fn is_sha_like(s: &str) -> bool {
+    (4..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+/// The subject and changed files of `sha`.
+pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
+    if !is_sha_like(sha) {
+        return None;
+    }
+    let (head, _) = git(
+        root,
+        &["show", "-s", "--format=%H%x00%s", sha, "--"],
+        64 * 1024,
+    )?;
+    let head = String::from_utf8_lossy(&head);
+    let (full, subject) = head.trim_end().split_once('\0')?;
+    let (files, _) = git(
+        root,
+        &[
+            "show",
+            "--format=",
+            "--name-status",
+            "-z",
+            "--no-renames",
+            "--diff-merges=first-parent",
+            sha,
+            "--",
+        ],
+        4 * 1024 * 1024,
+    )?;
+    let mut info = CommitInfo {
+        sha: full.to_string(),
+        subject: subject.to_string(),
+        ..Default::default()
+    };
+    add_files(&mut info, &files);
+    Some(info)
+}
+
+/// Parses `--name-status -z` fields (status, path pairs) into `info`.
+fn add_files(info: &mut CommitInfo, fields: &[u8]) {
+    let fields: Vec<String> = fields
+        .split(|b| *b == 0)
+        .map(|f| {
+            String::from_utf8_lossy(f)
+                .trim_start_matches('\n')
+                .to_string()
+        })
+        .filter(|f| !f.is_empty())
+        .collect();
+    for pair in fields.chunks(2) {
+        let [status, path] = pair else { break };
+        match status.chars().next() {
+            Some('A') => info.added.push(path.clone()),
+            Some('D') => info.deleted.push(path.clone()),
+            Some(_) => info.modified.push(path.clone()),
+            None => {}
+        }
+    }
+}
+
+/// [`commit_info`] of many commits with one `git log` per 500 of them (a sync that finds
+/// many DONE tasks without summaries must not start two processes per task). Keyed by
+/// every given name (full or abbreviated sha); unknown commits are left out.
+pub fn commit_infos(root: &Path, shas: &[String]) -> BTreeMap<String, CommitInfo> {
+    let mut out = BTreeMap::new();
+    let mut names: Vec<&str> = shas
+        .iter()
+        .map(String::as_str)
+        .filter(|s| is_sha_like(s))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for chunk in names.chunks(500) {
+        let mut args = vec![
+            "log",
+            "--no-walk=unsorted",
+            "--ignore-missing",
+            "--format=%x01%H%x02%s%x02",
+            "--name-status",
+            "-z",
+            "--no-renames",
+            "--diff-merges=first-parent",
+        ];
+        args.extend(chunk.iter().copied());
+        args.push("--");
+        let Some((text, false)) = git(root, &args, 256 * 1024 * 1024) else {
+            continue;
+        };
+        for record in text.split(|b| *b == 1).skip(1) {
+            let mut parts = record.splitn(3, |b| *b == 2);
+            let (Some(full), Some(subject)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let full = String::from_utf8_lossy(full).into_owned();
+            let mut info = CommitInfo {
+                sha: full.clone(),
+                subject: String::from_utf8_lossy(subject).trim_end().to_string(),
+                ..Default::default()
+            };
+            add_files(&mut info, parts.next().unwrap_or_default());
+            for name in chunk.iter().filter(|n| full.starts_with(**n)) {
+                out.insert((*name).to_string(), info.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The diffstat of `sha` (`git show --stat`), at most `cap` bytes.
+pub fn diffstat(root: &Path, sha: &str, cap: usize) -> Option<String> {
+    if !is_sha_like(sha) {
+        return None;
+    }
+    let (out, _) = git(
+        root,
+        &[
+            "show",
+            "--no-color",
+            "--format=",
+            "--stat=120",
+            "--diff-merges=first-parent",
+            sha,
+            "--",
+        ],
+        cap,
+    )?;
+    Some(String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// The patch of `sha`, at most `cap` bytes; the flag says whether it was cut.
+pub fn patch(root: &Path, sha: &str, cap: usize) -> Option<(String, bool)> {
+    if !is_sha_like(sha) {
+        return None;
+    }
+    let (out, capped) = git(
+        root,
+        &[
+            "show",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--format=",
+            "--patch",
+            "--diff-merges=first-parent",
+            sha,
+            "--",
+        ],
+        cap,
+    )?;
+    Some((String::from_utf8_lossy(&out).into_owned(), capped))
+}
+
+/// Commit times (seconds since the epoch) of the given commits; unknown ones are left out.
+pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
+    let mut out = BTreeMap::new();
+    let shas: Vec<&str> = shas
+        .iter()
+        .map(String::as_str)
+        .filter(|s| is_sha_like(s))
+        .collect();
+    if shas.is_empty() {
+        return out;
+    }
+    let mut args = vec![
+        "log",
+        "--no-walk=unsorted",
+        "--ignore-missing",
+        "--format=%H %ct",
+    ];
+    args.extend(shas.iter().copied());
+    args.push("--");
+    let Some((text, _)) = git(root, &args, 16 * 1024 * 1024) else {
+        return out;
+    };
+    let text = String::from_utf8_lossy(&text);
+    for line in text.lines() {
+        if let Some((sha, t)) = line.split_once(' ')
+            && let Ok(t) = t.trim().parse::<i64>()
+        {
+            // Keyed by every given name that is a prefix of the full sha.
+            for s in &shas {
+                if sha.starts_with(s) {
+                    out.insert((*s).to_string(), t);
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,502 @@
+//! The git operations of `run`, named (the app layer never passes git arguments):
+//! worktrees (add / remove / prune), what an agent changed, staging and committing exactly
+//! those paths, discarding a worktree's changes, moving a commit onto the branch's tip,
+//! fast-forwarding the checked-out branch (and undoing a half-done one), reading commits
+//! and diffs.
+
+use super::exec::{self, GitError, Hooks, Invocation};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Keeps this process's `git worktree prune` apart from its worktree adds and removes: a
+/// prune running while another thread adds a worktree can delete the new one's admin
+/// folder. Adds and removes share the lock (they run concurrently); a prune takes it
+/// exclusively.
+static WORKTREE_ADMIN: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// How an agent changed a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeKind {
+    Created,
+    Modified,
+    Deleted,
+}
+
+/// One changed path (relative to the worktree root, `/`-separated).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Change {
+    pub path: String,
+    pub kind: ChangeKind,
+}
+
+/// What `git status` says: HEAD (None when unborn) and the changed paths, each with
+/// whether it is staged.
+type Status = (Option<String>, Vec<(bool, Change)>);
+
+/// Git in one repository.
+#[derive(Debug, Clone)]
+pub struct Git {
+    /// The repository's main working tree.
+    pub root: PathBuf,
+    /// `-c user.name=... -c user.email=...` when the user has no identity configured.
+    identity: Vec<String>,
+    /// Whether the repository's hooks run during these commands.
+    hooks: Hooks,
+}
+
+impl Git {
+    /// Git for the repository at `root`. When no commit identity is configured (git would
+    /// refuse to commit) the tool's commits use `swarm-attack <swarm-attack@localhost>`;
+    /// `fallback_used` tells the caller so it can say so.
+    pub fn open(root: &Path, hooks: Hooks) -> Result<(Git, bool), GitError> {
+        let mut git = Git {
+            root: root.to_path_buf(),
+            identity: Vec::new(),
+            hooks,
+        };
+        git.run(root, &["rev-parse", "--git-dir"], b"")?;
+        let has_identity = git.run(root, &["var", "GIT_AUTHOR_IDENT"], b"").is_ok()
+            && git.run(root, &["var", "GIT_COMMITTER_IDENT"], b"").is_ok();
+        if !has_identity {
+            git.identity = vec![
+                "-c".into(),
+                "user.name=swarm-attack".into(),
+                "-c".into(),
+                "user.email=swarm-attack@localhost".into(),
+            ];
+        }
+        Ok((git, !has_identity))
+    }
+
+    /// Creates a repository in `root` with `branch` checked out (unborn) and the given
+    /// identity in its own config (used by `demo`).
+    pub fn init(root: &Path, branch: &str, name: &str, email: &str) -> Result<Git, GitError> {
+        let git = Git {
+            root: root.to_path_buf(),
+            identity: Vec::new(),
+            hooks: Hooks::Off,
+        };
+        git.run(root, &["init", "-q"], b"")?;
+        let head = format!("refs/heads/{branch}");
+        git.run(root, &["symbolic-ref", "HEAD", &head], b"")?;
+        for (k, v) in [
+            ("user.name", name),
+            ("user.email", email),
+            ("commit.gpgsign", "false"),
+        ] {
+            git.run(root, &["config", k, v], b"")?;
+        }
+        Ok(git)
+    }
+
+    /// Runs `git <args>` in `dir` with `stdin`; returns stdout (untrimmed).
+    fn run(&self, dir: &Path, args: &[&str], stdin: &[u8]) -> Result<String, GitError> {
+        self.run_observed(dir, args, stdin, |_| {})
+    }
+
+    /// Like [`Git::run`], calling `on_spawn(pid)` once git started.
+    fn run_observed(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: &[u8],
+        on_spawn: impl FnOnce(u32),
+    ) -> Result<String, GitError> {
+        let inv = Invocation {
+            options: &self.identity,
+            stdin,
+            hooks: self.hooks,
+            ..Invocation::new(dir, args)
+        };
+        exec::run(&inv, on_spawn)
+    }
+
+    fn run_trim(&self, dir: &Path, args: &[&str]) -> Result<String, GitError> {
+        Ok(self.run(dir, args, b"")?.trim().to_string())
+    }
+
+    /// The commit checked out in `dir` (`None` on an unborn branch).
+    pub fn head(&self, dir: &Path) -> Result<Option<String>, GitError> {
+        match self.run_trim(dir, &["rev-parse", "--verify", "-q", "HEAD^{commit}"]) {
+            Ok(s) if !s.is_empty() => Ok(Some(s)),
+            Ok(_) => Ok(None),
+            Err(e) => {
+                // `rev-parse --verify -q` fails silently on an unborn HEAD.
+                if e.message().starts_with("exit code") {
+                    Ok(None)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    /// The branch checked out in `dir` (`None` when HEAD is detached).
+    pub fn branch(&self, dir: &Path) -> Option<String> {
+        self.run_trim(dir, &["symbolic-ref", "--short", "-q", "HEAD"])
+            .ok()
+            .filter(|s| !s.is_empty())
+    }
+
+    /// Creates a worktree at `path` with `commit` checked out (detached). A leftover at
+    /// `path` is removed first. (Retried once: another process pruning worktrees at the
+    /// same moment can make git's `worktree add` fail.)
+    pub fn add_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
+        let _shared = WORKTREE_ADMIN.read();
+        if path.exists() && !self.try_remove_worktree_unlocked(path) {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        let p = path.to_string_lossy();
+        let args = ["worktree", "add", "--detach", "-f", "-q", &p, commit];
+        match self.run(&self.root, &args, b"") {
+            Ok(_) => Ok(()),
+            Err(_) => {
+                // e.g. another process pruned at the same moment: clean up and retry once
+                drop(_shared);
+                std::thread::sleep(Duration::from_millis(50));
+                if path.exists() {
+                    let _ = std::fs::remove_dir_all(path);
+                }
+                self.prune();
+                let _shared = WORKTREE_ADMIN.read();
+                self.run(&self.root, &args, b"").map(|_| ())
+            }
+        }
+    }
+
+    /// Removes the worktree at `path` (best effort: falls back to deleting the folder and
+    /// pruning).
+    pub fn remove_worktree(&self, path: &Path) {
+        if !self.try_remove_worktree(path) {
+            let _ = std::fs::remove_dir_all(path);
+            self.prune();
+        }
+    }
+
+    /// `git worktree remove`; whether the folder is gone afterwards.
+    fn try_remove_worktree(&self, path: &Path) -> bool {
+        let _shared = WORKTREE_ADMIN.read();
+        self.try_remove_worktree_unlocked(path)
+    }
+
+    fn try_remove_worktree_unlocked(&self, path: &Path) -> bool {
+        let p = path.to_string_lossy();
+        let removed = self
+            .run(
+                &self.root,
+                &["worktree", "remove", "--force", "--force", &p],
+                b"",
+            )
+            .is_ok();
+        removed && !path.exists()
+    }
+
+    /// Forgets worktrees whose folders are gone.
+    pub fn prune(&self) {
+        let _exclusive = WORKTREE_ADMIN.write();
+        let _ = self.run(&self.root, &["worktree", "prune"], b"");
+    }
+
+    /// The paths changed in `dir` since `base` (working tree, untracked files included,
+    /// ignored files not). Commits or staging the agent did are first folded back into
+    /// plain working-tree changes on `base` (HEAD and index reset, files kept).
+    pub fn changes_since(&self, dir: &Path, base: &str) -> Result<Vec<Change>, GitError> {
+        let (head, mut changes) = self.status(dir)?;
+        let staged = changes.iter().any(|(staged, _)| *staged);
+        if head.as_deref() != Some(base) || staged {
+            self.reset_to(dir, base)?;
+            changes = self.status(dir)?.1;
+        }
+        let mut out: Vec<Change> = changes.into_iter().map(|(_, c)| c).collect();
+        out.sort();
+        Ok(out)
+    }
+
+    /// `git status` (v2): HEAD and the changed paths, each with whether it is staged.
+    fn status(&self, dir: &Path) -> Result<Status, GitError> {
+        let out = self.run(
+            dir,
+            &[
+                "status",
+                "--porcelain=v2",
+                "--branch",
+                "-z",
+                "--untracked-files=all",
+                "--no-renames",
+            ],
+            b"",
+        )?;
+        let mut head = None;
+        let mut changes = Vec::new();
+        for entry in out.split('\0') {
+            if let Some(oid) = entry.strip_prefix("# branch.oid ") {
+                head = Some(oid.trim().to_string()).filter(|o| o != "(initial)");
+            } else if let Some(path) = entry.strip_prefix("? ") {
+                let kind = ChangeKind::Created;
+                changes.push((
+                    false,
+                    Change {
+                        path: path.to_string(),
+                        kind,
+                    },
+                ));
+            } else if let Some(rest) = entry.strip_prefix("1 ") {
+                // 1 XY sub mH mI mW hH hI path
+                let fields: Vec<&str> = rest.splitn(8, ' ').collect();
+                if fields.len() < 8 {
+                    continue;
+                }
+                let xy = fields[0].as_bytes();
+                let kind = if xy.contains(&b'D') {
+                    ChangeKind::Deleted
+                } else if xy[0] == b'A' {
+                    ChangeKind::Created
+                } else {
+                    ChangeKind::Modified
+                };
+                let path = fields[7].to_string();
+                changes.push((xy[0] != b'.', Change { path, kind }));
+            } else if let Some(rest) = entry.strip_prefix("u ") {
+                // unmerged: u XY sub m1 m2 m3 mW h1 h2 h3 path
+                if let Some(path) = rest.splitn(10, ' ').nth(9) {
+                    let kind = ChangeKind::Modified;
+                    changes.push((
+                        true,
+                        Change {
+                            path: path.to_string(),
+                            kind,
+                        },
+                    ));
+                }
+            }
+        }
+        Ok((head, changes))
+    }
+
+    /// Moves HEAD and the index of `dir` to `commit`, keeping the working tree (folds any
+    /// commits or staging an agent did back into plain working-tree changes).
+    pub fn reset_to(&self, dir: &Path, commit: &str) -> Result<(), GitError> {
+        self.run(dir, &["reset", "-q", commit], b"").map(|_| ())
+    }
+
+    /// Stages exactly `paths` (literal paths; deletions included).
+    pub fn stage(&self, dir: &Path, paths: &[String]) -> Result<(), GitError> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let mut list = Vec::new();
+        for p in paths {
+            list.extend_from_slice(p.as_bytes());
+            list.push(0);
+        }
+        self.run(
+            dir,
+            &[
+                "--literal-pathspecs",
+                "add",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+            ],
+            &list,
+        )
+        .map(|_| ())
+    }
+
+    /// Commits what is staged in `dir` with `message`; returns the new commit.
+    pub fn commit(&self, dir: &Path, message: &str) -> Result<String, GitError> {
+        self.run(dir, &["commit", "-q", "-F", "-"], message.as_bytes())?;
+        self.head(dir)?
+            .ok_or_else(|| GitError::failed(dir, &["commit"], "no commit after committing"))
+    }
+
+    /// Re-applies `commit` (whose parent is `parent`) on top of `onto` inside the worktree
+    /// `dir` (a no-op when `onto` is its parent); returns the resulting commit. On a
+    /// conflict the worktree is left clean at `onto` and the error names the conflicting
+    /// files.
+    pub fn replay_onto(
+        &self,
+        dir: &Path,
+        commit: &str,
+        parent: &str,
+        onto: &str,
+    ) -> Result<String, GitError> {
+        if parent == onto {
+            return Ok(commit.to_string());
+        }
+        self.run(dir, &["checkout", "-q", "--detach", onto], b"")?;
+        match self.run(dir, &["cherry-pick", "--allow-empty", commit], b"") {
+            Ok(_) => self.head(dir)?.ok_or_else(|| {
+                GitError::failed(dir, &["cherry-pick"], "no commit after cherry-pick")
+            }),
+            Err(e) => {
+                let _ = self.run(dir, &["cherry-pick", "--abort"], b"");
+                let _ = self.run(dir, &["reset", "-q", "--hard", onto], b"");
+                Err(e)
+            }
+        }
+    }
+
+    /// Fast-forwards what is checked out in the main working tree to `commit`. Git refuses
+    /// (and changes nothing) when that would overwrite the user's uncommitted changes or
+    /// untracked files, or when the branch moved meanwhile. When git fails half-way (e.g. a
+    /// ref lock appeared after the work tree was updated), the index and work tree are put
+    /// back to the unchanged HEAD, keeping the user's own changes: a failed landing leaves
+    /// nothing staged.
+    /// `on_spawn` gets git's pid (see [`crate::app::run::land`]'s landing marker).
+    pub fn fast_forward(&self, commit: &str, on_spawn: impl FnOnce(u32)) -> Result<(), GitError> {
+        let before = self.head(&self.root)?;
+        let result = self
+            .run_observed(
+                &self.root,
+                &["merge", "--ff-only", "-q", "--no-edit", commit],
+                b"",
+                on_spawn,
+            )
+            .map(|_| ());
+        if result.is_err()
+            && let Some(before) = before
+            && self.head(&self.root).ok().flatten().as_deref() == Some(before.as_str())
+        {
+            // switch the index and work tree from `commit` back to HEAD (a no-op for paths
+            // git had not touched yet; the user's other changes are kept)
+            let _ = self.run(&self.root, &["read-tree", "-m", "-u", commit, &before], b"");
+        }
+        result
+    }
+
+    /// Puts the worktree `dir` back to `commit` exactly: HEAD, index and files, untracked
+    /// files removed (ignored ones kept).
+    pub fn discard_changes(&self, dir: &Path, commit: &str) -> Result<(), GitError> {
+        self.run(dir, &["reset", "-q", "--hard", commit], b"")?;
+        self.run(dir, &["clean", "-fdq"], b"").map(|_| ())
+    }
+
+    /// The paths that differ between commits `a` and `b`.
+    pub fn changed_paths(&self, a: &str, b: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&self.root, &["diff", "--name-only", "-z", a, b, "--"], b"")?;
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// The patch from commit `a` to `b` (no colour, no external diff or text conversion).
+    pub fn diff(&self, a: &str, b: &str) -> Result<String, GitError> {
+        self.run(
+            &self.root,
+            &[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                a,
+                b,
+                "--",
+            ],
+            b"",
+        )
+    }
+
+    /// Keeps `commit` reachable under `refname` (e.g. work that could not land).
+    pub fn keep_ref(&self, refname: &str, commit: &str) -> Result<(), GitError> {
+        self.run(&self.root, &["update-ref", refname, commit], b"")
+            .map(|_| ())
+    }
+
+    /// Commits reachable from `rev` whose message contains every one of `needles`
+    /// (fixed strings), newest first, as (sha, full message).
+    pub fn grep_commits(
+        &self,
+        rev: &str,
+        needles: &[&str],
+        any: bool,
+    ) -> Result<Vec<(String, String)>, GitError> {
+        let mut args: Vec<String> = vec![
+            "log".into(),
+            "--format=%H%x00%B%x1e".into(),
+            "-F".into(),
+            "-i".into(),
+        ];
+        if !any {
+            args.push("--all-match".into());
+        }
+        for n in needles {
+            args.push(format!("--grep={n}"));
+        }
+        args.push(rev.into());
+        args.push("--".into());
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = self.run(&self.root, &refs, b"")?;
+        Ok(out
+            .split('\x1e')
+            .filter_map(|rec| {
+                let rec = rec.trim_start_matches('\n');
+                let (sha, msg) = rec.split_once('\0')?;
+                Some((sha.trim().to_string(), msg.to_string()))
+            })
+            .filter(|(sha, _)| !sha.is_empty())
+            .collect())
+    }
+
+    /// Whether `ancestor` is an ancestor of (or equal to) `rev`.
+    pub fn is_ancestor(&self, ancestor: &str, rev: &str) -> bool {
+        self.run(
+            &self.root,
+            &["merge-base", "--is-ancestor", ancestor, rev],
+            b"",
+        )
+        .is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> (tempfile::TempDir, Git) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("r");
+        std::fs::create_dir_all(&root).unwrap();
+        let g = Git::init(&root, "main", "t", "t@e").unwrap();
+        g.run(&root, &["commit", "-q", "--allow-empty", "-m", "init"], b"")
+            .unwrap();
+        (tmp, g)
+    }
+
+    #[test]
+    fn worktree_changes_commit_and_fast_forward() {
+        let (_tmp, g) = repo();
+        let base = g.head(&g.root).unwrap().unwrap();
+        let wt = g.root.join(".swarm/worktrees/f/issue-1");
+        g.add_worktree(&wt, &base).unwrap();
+        std::fs::write(wt.join("a b.txt"), "x").unwrap();
+        std::fs::write(wt.join("*.txt"), "glob-looking name").unwrap();
+        let changes = g.changes_since(&wt, &base).unwrap();
+        assert_eq!(
+            changes.iter().map(|c| c.path.as_str()).collect::<Vec<_>>(),
+            vec!["*.txt", "a b.txt"]
+        );
+        assert!(changes.iter().all(|c| c.kind == ChangeKind::Created));
+        g.stage(&wt, &["a b.txt".to_string()]).unwrap();
+        let c = g.commit(&wt, "feat: x\n").unwrap();
+        // only the staged path is in the commit
+        let files = g
+            .run(&g.root, &["show", "--name-only", "--format=", &c], b"")
+            .unwrap();
+        assert_eq!(files.trim(), "a b.txt");
+        // user stray file in the main tree survives the fast-forward
+        std::fs::write(g.root.join("notes.txt"), "mine").unwrap();
+        g.fast_forward(&c, |_| {}).unwrap();
+        assert!(g.root.join("a b.txt").exists());
+        assert_eq!(
+            std::fs::read_to_string(g.root.join("notes.txt")).unwrap(),
+            "mine"
+        );
+        g.remove_worktree(&wt);
+        assert!(!wt.exists());
+    }
+}
