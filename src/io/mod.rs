@@ -3,6 +3,7 @@
 pub mod agent;
 pub mod agent_pid;
 pub mod atomic;
+pub mod browser;
 pub mod clock;
 pub mod config;
 pub mod contain;
