@@ -13,6 +13,7 @@ pub mod plan;
 pub mod project;
 pub mod prompt;
 pub mod run;
+pub mod setup;
 pub mod status;
 pub mod summary;
 pub mod sync;

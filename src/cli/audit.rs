@@ -17,6 +17,7 @@ use std::io::Write;
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     #[command(flatten)]
     pub json: JsonFlag,
@@ -24,6 +25,7 @@ pub struct AuditArgs {
 
 pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
     let project = g.open()?;
+    project.require_known_feature(&a.feature)?;
     let report = build(&project, &a.feature)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -72,12 +72,14 @@ pub struct JsonFlag {
 pub enum Command {
     /// Create specs/FEATURE/issues.json (if missing) and the feature state.
     Init {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         #[command(flatten)]
         json: JsonFlag,
     },
     /// Sync from git, merge issues.json into the state (keeping progress), print the plan.
     Greenlight {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         /// Show what would change without writing anything.
         #[arg(long)]
@@ -87,6 +89,7 @@ pub enum Command {
     },
     /// Sync from git, then show one feature in detail, or all features.
     Status {
+        /// The feature id (its folder under specs/, e.g. `auth`); all features when omitted.
         feature: Option<String>,
         #[command(flatten)]
         json: JsonFlag,
@@ -95,6 +98,7 @@ pub enum Command {
     Run(stubs::RunArgs),
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         /// The issue to move back (its number inside the feature).
         #[arg(long, value_name = "N")]

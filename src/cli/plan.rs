@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// Only this issue (any stage); default: every READY issue.
     #[arg(long, value_name = "N")]

@@ -18,6 +18,7 @@ pub mod lock;
 pub mod notice;
 pub mod paths;
 pub mod process;
+pub mod project_root;
 pub mod repo_id;
 pub mod run_lock;
 pub mod state_store;

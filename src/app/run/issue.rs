@@ -92,7 +92,13 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
 
     // 1. Duplicate detection.
-    let dup = duplicate::check(ctx, task, &wt.path, &artifacts)?;
+    let dup = duplicate::check(
+        ctx,
+        task,
+        claim.state.first_greenlight_commit(),
+        &wt.path,
+        &artifacts,
+    )?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
         return Ok(result(outcome, 0, None));
