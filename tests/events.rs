@@ -385,6 +385,7 @@ fn events_rejects_a_bad_since_with_exit_2_naming_the_option_and_forms() {
 #[test]
 fn a_feature_without_a_log_prints_nothing_and_exits_0() {
     let env = TestEnv::new();
+    env.issues("auth", json!([{"order": 1, "title": "a"}]));
     let r = env.run(&["events", "auth", "--json"]);
     r.ok();
     assert_eq!(r.stdout, "");

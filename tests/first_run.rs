@@ -67,11 +67,18 @@ fn init_writes_config_with_the_detected_test_command_and_a_self_ignoring_swarm_f
     assert_eq!(list.len(), 1);
     assert_eq!(list[0]["automation_type"], "manual");
     assert!(r.stdout.contains("next steps:"), "{}", r.stdout);
-    assert!(r.stdout.contains("swarm-attack greenlight auth"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("swarm-attack greenlight auth"),
+        "{}",
+        r.stdout
+    );
     // a config that exists is never touched
     env.write("config.yaml", "tests: {command: \"make check\"}\n");
     env.run(&["init", "billing"]).ok();
-    assert_eq!(env.read("config.yaml"), "tests: {command: \"make check\"}\n");
+    assert_eq!(
+        env.read("config.yaml"),
+        "tests: {command: \"make check\"}\n"
+    );
 }
 
 #[test]
@@ -97,7 +104,11 @@ fn init_without_a_known_project_or_agent_writes_a_commented_example_and_next_ste
     assert!(config.contains("No agent CLI"), "{config}");
     assert!(config.contains("# agents:"), "{config}");
     assert!(config.contains("No test command was detected"), "{config}");
-    assert!(r.stdout.contains("no agent CLI found on PATH"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("no agent CLI found on PATH"),
+        "{}",
+        r.stdout
+    );
     assert!(r.stdout.contains("edit config.yaml"), "{}", r.stdout);
     // and the written config loads
     env.run(&["status", "auth"]).ok();

@@ -55,7 +55,11 @@ fn every_original_state_file_loads_and_status_succeeds() {
     let all = env.run(&["status"]);
     all.ok();
     for f in &states {
-        assert!(all.stdout.contains(f.as_str()), "{f} missing:\n{}", all.stdout);
+        assert!(
+            all.stdout.contains(f.as_str()),
+            "{f} missing:\n{}",
+            all.stdout
+        );
     }
 }
 
@@ -124,7 +128,10 @@ fn nulls_of_the_original_are_written_back_as_null_when_untouched() {
     // greenlight merges issues.json into the state (it writes the file)
     env.run(&["greenlight", "auto-fix"]).ok();
     let after = env.state("auto-fix");
-    assert_ne!(before, after, "greenlight wrote nothing: the test proves nothing");
+    assert_ne!(
+        before, after,
+        "greenlight wrote nothing: the test proves nothing"
+    );
     assert_eq!(nulls(&before), nulls(&after));
     for (b, a) in before["tasks"]
         .as_array()

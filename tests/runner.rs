@@ -23,3 +23,4 @@ mod run;
 mod run_modes;
 mod run_safety;
 mod sync;
+mod truthful_status;

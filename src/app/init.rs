@@ -86,7 +86,10 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
         state_created,
         tasks,
         root: project.root.display().to_string(),
-        started_in: project.found_above.as_ref().map(|p| p.display().to_string()),
+        started_in: project
+            .found_above
+            .as_ref()
+            .map(|p| p.display().to_string()),
         config_file: project.paths.display(&project.config_path),
         config_created,
         detected_tests,

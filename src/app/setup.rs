@@ -51,7 +51,10 @@ pub fn detect_tests(root: &Path) -> Option<DetectedTests> {
     let makefile = std::fs::read_to_string(root.join("Makefile")).ok()?;
     makefile
         .lines()
-        .any(|l| l.strip_prefix("test").is_some_and(|r| r.trim_start().starts_with(':')))
+        .any(|l| {
+            l.strip_prefix("test")
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
         .then(|| DetectedTests {
             command: "make test".into(),
             from: "Makefile".into(),
@@ -179,7 +182,10 @@ mod tests {
         assert!(detect_tests(d).unwrap().command.ends_with(" -m pytest -q"));
         std::fs::write(d.join("Cargo.toml"), "").unwrap();
         let t = detect_tests(d).unwrap();
-        assert_eq!((t.command.as_str(), t.from.as_str()), ("cargo test", "Cargo.toml"));
+        assert_eq!(
+            (t.command.as_str(), t.from.as_str()),
+            ("cargo test", "Cargo.toml")
+        );
     }
 
     #[test]
@@ -192,7 +198,10 @@ mod tests {
     #[test]
     fn missing_project_file_names_what_the_command_needs() {
         let t = tempfile::tempdir().unwrap();
-        assert_eq!(missing_project_file(t.path(), "cargo test"), Some("Cargo.toml"));
+        assert_eq!(
+            missing_project_file(t.path(), "cargo test"),
+            Some("Cargo.toml")
+        );
         assert_eq!(missing_project_file(t.path(), "python -m pytest"), None);
         std::fs::write(t.path().join("Cargo.toml"), "").unwrap();
         assert_eq!(missing_project_file(t.path(), "cargo test --all"), None);

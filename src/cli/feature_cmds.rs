@@ -34,7 +34,11 @@ fn print_init(r: &init_app::InitReport) {
     } else {
         ""
     };
-    println!("{}: {}{template}", r.issues_file, made(r.issues_file_created));
+    println!(
+        "{}: {}{template}",
+        r.issues_file,
+        made(r.issues_file_created)
+    );
     println!(
         "{}: {} ({} tasks)",
         r.state_file,

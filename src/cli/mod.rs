@@ -2,10 +2,12 @@
 
 pub mod action;
 pub mod audit;
+pub mod completions;
 pub mod demo;
 pub mod events;
 pub mod feature_cmds;
 pub mod github;
+pub mod help_text;
 pub mod output;
 pub mod plan;
 pub mod prompt;
@@ -14,13 +16,19 @@ pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
 use crate::error::CmdResult;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Run a swarm of coding agents over a feature's issues, without ever redoing finished work.
 #[derive(Debug, Parser)]
-#[command(name = "swarm-attack", version, about, max_term_width = 100)]
+#[command(
+    name = "swarm-attack",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = help_text::MAIN
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -70,7 +78,9 @@ pub struct JsonFlag {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create specs/FEATURE/issues.json (if missing) and the feature state.
+    /// Create specs/FEATURE/issues.json (if missing) and the feature state; for a new
+    /// project also config.yaml (detected test command, agents on PATH) and .swarm/.gitignore.
+    #[command(after_help = help_text::INIT)]
     Init {
         /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
@@ -78,6 +88,7 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Sync from git, merge issues.json into the state (keeping progress), print the plan.
+    #[command(after_help = help_text::GREENLIGHT)]
     Greenlight {
         /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
@@ -88,6 +99,7 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Sync from git, then show one feature in detail, or all features.
+    #[command(after_help = help_text::STATUS)]
     Status {
         /// The feature id (its folder under specs/, e.g. `auth`); all features when omitted.
         feature: Option<String>,
@@ -95,6 +107,7 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Implement READY issues with the configured agents.
+    #[command(after_help = help_text::RUN)]
     Run(stubs::RunArgs),
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
@@ -111,8 +124,10 @@ pub enum Command {
     /// Print the coordination decision per issue.
     Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
+    #[command(after_help = help_text::EVENTS)]
     Events(events::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
+    #[command(after_help = help_text::AUDIT)]
     Audit(audit::AuditArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
@@ -121,6 +136,14 @@ pub enum Command {
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
     Demo(stubs::DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
     /// Test tool: append events in a loop under the feature lock (docs/events.md).
     #[command(hide = true)]
     DebugAppendEvents(events::DebugAppendArgs),
@@ -128,7 +151,17 @@ pub enum Command {
 
 /// Parses arguments, runs, prints the error and maps it to an exit code.
 pub fn main_entry() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `--no-color` (or NO_COLOR) also applies to clap's own output: help and usage errors
+    let no_color = std::env::args_os().any(|a| a == "--no-color")
+        || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let mut cmd = Cli::command();
+    if no_color {
+        cmd = cmd.color(clap::ColorChoice::Never);
+    }
+    let parsed = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -171,6 +204,8 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Github(c) => github::github(g, c),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => demo::demo(g, a),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man => completions::man(),
         Command::DebugAppendEvents(a) => events::debug_append(g, a),
     }
 }

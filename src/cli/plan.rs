@@ -28,14 +28,30 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         notice::warn(w);
     }
     if a.json.json {
+        let manual: Vec<Value> = o
+            .manual
+            .iter()
+            .map(|(n, t)| json!({"issue": n, "title": t, "waiting_for": "a person"}))
+            .collect();
         print_json(&json!({
             "feature": a.feature,
             "decisions": decisions_json(&o.planned),
+            "manual": manual,
         }));
         return Ok(0);
     }
+    let print_manual = || {
+        for (n, title) in &o.manual {
+            println!(
+                "  #{n:<4} {} waiting for a person (automation_type: manual)  {}",
+                paint(&format!("{:<9}", "MANUAL"), "2"),
+                paint(title, "2")
+            );
+        }
+    };
     if o.planned.is_empty() {
-        println!("plan {}: no READY issue", a.feature);
+        println!("plan {}: no READY issue for an agent", a.feature);
+        print_manual();
         return Ok(0);
     }
     println!(
@@ -45,6 +61,7 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         if o.planned.len() == 1 { "" } else { "s" }
     );
     print_planned(&o.planned);
+    print_manual();
     Ok(0)
 }
 

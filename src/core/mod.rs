@@ -16,6 +16,7 @@ pub mod github_plan;
 pub mod github_status;
 pub mod greenlight;
 pub mod heuristic;
+pub mod issue_warnings;
 pub mod issues;
 pub mod ledger;
 pub mod llm_proposal;

@@ -86,7 +86,11 @@ pub struct Task {
     /// The issue body (from issues.json), sanitised when used in a prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "or_default")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
     pub labels: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automation_type: Option<String>,
@@ -94,7 +98,11 @@ pub struct Task {
     #[serde(default)]
     pub github_issue: Option<u64>,
     /// Files the issue declares (duplicate detection: all exist → already implemented).
-    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "or_default")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
     pub files: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_file: Option<String>,

@@ -20,7 +20,10 @@ pub fn warn_once(key: &str, msg: &str) {
     use std::sync::Mutex;
     static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
-    if seen.get_or_insert_with(HashSet::new).insert(key.to_string()) {
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert(key.to_string())
+    {
         warn(msg);
     }
 }

@@ -436,7 +436,14 @@ impl Git {
         paths: &[String],
     ) -> Result<Vec<String>, GitError> {
         let range = format!("{base}..HEAD");
-        let mut args = vec!["log", "--format=", "--name-only", "--no-renames", &range, "--"];
+        let mut args = vec![
+            "log",
+            "--format=",
+            "--name-only",
+            "--no-renames",
+            &range,
+            "--",
+        ];
         args.extend(paths.iter().map(String::as_str));
         let out = self.run(dir, &args, b"")?;
         Ok(paths
