@@ -1,0 +1,559 @@
+//! Git sync (SPEC §3) against real temp repositories: evidence, reverts, readiness, shallow
+//! clones, rewritten history, the incremental scan.
+
+use crate::common::fixtures::chain;
+use crate::common::state::{set_stage, stage_of, stages};
+use crate::common::{TestEnv, snapshot_files};
+use serde_json::{Value, json};
+
+/// Commits a file change (so `git revert` has something to revert); returns the sha.
+fn commit_file(env: &TestEnv, rel: &str, content: &str, message: &str) -> String {
+    env.write(rel, content);
+    env.git(&["add", rel]);
+    env.git(&["commit", "-q", "-m", message]);
+    env.git(&["rev-parse", "HEAD"])
+}
+
+/// `status <feature> --json`, the task with `issue`.
+fn task(env: &TestEnv, feature: &str, issue: u64) -> Value {
+    let out = env.run(&["status", feature, "--json"]);
+    out.ok();
+    let doc = out.json();
+    doc["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["issue"] == issue)
+        .unwrap_or_else(|| panic!("no task {issue} in {doc}"))
+        .clone()
+}
+
+fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == name).collect()
+}
+
+fn three_issues(env: &TestEnv) {
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"},{"order":22,"title":"c"}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+}
+
+#[test]
+fn sync_marks_done_with_commit_and_evidence() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    let sha = env.commit("feat(auth): Implement issue #2 (#17)");
+    let t = task(&env, "auth", 2);
+    assert_eq!(t["stage"], "DONE");
+    assert_eq!(t["commit"], sha.as_str());
+    assert_eq!(t["evidence"][0]["source"], "subject");
+    assert_eq!(t["evidence"][0]["commit"], sha.as_str());
+    // the prefix trap: #2 is not #22, and nothing else moved
+    assert_eq!(env.stage("auth", 22), "READY");
+    assert_eq!(env.stage("auth", 1), "READY");
+    let events = env.events("auth");
+    let sync = named(&events, "git_sync");
+    let last = sync.last().unwrap();
+    assert_eq!(last["synced_issues"], json!([2]));
+    assert_eq!(last["commits_scanned"], 1);
+    assert_eq!(last["head"], sha.as_str());
+}
+
+#[test]
+fn trailers_in_the_last_paragraph_mark_done() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    env.commit("add login\n\nSome body.\n\nSwarm-Feature: auth\nSwarm-Issue: 22");
+    env.commit("add more\n\nSwarm-Feature: auth\nSwarm-Issue: 1\n\nSigned-off-by: x <x@y>");
+    let t = task(&env, "auth", 22);
+    assert_eq!(t["stage"], "DONE");
+    assert_eq!(t["evidence"][0]["source"], "trailers");
+    assert_eq!(env.stage("auth", 1), "READY");
+}
+
+#[test]
+fn revert_returns_to_ready_and_revert_of_revert_restores_done() {
+    let env = TestEnv::new();
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    let implementing = commit_file(&env, "src/a.rs", "a\n", "feat(auth): Implement issue #1");
+    assert_eq!(task(&env, "auth", 1)["stage"], "DONE");
+    assert_eq!(env.stage("auth", 2), "READY");
+
+    env.git(&["revert", "--no-edit", &implementing]);
+    let revert = env.git(&["rev-parse", "HEAD"]);
+    let t = task(&env, "auth", 1);
+    assert_eq!(t["stage"], "READY");
+    assert_eq!(t["commit"], Value::Null);
+    assert_eq!(t["evidence"], json!([]));
+    // the dependent goes back to waiting
+    assert_eq!(env.stage("auth", 2), "BACKLOG");
+    let events = env.events("auth");
+    let reverted = named(&events, "state_reverted");
+    assert_eq!(reverted.len(), 1);
+    assert_eq!(reverted[0]["issue"], 1);
+    assert_eq!(reverted[0]["commit"], revert.as_str());
+    assert_eq!(
+        named(&events, "git_sync").last().unwrap()["reverted_issues"],
+        json!([1])
+    );
+
+    // a later sync does not undo the revert
+    env.commit("chore: unrelated");
+    assert_eq!(task(&env, "auth", 1)["stage"], "READY");
+
+    env.git(&["revert", "--no-edit", &revert]);
+    let t = task(&env, "auth", 1);
+    assert_eq!(t["stage"], "DONE");
+    assert_eq!(t["commit"], implementing.as_str());
+    assert_eq!(env.stage("auth", 2), "READY");
+    assert_eq!(named(&env.events("auth"), "state_reverted").len(), 1);
+}
+
+#[test]
+fn revert_by_abbreviated_sha() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    let sha = env.commit("feat(auth): Implement issue #1");
+    assert_eq!(task(&env, "auth", 1)["stage"], "DONE");
+    env.commit(&format!("Revert it\n\nThis reverts commit {}.", &sha[..7]));
+    assert_eq!(task(&env, "auth", 1)["stage"], "READY");
+}
+
+#[test]
+fn other_features_prefix_traps_and_bare_references_do_not_count() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    for msg in [
+        "feat(auth2): Implement issue #1",
+        "feat(au): Implement issue #1",
+        "feat(auth): Implement issue #11",
+        "feat(auth): Implement issue #1x",
+        "feat(auth): Implement issue #222",
+        "Revert \"feat(auth): Implement issue #1\"",
+        "chore: #1 and Ref #2",
+        "fix: Fixes #1",
+        "docs\n\nSwarm-Feature: auth2\nSwarm-Issue: 1",
+        "docs\n\nSwarm-Issue: 2",
+    ] {
+        env.commit(msg);
+    }
+    for n in [1, 2, 22] {
+        assert_eq!(task(&env, "auth", n)["stage"], "READY", "issue {n}");
+    }
+    let events = env.events("auth");
+    let sync = named(&events, "git_sync");
+    assert_eq!(sync.last().unwrap()["synced_issues"], json!([]));
+    assert_eq!(sync.last().unwrap()["commits_scanned"], 10);
+}
+
+#[test]
+fn feature_ids_with_dots_and_dashes_match_literally() {
+    let env = TestEnv::new();
+    env.issues(
+        "v1.2-x",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]),
+    );
+    env.run(&["greenlight", "v1.2-x"]).ok();
+    env.commit("feat(v1x2-x): Implement issue #1");
+    env.commit("feat(v1.2-x): Implement issue #2");
+    assert_eq!(task(&env, "v1.2-x", 1)["stage"], "READY");
+    assert_eq!(task(&env, "v1.2-x", 2)["stage"], "DONE");
+}
+
+#[test]
+fn closing_keywords_count_only_for_linked_issues() {
+    let env = TestEnv::new();
+    env.write("config.yaml", "github:\n  repo: acme/app\n");
+    env.issues(
+        "auth",
+        json!([
+            {"order":1,"title":"a","github_issue":42},
+            {"order":2,"title":"b"},
+            {"order":3,"title":"c","github_issue":43},
+            {"order":4,"title":"d","github_issue":44},
+            {"order":5,"title":"e","github_issue":45}
+        ]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    env.commit("fix login\n\nFixes: #42");
+    env.commit("fix b\n\nFixes #2");
+    env.commit("fix c\n\nCloses acme/app#43");
+    env.commit("fix d\n\nCloses other/app#44");
+    env.commit("see #45, Ref #45");
+    let stages: Vec<String> = (1..=5)
+        .map(|n| task(&env, "auth", n)["stage"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(stages, ["DONE", "READY", "DONE", "READY", "READY"]);
+    assert_eq!(
+        task(&env, "auth", 1)["evidence"][0]["source"],
+        "closing_keyword"
+    );
+}
+
+#[test]
+fn linking_an_issue_later_rescans_and_finds_an_old_closing_commit() {
+    let env = TestEnv::new();
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    env.run(&["greenlight", "auth"]).ok();
+    env.commit("fix login\n\nResolves #42");
+    assert_eq!(task(&env, "auth", 1)["stage"], "READY");
+    env.issues("auth", json!([{"order":1,"title":"a","github_issue":42}]));
+    env.run(&["greenlight", "auth"]).ok();
+    assert_eq!(env.stage("auth", 1), "DONE");
+}
+
+#[test]
+fn done_patterns_from_config_yaml() {
+    let env = TestEnv::new();
+    env.write(
+        "config.yaml",
+        "git:\n  done_patterns:\n    - '^Done: (?P<feature>[a-z0-9._-]+)/(?P<issue>\\d+)$'\n",
+    );
+    three_issues(&env);
+    env.commit("wip\n\nDone: auth/22\nDone: billing/1");
+    let t = task(&env, "auth", 22);
+    assert_eq!(t["stage"], "DONE");
+    assert_eq!(t["evidence"][0]["source"], "pattern");
+    assert_eq!(env.stage("auth", 1), "READY");
+}
+
+#[test]
+fn invalid_done_pattern_is_exit_2_naming_it() {
+    let env = TestEnv::new();
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    env.write(
+        "config.yaml",
+        "git:\n  done_patterns:\n    - '(?P<feature>\\w+)#(?P<issue>\\d+)'\n    - '(unclosed'\n",
+    );
+    let before = snapshot_files(&env.root);
+    let r = env.run(&["greenlight", "auth"]);
+    r.code(2);
+    assert!(r.stderr.contains("git.done_patterns[1]"), "{}", r.stderr);
+    assert_eq!(before, snapshot_files(&env.root));
+}
+
+#[test]
+fn merge_commits_are_ordinary_commits() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    env.git(&["checkout", "-q", "-b", "topic"]);
+    commit_file(&env, "b.txt", "b\n", "work on b");
+    env.git(&["checkout", "-q", "main"]);
+    commit_file(&env, "c.txt", "c\n", "work on main");
+    env.git(&[
+        "merge",
+        "--no-ff",
+        "-q",
+        "topic",
+        "-m",
+        "Merge topic\n\nSwarm-Feature: auth\nSwarm-Issue: 2",
+    ]);
+    assert_eq!(task(&env, "auth", 2)["stage"], "DONE");
+    // all parents are walked: evidence on the merged side branch counts too
+    env.git(&["checkout", "-q", "-b", "topic2", "HEAD~1"]);
+    env.commit("feat(auth): Implement issue #1");
+    env.git(&["checkout", "-q", "main"]);
+    env.git(&["merge", "--no-ff", "-q", "topic2", "-m", "Merge topic2"]);
+    assert_eq!(task(&env, "auth", 1)["stage"], "DONE");
+}
+
+#[test]
+fn blocked_dependency_keeps_dependents_in_backlog_until_done_by_commit() {
+    let env = TestEnv::new();
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]},{"order":3,"title":"c","dependencies":[2]}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    let mut s = env.state("auth");
+    s["tasks"][0]["stage"] = json!("BLOCKED");
+    s["tasks"][0]["blocked_reason"] = json!("tests fail");
+    env.write(
+        ".swarm/state/auth.json",
+        &serde_json::to_string_pretty(&s).unwrap(),
+    );
+    env.commit("chore: something");
+    assert_eq!(task(&env, "auth", 2)["stage"], "BACKLOG");
+    assert_eq!(env.stage("auth", 1), "BLOCKED");
+    env.commit("feat(auth): Implement issue #1");
+    assert_eq!(task(&env, "auth", 1)["stage"], "DONE");
+    assert_eq!(env.stage("auth", 2), "READY");
+    assert_eq!(env.stage("auth", 3), "BACKLOG");
+}
+
+#[test]
+fn shallow_clone_is_reported_and_exit_stays_0() {
+    let origin = TestEnv::new();
+    origin.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"}]),
+    );
+    origin.git(&["add", "specs"]);
+    origin.git(&["commit", "-q", "-m", "feat(auth): Implement issue #1"]);
+    origin.commit("chore: later");
+    let clone = origin.tmp.path().join("shallow");
+    let url = format!("file://{}", origin.root.display());
+    origin.git(&["clone", "-q", "--depth", "1", &url, clone.to_str().unwrap()]);
+    let p = clone.to_str().unwrap();
+    let r = origin.run(&["-p", p, "greenlight", "auth"]);
+    r.ok();
+    assert!(r.stderr.contains("shallow clone"), "{}", r.stderr);
+    assert!(r.stderr.contains("git fetch --unshallow"), "{}", r.stderr);
+    assert!(r.stderr.contains("fetch-depth: 0"), "{}", r.stderr);
+    let r = origin.run(&["-p", p, "status", "auth", "--json"]);
+    r.ok();
+    assert_eq!(r.json()["sync"]["shallow"], true);
+    // the implementing commit is not in the clone: not DONE
+    assert!(
+        r.json()["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["stage"] == "READY"),
+        "{}",
+        r.stdout
+    );
+    // deepening the clone rescans and finds it
+    origin.git_in(&clone, &["fetch", "-q", "--unshallow"]);
+    let r = origin.run(&["-p", p, "status", "auth", "--json"]);
+    r.ok();
+    assert!(!r.stderr.contains("shallow clone"), "{}", r.stderr);
+    assert_eq!(r.json()["tasks"][0]["stage"], "DONE", "{}", r.stdout);
+}
+
+#[test]
+fn rewritten_history_triggers_a_full_rescan() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    let base = env.git(&["rev-parse", "HEAD"]);
+    env.commit("feat(auth): Implement issue #1");
+    env.commit("chore: a");
+    env.commit("chore: b");
+    assert_eq!(task(&env, "auth", 1)["stage"], "DONE");
+    env.git(&["reset", "-q", "--hard", &base]);
+    env.commit("chore: c");
+    env.commit("feat(auth): Implement issue #2");
+    let t = task(&env, "auth", 2);
+    assert_eq!(t["stage"], "DONE");
+    // a task never leaves DONE because its commit disappeared
+    assert_eq!(env.stage("auth", 1), "DONE");
+    let total: u64 = env.git(&["rev-list", "--count", "HEAD"]).parse().unwrap();
+    let events = env.events("auth");
+    let last = named(&events, "git_sync").last().cloned().unwrap();
+    assert_eq!(last["commits_scanned"], total);
+    assert_eq!(last["synced_issues"], json!([2]));
+}
+
+#[test]
+fn incremental_scan_writes_nothing_when_nothing_is_new_and_scans_only_new_commits() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    for i in 0..5 {
+        env.commit(&format!("chore: {i}"));
+    }
+    env.commit("feat(auth): Implement issue #1");
+    env.run(&["status", "auth"]).ok();
+    let state_path = env.path(".swarm/state/auth.json");
+    let bytes = env.read_bytes(".swarm/state/auth.json");
+    let mtime = std::fs::metadata(&state_path).unwrap().modified().unwrap();
+    let events = env.events("auth").len();
+    let before = snapshot_files(&env.root);
+
+    let r = env.run(&["status", "auth", "--json"]);
+    r.ok();
+    assert_eq!(r.json()["sync"]["commits_scanned"], 0);
+    assert_eq!(bytes, env.read_bytes(".swarm/state/auth.json"));
+    assert_eq!(
+        mtime,
+        std::fs::metadata(&state_path).unwrap().modified().unwrap()
+    );
+    assert_eq!(events, env.events("auth").len());
+    assert_eq!(before, snapshot_files(&env.root));
+
+    env.commit("chore: one more");
+    env.run(&["status", "auth"]).ok();
+    let all = env.events("auth");
+    assert_eq!(all.len(), events + 1);
+    assert_eq!(all.last().unwrap()["event"], "git_sync");
+    assert_eq!(all.last().unwrap()["commits_scanned"], 1);
+    assert_eq!(all.last().unwrap()["synced_issues"], json!([]));
+    assert_eq!(bytes, env.read_bytes(".swarm/state/auth.json"));
+}
+
+#[test]
+fn greenlight_dry_run_writes_no_history_cache() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    env.commit("feat(auth): Implement issue #1");
+    let before = snapshot_files(&env.root);
+    env.run(&["greenlight", "auth", "--dry-run"]).ok();
+    assert_eq!(before, snapshot_files(&env.root));
+}
+
+#[test]
+fn configured_refs_are_scanned_and_a_missing_ref_is_a_warning() {
+    let env = TestEnv::new();
+    three_issues(&env);
+    env.git(&["checkout", "-q", "-b", "other"]);
+    env.commit("feat(auth): Implement issue #22");
+    env.git(&["checkout", "-q", "main"]);
+    assert_eq!(task(&env, "auth", 22)["stage"], "READY");
+    env.write("config.yaml", "git:\n  sync_refs: [HEAD, other, nope]\n");
+    let r = env.run(&["status", "auth"]);
+    r.ok();
+    assert!(
+        r.stderr.contains("git.sync_refs[2]") && r.stderr.contains("nope"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(env.stage("auth", 22), "DONE");
+}
+
+#[test]
+fn unborn_head_is_not_an_error() {
+    let env = TestEnv::empty();
+    env.git(&["init", "-q", "-b", "main"]);
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    env.run(&["greenlight", "auth"]).ok();
+    let r = env.run(&["status", "auth", "--json"]);
+    r.ok();
+    assert_eq!(r.json()["sync"]["head"], Value::Null);
+    assert_eq!(env.stage("auth", 1), "READY");
+}
+
+#[test]
+fn not_a_git_repository_is_exit_2_naming_the_directory() {
+    let env = TestEnv::empty();
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    let r = env.run(&["greenlight", "auth"]);
+    r.code(2);
+    assert!(r.stderr.contains("not a git repository"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(env.root.to_str().unwrap()),
+        "{}",
+        r.stderr
+    );
+}
+
+fn linked_issues(env: &TestEnv, n: u64) {
+    let issues: Vec<Value> = (1..=n)
+        .map(|i| json!({"order": i, "title": format!("t{i}"), "github_issue": 100 + i}))
+        .collect();
+    env.issues("auth", Value::Array(issues));
+    env.run(&["greenlight", "auth"]).ok();
+}
+
+#[test]
+fn subject_rule_is_case_insensitive_but_the_feature_is_exact_and_only_the_subject_counts() {
+    let env = TestEnv::new();
+    linked_issues(&env, 6);
+    env.commit("FEAT(auth): IMPLEMENT ISSUE #1");
+    env.commit("feat(AUTH): Implement issue #2");
+    env.commit("chore: notes\n\nfeat(auth): Implement issue #3");
+    env.commit("feat(auth): Implement issue #4: with more text");
+    env.commit("feat(auth): Implement issue #5 (#200)");
+    env.commit("feat(auth): Implement issue #6-b");
+    let got: Vec<String> = stages(&env, "auth").into_iter().map(|(_, s)| s).collect();
+    assert_eq!(got, ["DONE", "READY", "READY", "DONE", "DONE", "DONE"]);
+}
+
+#[test]
+fn closing_keywords_all_forms_for_this_repository_only() {
+    let env = TestEnv::new();
+    // the repository comes from the origin remote here
+    env.git(&["remote", "add", "origin", "git@github.com:acme/app.git"]);
+    linked_issues(&env, 10);
+    env.commit("x\n\nFixes #101, closes #102");
+    env.commit("x\n\nCloses acme/app#103");
+    env.commit("x\n\nCloses other/app#104");
+    env.commit("Resolve #105 quickly");
+    env.commit("x\n\nFIXED: #106");
+    env.commit("x\n\nresolved: acme/app#107");
+    env.commit("x\n\nprefixes #108 and unfixes #108");
+    env.commit("x\n\nfixes #1099 and closes #109x");
+    env.commit("x\n\nclose #110");
+    let got: Vec<String> = stages(&env, "auth").into_iter().map(|(_, s)| s).collect();
+    assert_eq!(
+        got,
+        [
+            "DONE", "DONE", "DONE", "READY", "DONE", "DONE", "DONE", "READY", "READY", "DONE"
+        ]
+    );
+}
+
+#[test]
+fn trailers_need_both_keys_in_the_last_paragraph_and_an_exact_number() {
+    let env = TestEnv::new();
+    linked_issues(&env, 4);
+    env.commit("x\n\nSwarm-Feature: auth\nSwarm-Issue: 1\n\nmore text after the trailers");
+    env.commit("x\n\nSwarm-Feature: auth\nSwarm-Issue: 2x");
+    env.commit("x\n\nSwarm-Feature: auth");
+    env.commit("x\n\nbody\n\nReviewed-by: someone\nSwarm-Issue: 4\nSwarm-Feature: auth");
+    let got: Vec<String> = stages(&env, "auth").into_iter().map(|(_, s)| s).collect();
+    assert_eq!(got, ["READY", "READY", "READY", "DONE"]);
+}
+
+#[test]
+fn reverts_need_seven_hex_digits_and_other_evidence_keeps_a_task_done() {
+    let env = TestEnv::new();
+    linked_issues(&env, 3);
+    // issue 1: two pieces of evidence, one reverted → still DONE
+    let a = env.commit("feat(auth): Implement issue #1");
+    let b = env.commit("x\n\nSwarm-Feature: auth\nSwarm-Issue: 1");
+    env.commit(&format!("Revert\n\nThis reverts commit {a}."));
+    // issue 2: a six-digit prefix is not a revert
+    let c = env.commit("feat(auth): Implement issue #2");
+    env.commit(&format!("Revert\n\nThis reverts commit {}.", &c[..6]));
+    // issue 3: revert by prefix, revert of that revert by prefix → DONE again
+    let d = env.commit("feat(auth): Implement issue #3");
+    let r = env.commit(&format!("Revert\n\nThis reverts commit {}.", &d[..8]));
+    env.commit(&format!("Reapply\n\nThis reverts commit {}.", &r[..7]));
+    let doc = env.run(&["status", "auth", "--json"]).json();
+    let t = &doc["tasks"];
+    assert_eq!(t[0]["stage"], "DONE");
+    assert_eq!(t[0]["commit"], b.as_str());
+    assert_eq!(t[1]["stage"], "DONE");
+    assert_eq!(t[2]["stage"], "DONE");
+    assert_eq!(t[2]["commit"], d.as_str());
+    assert!(
+        !env.events("auth")
+            .iter()
+            .any(|e| e["event"] == "state_reverted")
+    );
+}
+
+#[test]
+fn a_done_task_stays_done_whatever_happens_except_a_revert() {
+    let env = TestEnv::new();
+    chain(&env);
+    // DONE without any git evidence (e.g. the original tool marked it)
+    set_stage(&env, "auth", 2, "DONE");
+    let other = env.commit("feat(auth): Implement issue #1");
+    env.commit(&format!("Revert\n\nThis reverts commit {other}."));
+    env.commit("chore: unrelated");
+    assert_eq!(stage_of(&env, "auth", 2), "DONE");
+    // its dependency is not DONE, and issues.json now adds one more: still DONE
+    env.issues(
+        "auth",
+        json!([
+            {"order":1,"title":"a"},
+            {"order":2,"title":"b","dependencies":[1, 4]},
+            {"order":3,"title":"c","dependencies":[2]},
+            {"order":4,"title":"d"}
+        ]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    assert_eq!(env.stage("auth", 2), "DONE");
+    assert_eq!(env.stage("auth", 1), "READY");
+    assert_eq!(env.stage("auth", 3), "READY");
+    // and removing it from issues.json keeps it, still DONE
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    env.run(&["greenlight", "auth"]).ok();
+    assert_eq!(env.stage("auth", 2), "DONE");
+}
