@@ -130,11 +130,9 @@ impl Project {
     pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
         let path = self.paths.state_file(feature);
         let state = state_store::load(&path)?;
-        if let Some(s) = &state {
-            if let Some(w) = s.unknown_names_warning() {
-                let shown = self.paths.display(&path);
-                notice::warn_once(&shown, &format!("{shown}: {w}"));
-            }
+        if let Some(w) = state.as_ref().and_then(|s| s.unknown_names_warning()) {
+            let shown = self.paths.display(&path);
+            notice::warn_once(&shown, &format!("{shown}: {w}"));
         }
         Ok(state)
     }
