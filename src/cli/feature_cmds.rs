@@ -243,6 +243,7 @@ pub fn print_tasks(state: &FeatureState) {
 
 /// [`print_tasks`], marking the IN_PROGRESS tasks in `interrupted` (their run is gone).
 pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
+    let stages = readiness::Stages::of(state);
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -256,7 +257,8 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
         } else if t.is_manual() && t.stage != Stage::Done {
             why = "manual: waiting for a person".into();
         } else if t.stage == Stage::Backlog {
-            let w: Vec<String> = readiness::waiting_on(state, t.issue_number)
+            let w: Vec<String> = stages
+                .waiting_on(t)
                 .iter()
                 .map(|(n, s)| format!("#{n} ({s})"))
                 .collect();
@@ -298,16 +300,14 @@ pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
 }
 
 pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
+    let stages = readiness::Stages::of(state);
     let tasks: Vec<_> = state
         .tasks
         .iter()
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
             let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
-                readiness::waiting_on(state, t.issue_number)
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect()
+                stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
             };

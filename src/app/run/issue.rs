@@ -92,12 +92,14 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
 
     // 1. Duplicate detection.
+    let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
     let dup = duplicate::check(
         ctx,
         task,
         claim.state.first_greenlight_commit(),
         &wt.path,
         &artifacts,
+        synced,
     )?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
