@@ -60,6 +60,9 @@ fn print_init(r: &init_app::InitReport) {
     if r.gitignore_created {
         println!(".swarm/.gitignore: created (.swarm/ ignores itself)");
     }
+    if !(r.issues_file_created || r.state_created || r.config_created) {
+        return;
+    }
     println!("next steps:");
     let mut step = 0;
     let mut say = |s: String| {

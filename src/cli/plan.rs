@@ -33,11 +33,14 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
             .iter()
             .map(|(n, t)| json!({"issue": n, "title": t, "waiting_for": "a person"}))
             .collect();
-        print_json(&json!({
+        let mut doc = json!({
             "feature": a.feature,
             "decisions": decisions_json(&o.planned),
-            "manual": manual,
-        }));
+        });
+        if !manual.is_empty() {
+            doc["manual"] = Value::Array(manual);
+        }
+        print_json(&doc);
         return Ok(0);
     }
     let print_manual = || {
