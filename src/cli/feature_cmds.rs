@@ -23,7 +23,7 @@ pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
 
 fn print_init(r: &init_app::InitReport) {
     if let Some(start) = &r.started_in {
-        println!(
+        crate::outln!(
             "initialising at the project root {} (found above {start})",
             r.root
         );
@@ -34,12 +34,12 @@ fn print_init(r: &init_app::InitReport) {
     } else {
         ""
     };
-    println!(
+    crate::outln!(
         "{}: {}{template}",
         r.issues_file,
         made(r.issues_file_created)
     );
-    println!(
+    crate::outln!(
         "{}: {} ({} tasks)",
         r.state_file,
         made(r.state_created),
@@ -55,19 +55,19 @@ fn print_init(r: &init_app::InitReport) {
         } else {
             format!("agents: {}", r.agents_found.join(", "))
         };
-        println!("{}: created ({tests}; {agents})", r.config_file);
+        crate::outln!("{}: created ({tests}; {agents})", r.config_file);
     }
     if r.gitignore_created {
-        println!(".swarm/.gitignore: created (.swarm/ ignores itself)");
+        crate::outln!(".swarm/.gitignore: created (.swarm/ ignores itself)");
     }
     if !(r.issues_file_created || r.state_created || r.config_created) {
         return;
     }
-    println!("next steps:");
+    crate::outln!("next steps:");
     let mut step = 0;
     let mut say = |s: String| {
         step += 1;
-        println!("  {step}. {s}");
+        crate::outln!("  {step}. {s}");
     };
     if r.config_created && (r.detected_tests.is_none() || r.agents_found.is_empty()) {
         say(format!(
@@ -118,7 +118,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
         return Ok(0);
     }
     let verb = if dry_run { "would add" } else { "added" };
-    println!(
+    crate::outln!(
         "greenlight {feature}: {verb} {}, kept {}, {} ready{}",
         o.merge.added.len(),
         o.merge.kept.len(),
@@ -131,7 +131,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
     );
     print_tasks(&o.state);
     if !o.plan.is_empty() {
-        println!("plan:");
+        crate::outln!("plan:");
         crate::cli::plan::print_planned(&o.plan);
     }
     Ok(0)
@@ -148,7 +148,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             if as_json {
                 print_json(&feature_json(&s.state, &s.sync));
             } else {
-                println!("feature {f} ({})", s.state.phase);
+                crate::outln!("feature {f} ({})", s.state.phase);
                 print_tasks_with(&s.state, &s.interrupted);
             }
         }
@@ -173,10 +173,10 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                     .collect();
                 print_json(&json!({ "features": list, "errors": errors }));
             } else if all.is_empty() && broken.is_empty() {
-                println!("no features yet (run `swarm-attack init <feature>`)");
+                crate::outln!("no features yet (run `swarm-attack init <feature>`)");
             } else {
                 for s in &all {
-                    println!(
+                    crate::outln!(
                         "{:<24} {:<20} {}",
                         s.state.feature_id,
                         s.state.phase.to_string(),
@@ -184,7 +184,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                     );
                 }
                 for (f, _) in &broken {
-                    println!("{f:<24} {:<20} (see the error below)", "UNREADABLE");
+                    crate::outln!("{f:<24} {:<20} (see the error below)", "UNREADABLE");
                 }
             }
             if !broken.is_empty() {
@@ -209,7 +209,7 @@ pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdR
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
-        println!("issue {}: {} → {}", r.issue, r.from, r.to);
+        crate::outln!("issue {}: {} → {}", r.issue, r.from, r.to);
     }
     Ok(0)
 }
@@ -278,7 +278,7 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 "; not in issues.json"
             });
         }
-        println!(
+        crate::outln!(
             "  #{:<4} {} {}{}",
             t.issue_number,
             paint(&stage, stage_colour(&t.stage)),

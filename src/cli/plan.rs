@@ -45,7 +45,7 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
     }
     let print_manual = || {
         for (n, title) in &o.manual {
-            println!(
+            crate::outln!(
                 "  #{n:<4} {} waiting for a person (automation_type: manual)  {}",
                 paint(&format!("{:<9}", "MANUAL"), "2"),
                 paint(title, "2")
@@ -53,11 +53,11 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         }
     };
     if o.planned.is_empty() {
-        println!("plan {}: no READY issue for an agent", a.feature);
+        crate::outln!("plan {}: no READY issue for an agent", a.feature);
         print_manual();
         return Ok(0);
     }
-    println!(
+    crate::outln!(
         "plan {}: {} issue{}",
         a.feature,
         o.planned.len(),
@@ -107,14 +107,14 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
             _ => d.winner.clone(),
         };
-        println!(
+        crate::outln!(
             "  #{:<4} {} {}  {}",
             p.issue,
             paint(&format!("{:<9}", d.mode.as_str()), mode_colour(d.mode)),
             agents,
             paint(&p.title, "2")
         );
-        println!("        {}", d.reason);
+        crate::outln!("        {}", d.reason);
         let width = d
             .proposals
             .iter()
@@ -140,7 +140,7 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             } else {
                 format!("  [{}]", flags.join(", "))
             };
-            println!(
+            crate::outln!(
                 "        {:<width$}  {}  {}{covers}{flags}",
                 np.agent,
                 fmt_h(hundredths(pr.confidence)),

@@ -11,7 +11,7 @@ pub fn set_quiet(q: bool) {
 
 /// A warning on stderr: `warning: <msg>`.
 pub fn warn(msg: &str) {
-    eprintln!("warning: {msg}");
+    crate::errln!("warning: {msg}");
 }
 
 /// A warning shown at most once per process for the same `key` (e.g. one per file).
@@ -31,6 +31,6 @@ pub fn warn_once(key: &str, msg: &str) {
 /// An informational notice on stderr, silenced by `-q`.
 pub fn info(msg: &str) {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("{msg}");
+        crate::errln!("{msg}");
     }
 }
