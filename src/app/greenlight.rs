@@ -39,7 +39,8 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     if txn.state.first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit (SPEC §12)
         let head = sync.head.clone().or_else(|| {
-            let (git, _) = crate::io::worktree::Git::open(&project.root).ok()?;
+            let (git, _) =
+                crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off).ok()?;
             git.head(&project.root).ok().flatten()
         });
         if let Some(head) = head {
