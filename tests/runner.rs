@@ -22,6 +22,8 @@ mod cmd_init_setup;
 mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;
+mod cmd_report;
+mod cmd_report_browser;
 mod cmd_run;
 mod cmd_run_modes;
 mod cmd_run_safety;

@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod output;
 pub mod plan;
 pub mod prompt;
+pub mod report;
 pub mod run;
 pub mod stubs;
 
@@ -131,6 +132,8 @@ pub enum Command {
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
     #[command(after_help = help_text::AUDIT)]
     Audit(audit::AuditArgs),
+    /// Write one self-contained HTML report of a feature: timeline, dependencies, attempts, cost.
+    Report(report::ReportArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
     Github(github::GithubCommand),
@@ -205,6 +208,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => events::events(g, a),
         Command::Audit(a) => audit::audit(g, a),
+        Command::Report(a) => report::report(g, a),
         Command::Github(c) => github::github(g, c),
         Command::Matrix(a) => matrix::matrix(g, a),
         Command::Action(a) => action::run(g, a),
