@@ -90,6 +90,7 @@ fn print_init(r: &init_app::InitReport) {
 
 pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
+    crate::app::setup::warn_missing_project_file(&project);
     let o = greenlight::greenlight(&project, feature, dry_run)?;
     if !dry_run {
         crate::app::github_sync::auto_sync(&project, feature);

@@ -12,6 +12,7 @@ pub mod help_text;
 pub mod matrix;
 pub mod output;
 pub mod plan;
+pub mod progress;
 pub mod prompt;
 pub mod report;
 pub mod run;

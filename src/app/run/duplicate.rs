@@ -144,7 +144,14 @@ pub fn check(
                     fired: false,
                     detail: format!(
                         "{tf} exists but does not pass: {}",
-                        v.failure_reason(tests.timeout_seconds)
+                        v.failure_reason(
+                            &tests
+                                .issue_command
+                                .as_deref()
+                                .map(|t| t.replace("{test_file}", tf))
+                                .unwrap_or_else(|| format!("{} {tf}", tests.command)),
+                            tests.timeout_seconds
+                        )
                     ),
                     commit: None,
                 }

@@ -82,6 +82,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         title: task.title.clone(),
         attempt,
         resumed: claim.resumed,
+        dependencies: task.dependencies.clone(),
     });
     if task.github_issue.is_some() {
         // Show the issue as in progress on GitHub while the agents work (no lock is held;
@@ -440,6 +441,10 @@ fn finish_done(
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
     summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
+    ctx.report(Progress::Phase {
+        issue,
+        phase: "landing",
+    });
     if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
         return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
     }
