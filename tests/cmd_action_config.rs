@@ -12,7 +12,10 @@ fn run_step_script() -> String {
         .split("- name: Run swarm-attack")
         .nth(1)
         .expect("action.yml has a `Run swarm-attack` step");
-    let body = step.split("      run: |\n").nth(1).expect("the step has run: |");
+    let body = step
+        .split("      run: |\n")
+        .nth(1)
+        .expect("the step has run: |");
     body.lines()
         .take_while(|l| l.starts_with("        ") || l.trim().is_empty())
         .map(|l| l.strip_prefix("        ").unwrap_or(l))
@@ -46,9 +49,12 @@ fn the_config_input_is_optional_and_no_config_file_means_defaults() {
     std::os::unix::fs::symlink(bin(), action_bin.join("swarm-attack")).unwrap();
     env.issues("auth", serde_json::json!([{"order": 1, "title": "One"}]));
     assert!(!env.path("config.yaml").exists());
-    let yaml = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"))
-        .unwrap();
-    assert!(yaml.contains("default: \"\""), "the config input has an empty default");
+    let yaml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    assert!(
+        yaml.contains("default: \"\""),
+        "the config input has an empty default"
+    );
     let out = run_step(&env, "", "greenlight auth");
     out.ok();
     assert!(out.stdout.contains("greenlight auth"), "{}", out.stdout);

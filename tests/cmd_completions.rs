@@ -15,7 +15,11 @@ fn completions_for_bash_zsh_fish_are_generated() {
     ] {
         let r = env.run(&["completions", shell]);
         r.ok();
-        assert!(r.stdout.contains(marker), "{shell}: {}", &r.stdout[..r.stdout.len().min(300)]);
+        assert!(
+            r.stdout.contains(marker),
+            "{shell}: {}",
+            &r.stdout[..r.stdout.len().min(300)]
+        );
         assert!(r.stdout.contains("greenlight"), "{shell}");
     }
     env.run(&["completions", "tcsh"]).code(2);
@@ -26,7 +30,11 @@ fn man_prints_a_roff_page() {
     let env = TestEnv::new();
     let r = env.run(&["man"]);
     r.ok();
-    assert!(r.stdout.starts_with(".ie") || r.stdout.contains(".TH"), "{}", &r.stdout[..200]);
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains(".TH"),
+        "{}",
+        &r.stdout[..200]
+    );
     assert!(r.stdout.contains("swarm\\-attack"));
 }
 
@@ -41,7 +49,9 @@ fn help_describes_positionals_and_has_examples_and_exit_codes() {
         let feature = r
             .stdout
             .lines()
-            .find(|l| l.trim_start().starts_with("[FEATURE]") || l.trim_start().starts_with("<FEATURE>"))
+            .find(|l| {
+                l.trim_start().starts_with("[FEATURE]") || l.trim_start().starts_with("<FEATURE>")
+            })
             .unwrap_or_else(|| panic!("{cmd}: no FEATURE line in {}", r.stdout));
         assert!(feature.contains("feature id"), "{cmd}: {feature}");
     }
@@ -62,7 +72,10 @@ fn no_color_is_honoured_in_help() {
             .unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
-    assert!(forced(&["--help"]).contains('\u{1b}'), "colour can be forced");
+    assert!(
+        forced(&["--help"]).contains('\u{1b}'),
+        "colour can be forced"
+    );
     assert!(!forced(&["--no-color", "--help"]).contains('\u{1b}'));
     assert!(!forced(&["status", "--help", "--no-color"]).contains('\u{1b}'));
 }

@@ -53,7 +53,10 @@ fn python_project_from_init_to_done() {
         env.extra_env
             .push(("PYTHONPATH".into(), shim.to_string_lossy().into_owned()));
     }
-    env.write("pyproject.toml", "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n");
+    env.write(
+        "pyproject.toml",
+        "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n",
+    );
     env.write("calc/__init__.py", "");
     env.write("tests/__init__.py", "");
     env.write(
@@ -98,7 +101,13 @@ fn python_project_from_init_to_done() {
 
     let run = run_in(&env, "tests", &["run", "calc"]);
     run.ok();
-    assert_eq!(env.stage("calc", 1), "DONE", "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        env.stage("calc", 1),
+        "DONE",
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
     assert!(run.stdout.contains("DONE"), "{}", run.stdout);
 
     // clean apart from the agent's commit: nothing untracked or modified, .swarm/ included
@@ -107,5 +116,8 @@ fn python_project_from_init_to_done() {
     let last = env.git(&["log", "-1", "--format=%s"]);
     assert!(last.starts_with("feat(calc): Implement issue #1"), "{last}");
     let files = env.git(&["show", "--name-only", "--format=", "HEAD"]);
-    assert!(files.contains("calc/add.py") && !files.contains(".swarm"), "{files}");
+    assert!(
+        files.contains("calc/add.py") && !files.contains(".swarm"),
+        "{files}"
+    );
 }

@@ -37,9 +37,16 @@ fn a_heartbeat_line_per_issue_in_flight_when_not_a_terminal() {
         .lines()
         .find(|l| l.starts_with("#1: still working"))
         .unwrap_or_else(|| panic!("no heartbeat:\n{stdout}"));
-    assert!(beat.contains("agent fake") && beat.contains("elapsed"), "{beat}");
+    assert!(
+        beat.contains("agent fake") && beat.contains("elapsed"),
+        "{beat}"
+    );
     // an issue's start comes after its dependency's DONE line
-    let pos = |needle: &str| stdout.find(needle).unwrap_or_else(|| panic!("{needle}:\n{stdout}"));
+    let pos = |needle: &str| {
+        stdout
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle}:\n{stdout}"))
+    };
     assert!(pos("#1: DONE") < pos("#2 Two: started"), "{stdout}");
     // without the override the interval is 30 s: a short run prints no heartbeat
     let quiet = Setup::new("hb2", json!([{"order": 1, "title": "One"}]), SLOW_AGENT, "");
@@ -64,7 +71,8 @@ fn a_command_waiting_for_the_lock_says_who_holds_it_after_a_second() {
     let _ = holder.wait();
     r.ok();
     assert!(
-        r.stderr.contains("waiting for the lock on feature `lk` held by"),
+        r.stderr
+            .contains("waiting for the lock on feature `lk` held by"),
         "{}",
         r.stderr
     );

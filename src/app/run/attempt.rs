@@ -3,10 +3,10 @@
 //! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
 //! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
 
-use crate::app::run::{Progress, RunContext};
 use crate::app::run::record;
 use crate::app::run::stop::Stop;
 use crate::app::run::verify;
+use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::Event;
 use crate::core::test_report;

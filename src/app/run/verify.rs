@@ -61,28 +61,6 @@ fn last_lines(output: &str, n: usize) -> Option<String> {
     (!lines.is_empty()).then(|| lines.into_iter().rev().collect::<Vec<_>>().join(" | "))
 }
 
-#[cfg(test)]
-mod failure_reason_tests {
-    use super::*;
-
-    #[test]
-    fn names_the_command_and_the_last_lines() {
-        let v = Verification {
-            passed: false,
-            counts: TestCounts::default(),
-            timed_out: false,
-            exit_code: Some(101),
-            output: "compiling\n\nerror: could not find `Cargo.toml`\n".into(),
-            skipped: false,
-        };
-        let r = v.failure_reason("cargo test", 600);
-        assert_eq!(
-            r,
-            "the test command `cargo test` exited with code 101; its last lines: compiling | error: could not find `Cargo.toml`"
-        );
-    }
-}
-
 /// Runs `cmd` in `cwd`; the output goes to `log`. `Err` when the program cannot start.
 pub fn run_command(
     ctx: &RunContext<'_>,
@@ -225,4 +203,26 @@ pub fn on_path(program: &str) -> bool {
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
     })
+}
+
+#[cfg(test)]
+mod failure_reason_tests {
+    use super::*;
+
+    #[test]
+    fn names_the_command_and_the_last_lines() {
+        let v = Verification {
+            passed: false,
+            counts: TestCounts::default(),
+            timed_out: false,
+            exit_code: Some(101),
+            output: "compiling\n\nerror: could not find `Cargo.toml`\n".into(),
+            skipped: false,
+        };
+        let r = v.failure_reason("cargo test", 600);
+        assert_eq!(
+            r,
+            "the test command `cargo test` exited with code 101; its last lines: compiling | error: could not find `Cargo.toml`"
+        );
+    }
 }
