@@ -121,3 +121,20 @@ fn python_project_from_init_to_done() {
         "{files}"
     );
 }
+
+#[test]
+fn cargo_test_in_a_python_repository_is_warned_about_with_the_suggested_command() {
+    let env = TestEnv::new();
+    env.write("pyproject.toml", "[project]\nname = \"x\"\n");
+    env.write("config.yaml", "tests: {command: \"cargo test\"}\n");
+    env.issues("calc", json!([{"order": 1, "title": "One"}]));
+    let r = env.run(&["greenlight", "calc"]);
+    r.ok();
+    assert!(
+        r.stderr
+            .contains("the test command `cargo test` needs Cargo.toml")
+            && r.stderr.contains("-m pytest -q` (from pyproject.toml)"),
+        "{}",
+        r.stderr
+    );
+}

@@ -77,20 +77,27 @@ pub fn missing_project_file(root: &Path, test_command: &str) -> Option<&'static 
     (!needs.iter().any(|f| root.join(f).is_file())).then_some(needs[0])
 }
 
-/// Warns (stderr) when `tests.command` needs a project file the root does not have, e.g.
-/// `cargo test` without Cargo.toml: every attempt would fail on it.
+/// Warns (stderr) when `tests.command` needs a project file the root does not have while
+/// the project is recognisably another kind, e.g. `cargo test` in a Python repository: every
+/// attempt would fail on it. The warning names the command this project's files suggest.
 pub fn warn_missing_project_file(project: &crate::app::project::Project) {
     let command = &project.config.tests.command;
-    if let Some(file) = missing_project_file(&project.root, command) {
-        crate::io::notice::warn_once(
-            "tests.command project file",
-            &format!(
-                "the test command `{command}` needs {file}, which {} does not have; set tests.command in {} to the command that runs this project's tests",
-                project.root.display(),
-                crate::io::config::display_path(&project.config_path)
-            ),
-        );
-    }
+    let Some(file) = missing_project_file(&project.root, command) else {
+        return;
+    };
+    let Some(detected) = detect_tests(&project.root) else {
+        return;
+    };
+    crate::io::notice::warn_once(
+        "tests.command project file",
+        &format!(
+            "the test command `{command}` needs {file}, which {} does not have; this project looks like it is tested with `{}` (from {}): set tests.command in {}",
+            project.root.display(),
+            detected.command,
+            detected.from,
+            crate::io::config::display_path(&project.config_path)
+        ),
+    );
 }
 
 /// A known agent CLI: its program, and the command line written for it.

@@ -145,8 +145,8 @@ pub fn progress_line(p: &Progress) -> Option<String> {
             if *retrying { "; retrying" } else { "" }
         ),
         Progress::Finished(r) => result_line(r),
-        Progress::Phase { issue, phase } => format!("#{issue}: {phase}"),
-        Progress::Notice(_) => return None,
+        // shown by the live display and the heartbeat, not as lines of their own
+        Progress::Phase { .. } | Progress::Notice(_) => return None,
     })
 }
 
