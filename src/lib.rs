@@ -10,3 +10,6 @@ pub mod cli;
 pub mod core;
 pub mod error;
 pub mod io;
+
+#[cfg(test)]
+mod architecture_tests;

@@ -21,3 +21,4 @@ mod run;
 mod run_modes;
 mod run_safety;
 mod sync;
+mod verbose;

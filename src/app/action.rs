@@ -8,6 +8,7 @@
 //! then decides what is DONE, exactly as locally.
 
 mod comment;
+pub mod triggered;
 
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::action::{
@@ -414,7 +415,7 @@ fn on_issue(
     match action_name {
         "opened" | "labeled" | "reopened" if triggered => {
             number = upsert_task(&mut txn, issue, true);
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             if action_name == "reopened"
                 && let Some(t) = txn.state.task_mut(number)
                 && t.stage == Stage::Skipped
@@ -436,7 +437,7 @@ fn on_issue(
         }
         "closed" if tracked || triggered => {
             number = upsert_task(&mut txn, issue, false);
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             let closer = event.sender.login.clone();
             if let Some(t) = txn.state.task_mut(number)
                 && !matches!(t.stage, Stage::Done | Stage::Skipped)
@@ -464,7 +465,7 @@ fn on_issue(
                     event.sender.login
                 )
             };
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             report(out, &feature, &txn, number, &note);
         }
         _ => {
@@ -517,7 +518,7 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             .filter(|t| t.stage == Stage::Done)
             .map(|t| t.issue_number)
             .collect();
-        txn.sync()?;
+        crate::app::sync::sync_txn(&mut txn)?;
         let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
             let newly =

@@ -1,12 +1,9 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
 pub mod action;
+pub mod audit;
 pub mod demo;
-pub mod github_live;
-pub mod github_publish;
-pub mod github_reconcile;
-pub mod github_session;
-pub mod github_sync;
+pub mod github;
 pub mod greenlight;
 pub mod init;
 pub mod plan;
@@ -16,4 +13,5 @@ pub mod run;
 pub mod status;
 pub mod summary;
 pub mod sync;
+pub mod task_facts;
 pub mod unblock;

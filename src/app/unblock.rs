@@ -15,8 +15,7 @@ pub struct UnblockReport {
 }
 
 pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<UnblockReport> {
-    let mut txn = project.begin(feature)?;
-    txn.sync()?;
+    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
     let Some(task) = txn.state.task_mut(issue) else {
         return Err(CommandError::input(format!(
@@ -40,6 +39,7 @@ pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<Unbloc
         .map(|t| t.stage.to_string())
         .unwrap_or_default();
     txn.events.push(Event::IssueUnblocked { issue });
+    txn.mirror_after_commit();
     txn.commit()?;
     Ok(UnblockReport {
         issue,

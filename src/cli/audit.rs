@@ -1,17 +1,13 @@
 //! `swarm-attack audit <feature>`: per issue, its timeline, attempts (agents and mode,
 //! verification), retries, outcome with commit or evidence, durations and cost; totals for
-//! the feature. `--json`: one JSON document. The aggregation is `core::audit`; this file
-//! reads the log (streaming, no lock) and prints.
+//! the feature. `--json`: one JSON document. The aggregation is `core::audit`, the log is
+//! read by `app::audit`; this file prints.
 
-use crate::app::project::Project;
 use crate::cli::output::paint;
 use crate::cli::{GlobalArgs, JsonFlag};
-use crate::core::audit::{AuditReport, Auditor, IssueAudit};
+use crate::core::audit::{AuditReport, IssueAudit};
 use crate::error::{CmdResult, CommandError};
-use crate::io::event_reader::LogReader;
-use crate::io::{notice, state_store};
 use clap::Args;
-use serde_json::{Map, Value};
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -24,7 +20,7 @@ pub struct AuditArgs {
 
 pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
     let project = g.open()?;
-    let report = build(&project, &a.feature)?;
+    let report = crate::app::audit::build(&project, &a.feature)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let written = if a.json.json {
@@ -47,50 +43,6 @@ pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
         }
     }
     Ok(0)
-}
-
-/// Reads the feature's log (streaming, no lock) and aggregates it, with titles from the
-/// state when there is one.
-pub fn build(project: &Project, feature: &str) -> CmdResult<AuditReport> {
-    project.check_feature(feature)?;
-    let path = project.paths.events_file(feature);
-    let shown = project.paths.display(&path);
-    let mut auditor = Auditor::new(feature);
-    let mut reader = LogReader::new(&path, Default::default());
-    let existed = {
-        let mut sink = |_no: u64, line: &[u8]| {
-            if let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) {
-                auditor.push(&rec);
-            }
-            Ok(())
-        };
-        reader.read_all(&mut sink).map_err(|e| {
-            CommandError::internal(format!("could not read the event log {shown}: {e}"))
-        })?
-    };
-    if !existed {
-        notice::info(&format!(
-            "no events for feature `{feature}` yet ({shown} does not exist)"
-        ));
-    }
-    let mut report = auditor.finish();
-    // Titles from the state, when there is one (read only; a bad state file is no reason to
-    // refuse an audit).
-    let titles: std::collections::BTreeMap<u64, String> =
-        state_store::load(&project.paths.state_file(feature))
-            .ok()
-            .flatten()
-            .map(|s| {
-                s.tasks
-                    .iter()
-                    .map(|t| (u64::from(t.issue_number), t.title.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-    for i in &mut report.issues {
-        i.title = titles.get(&i.issue).cloned();
-    }
-    Ok(report)
 }
 
 /// A duration for people: `850ms`, `12.5s`, `4m05s`, `2h03m`.

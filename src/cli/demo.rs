@@ -8,9 +8,16 @@ use crate::app::run::{self as run_app, Outcome, RunOptions};
 use crate::app::{greenlight, status};
 use crate::cli::GlobalArgs;
 use crate::cli::feature_cmds::print_tasks;
-use crate::cli::stubs::DemoArgs;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Build the demo repository here instead of a temp dir (kept afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
 
 pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     let _ = g;
@@ -120,7 +127,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
 
 /// The audit of the demo's feature, as `swarm-attack audit` prints it.
 fn print_audit(project: &Project, feature: &str) {
-    match crate::cli::audit::build(project, feature) {
+    match crate::app::audit::build(project, feature) {
         Ok(report) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();

@@ -31,9 +31,6 @@ pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
 pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
     let o = greenlight::greenlight(&project, feature, dry_run)?;
-    if !dry_run {
-        crate::app::github_sync::auto_sync(&project, feature);
-    }
     for w in &o.sync.warnings {
         notice::warn(w);
     }
@@ -120,7 +117,6 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
 pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
     let r = unblock_app::unblock(&project, feature, issue)?;
-    crate::app::github_sync::auto_sync(&project, feature);
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {

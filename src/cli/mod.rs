@@ -10,7 +10,6 @@ pub mod output;
 pub mod plan;
 pub mod prompt;
 pub mod run;
-pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
 use crate::error::CmdResult;
@@ -55,8 +54,10 @@ impl GlobalArgs {
             config_file: self.config.clone(),
         }
     }
+    /// Opens the project, with the GitHub mirror as its finish hook.
     pub fn open(&self) -> CmdResult<Project> {
-        Project::open(&self.project_options())
+        Ok(Project::open(&self.project_options())?
+            .with_finish_hook(crate::app::github::mirror::mirror))
     }
 }
 
@@ -92,7 +93,7 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Implement READY issues with the configured agents.
-    Run(stubs::RunArgs),
+    Run(run::RunArgs),
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
         feature: String,
@@ -114,9 +115,9 @@ pub enum Command {
     #[command(subcommand)]
     Github(github::GithubCommand),
     /// The GitHub Action entry point.
-    Action(stubs::ActionArgs),
+    Action(action::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
-    Demo(stubs::DemoArgs),
+    Demo(demo::DemoArgs),
     /// Test tool: append events in a loop under the feature lock (docs/events.md).
     #[command(hide = true)]
     DebugAppendEvents(events::DebugAppendArgs),

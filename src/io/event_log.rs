@@ -135,6 +135,12 @@ pub fn torn_path(path: &Path) -> PathBuf {
     PathBuf::from(aside)
 }
 
+/// `text` with the values of the token variables replaced by [`REDACTED`] (for anything
+/// shown to the user, such as `-v` output).
+pub fn mask_tokens(text: &str) -> String {
+    redact(text, &token_values())
+}
+
 /// The values of the token variables that are set (long enough to be real tokens).
 fn token_values() -> Vec<String> {
     crate::io::process::TOKEN_VARS

@@ -89,6 +89,13 @@ pub fn run_with_pid(
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(SpawnError::Empty);
     };
+    let shown = crate::io::event_log::mask_tokens(&spec.argv.join(" "));
+    let cwd = spec.cwd.map(|d| d.display().to_string()).unwrap_or_default();
+    if program == "git" {
+        tracing::debug!("running `{shown}` in {cwd}");
+    } else {
+        tracing::info!("running `{shown}` in {cwd}");
+    }
     let mut cmd = Command::new(program);
     cmd.args(args)
         .stdin(Stdio::piped())

@@ -71,7 +71,7 @@ pub(super) fn on_comment(
         return log_received(project, event, &feature, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
-    txn.sync()?;
+    crate::app::sync::sync_txn(&mut txn)?;
     let stage = txn
         .state
         .task(number)

@@ -43,8 +43,7 @@ pub enum ClaimResult {
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
-    let mut txn = ctx.project.begin(&ctx.feature)?;
-    txn.sync()?;
+    let (mut txn, _) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
     recover_stale(ctx, &mut txn);
     if first {
         remove_leftover_worktrees(ctx, &txn.state);
@@ -82,6 +81,11 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         txn.state.phase = Phase::Implementing;
     }
     txn.events.push(Event::IssueStarted { issue, attempt });
+    tracing::info!("claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}", ctx.feature);
+    if task_snapshot.github_issue.is_some() {
+        // show the issue as in progress on GitHub while the agents work
+        txn.mirror_after_commit();
+    }
     let state = txn.state.clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {

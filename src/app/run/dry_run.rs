@@ -35,8 +35,7 @@ pub struct Plan {
 }
 
 pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<RunReport> {
-    let mut txn = project.begin(feature)?;
-    txn.sync()?;
+    let (txn, _) = crate::app::sync::open_synced(project, feature)?;
     let mut state = txn.state.clone();
     drop(txn); // nothing is committed
     readiness::recompute(&mut state);

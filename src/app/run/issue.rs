@@ -83,11 +83,6 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         attempt,
         resumed: claim.resumed,
     });
-    if task.github_issue.is_some() {
-        // Show the issue as in progress on GitHub while the agents work (no lock is held;
-        // failures go to the outbox).
-        crate::app::github_sync::auto_sync(ctx.project, &ctx.feature);
-    }
     let (mut wt, mut base) = fresh_worktree(ctx, issue, attempt)?;
     let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
 
