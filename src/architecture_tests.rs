@@ -1,5 +1,6 @@
-//! Rules about the layout that the compiler does not check, read from the sources:
-//! the modules of `app` import each other without a cycle.
+//! Rules about the layout that the compiler does not check, read from the sources: the
+//! modules of `app` import each other without a cycle; no stage is assigned outside the
+//! core's state machine; one place triggers the GitHub mirror.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -177,4 +178,69 @@ fn the_cycle_finder_finds_a_cycle() {
     assert_eq!(find_cycle(&g).unwrap(), ["a", "b", "c", "a"]);
     g.get_mut("c").unwrap().clear();
     assert_eq!(find_cycle(&g), None);
+}
+
+/// Every source file under `src/` with its path relative to the crate and its code.
+fn sources() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    files
+        .iter()
+        .filter(|f| !f.ends_with("architecture_tests.rs"))
+        .map(|f| {
+            let rel = f
+                .strip_prefix(src_dir().parent().unwrap())
+                .unwrap()
+                .display()
+                .to_string();
+            (rel, code_of(&std::fs::read_to_string(f).unwrap()))
+        })
+        .collect()
+}
+
+/// `x.stage = ...` (not `==`).
+fn assigns_stage(line: &str) -> bool {
+    line.match_indices(".stage").any(|(i, m)| {
+        let rest = line[i + m.len()..].trim_start();
+        rest.starts_with('=') && !rest.starts_with("==")
+    })
+}
+
+#[test]
+fn no_stage_is_assigned_outside_the_core_state_machine() {
+    assert!(assigns_stage("    t.stage = Stage::Done;"));
+    assert!(!assigns_stage("if t.stage == Stage::Done {"));
+    let mut found = Vec::new();
+    for (file, code) in sources() {
+        for (no, line) in code.lines().enumerate() {
+            if assigns_stage(line) {
+                found.push(format!("{file}:{}: {}", no + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "stages change through the transitions of swarm_attack_core::transition; found:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn one_place_triggers_the_github_mirror() {
+    let sources = sources();
+    let files_with = |needle: &str| -> Vec<String> {
+        sources
+            .iter()
+            .filter(|(_, code)| code.contains(needle))
+            .map(|(f, _)| f.clone())
+            .collect()
+    };
+    // installed once, as the project's finish hook
+    assert_eq!(files_with("github::mirror::mirror"), ["src/cli/mod.rs"]);
+    // run only by the project, after a transaction that asked for it
+    assert_eq!(
+        files_with("finish_hook"),
+        ["src/app/project.rs", "src/cli/mod.rs"]
+    );
+    assert_eq!(files_with("fn mirror("), ["src/app/github/mirror.rs"]);
 }

@@ -1,5 +1,8 @@
 //! The one integration-test binary: each area is a module.
 
+// the tests pass their own environment (PATH) to the command they run
+#![allow(clippy::disallowed_methods)]
+
 mod common;
 
 mod acceptance_core;

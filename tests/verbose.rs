@@ -13,20 +13,21 @@ fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
 fn status_and_greenlight_tell_what_the_git_sync_did_with_v_and_its_rule_with_vv() {
     let s = Setup::new("auth", json!([{"order":1,"title":"a"}]), GOOD_AGENT, "");
     let env = &s.env;
-    env.commit("feat(auth): issue 1 done");
+    env.commit("feat(auth): Implement issue #1");
 
-    let quiet = env.run(&["status", "auth"]);
-    quiet.ok();
-    assert!(!quiet.stderr.contains("git sync of"), "{}", quiet.stderr);
-
+    // the first sync after the commit finds it
     let v = env.run(&["-v", "status", "auth"]);
     v.ok();
     let synced = lines_with(&v.stderr, "git sync of `auth`:");
     assert_eq!(synced.len(), 1, "{}", v.stderr);
     assert!(synced[0].contains("DONE from git: [1]"), "{}", synced[0]);
     assert!(!v.stderr.contains("done patterns"), "{}", v.stderr);
+
+    let quiet = env.run(&["status", "auth"]);
+    quiet.ok();
+    assert!(!quiet.stderr.contains("git sync of"), "{}", quiet.stderr);
     // stdout is the command's output, unchanged by -v
-    assert_eq!(v.stdout, env.run(&["status", "auth"]).stdout);
+    assert_eq!(quiet.stdout, env.run(&["-v", "status", "auth"]).stdout);
 
     let vv = env.run(&["-vv", "status", "auth"]);
     vv.ok();
@@ -40,8 +41,9 @@ fn status_and_greenlight_tell_what_the_git_sync_did_with_v_and_its_rule_with_vv(
     let g = env.run(&["-v", "greenlight", "auth"]);
     g.ok();
     assert!(
-        g.stderr
-            .contains("greenlight `auth`: 1 issue(s) in specs/auth/issues.json; added [], kept [1]"),
+        g.stderr.contains(
+            "greenlight `auth`: 1 issue(s) in specs/auth/issues.json; added [], kept [1]"
+        ),
         "{}",
         g.stderr
     );
@@ -59,12 +61,16 @@ fn run_names_the_commands_it_runs_with_v_and_the_git_commands_with_vv() {
         r.stderr
     );
     assert!(
-        lines_with(&r.stderr, "running `").iter().any(|l| l.contains("agent.sh")),
+        lines_with(&r.stderr, "running `")
+            .iter()
+            .any(|l| l.contains("agent.sh")),
         "{}",
         r.stderr
     );
     assert!(
-        lines_with(&r.stderr, "running `").iter().any(|l| l.contains("runner.sh")),
+        lines_with(&r.stderr, "running `")
+            .iter()
+            .any(|l| l.contains("runner.sh")),
         "{}",
         r.stderr
     );
@@ -115,7 +121,8 @@ fn github_sync_tells_what_it_synced_with_v_and_each_request_with_vv() {
         vv.stderr
     );
     assert!(
-        vv.stderr.contains(&format!("(issue 1 of `auth`, READY): unchanged")),
+        vv.stderr
+            .contains(&format!("(issue 1 of `auth`, READY): unchanged")),
         "{}",
         vv.stderr
     );

@@ -2,7 +2,6 @@
 //! dependency is not DONE), retries and reason cleared.
 
 use crate::app::project::Project;
-use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -28,17 +27,16 @@ pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<Unbloc
             "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED or INTERRUPTED; nothing to unblock"
         )));
     }
-    task.stage = Stage::Backlog;
-    task.retries = 0;
-    task.blocked_reason = None;
-    task.owner = None;
+    let unblocked = task
+        .unblock()
+        .map_err(|e| CommandError::internal(e.to_string()))?;
     readiness::recompute(&mut txn.state);
     let to = txn
         .state
         .task(issue)
         .map(|t| t.stage.to_string())
         .unwrap_or_default();
-    txn.events.push(Event::IssueUnblocked { issue });
+    txn.events.push(unblocked);
     txn.mirror_after_commit();
     txn.commit()?;
     Ok(UnblockReport {

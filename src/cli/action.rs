@@ -40,7 +40,7 @@ fn input_true(name: &str) -> bool {
         format!("INPUT_{}", name.replace('-', "_")),
     ]
     .iter()
-    .any(|var| std::env::var(var).is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")))
+    .any(|var| crate::io::env::var(var).is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")))
 }
 
 pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
@@ -70,7 +70,7 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
         Err(e) => {
             gh_actions::error(&e.message);
             let out = ActionOutcome {
-                event: std::env::var("GITHUB_EVENT_NAME").unwrap_or_default(),
+                event: crate::io::env::var("GITHUB_EVENT_NAME").unwrap_or_default(),
                 notes: vec![format!("error: {}", e.message)],
                 ..Default::default()
             };

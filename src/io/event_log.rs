@@ -145,7 +145,7 @@ pub fn mask_tokens(text: &str) -> String {
 fn token_values() -> Vec<String> {
     crate::io::process::TOKEN_VARS
         .iter()
-        .filter_map(|k| std::env::var(k).ok())
+        .filter_map(|k| crate::io::env::var(k).ok())
         .map(|v| v.trim().to_string())
         .filter(|v| v.len() >= 8)
         .collect()

@@ -5,6 +5,7 @@ pub mod atomic;
 pub mod clock;
 pub mod commit_info;
 pub mod config;
+pub mod env;
 pub mod event_log;
 pub mod event_reader;
 pub mod gh_actions;

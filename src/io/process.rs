@@ -90,7 +90,10 @@ pub fn run_with_pid(
         return Err(SpawnError::Empty);
     };
     let shown = crate::io::event_log::mask_tokens(&spec.argv.join(" "));
-    let cwd = spec.cwd.map(|d| d.display().to_string()).unwrap_or_default();
+    let cwd = spec
+        .cwd
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
     if program == "git" {
         tracing::debug!("running `{shown}` in {cwd}");
     } else {

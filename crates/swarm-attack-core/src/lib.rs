@@ -27,3 +27,4 @@ pub mod stage;
 pub mod state;
 pub mod summary;
 pub mod test_report;
+pub mod transition;

@@ -3,7 +3,7 @@
 //! dependency is no longer DONE returns to BACKLOG.
 
 use crate::stage::Stage;
-use crate::state::FeatureState;
+use crate::state::{FeatureState, Task};
 use std::collections::BTreeMap;
 
 /// A stage change made by readiness.
@@ -74,7 +74,7 @@ pub fn dependents(state: &FeatureState, issue: u32) -> Vec<u32> {
 pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
     let mut order = Vec::with_capacity(state.tasks.len());
     let mut placed = std::collections::BTreeSet::new();
-    let mut remaining: Vec<&crate::state::Task> = state.tasks.iter().collect();
+    let mut remaining: Vec<&Task> = state.tasks.iter().collect();
     remaining.sort_by_key(|t| t.issue_number);
     while !remaining.is_empty() {
         let before = remaining.len();
@@ -100,6 +100,33 @@ pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
     order
 }
 
+/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE.
+pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
+    match t.stage {
+        Stage::Ready => true,
+        Stage::Interrupted => t
+            .dependencies
+            .iter()
+            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
+        _ => false,
+    }
+}
+
+/// The first dispatchable issue in dependency order (interrupted ones first).
+pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
+    let order = dependency_order(state);
+    let ok = |n: &u32| state.task(*n).is_some_and(|t| dispatchable(state, t));
+    let interrupted = order.iter().find(|n| {
+        ok(n)
+            && state
+                .task(**n)
+                .is_some_and(|t| t.stage == Stage::Interrupted)
+    });
+    interrupted
+        .or_else(|| order.iter().find(|n| ok(n)))
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,6 +141,21 @@ mod tests {
             s.tasks.push(t);
         }
         s
+    }
+
+    #[test]
+    fn interrupted_work_is_dispatched_first_and_only_when_its_dependencies_are_done() {
+        let s = state(&[
+            (1, Stage::Ready, &[]),
+            (2, Stage::Interrupted, &[]),
+            (3, Stage::Interrupted, &[4]),
+            (4, Stage::Blocked, &[]),
+        ]);
+        assert_eq!(next_dispatchable(&s), Some(2));
+        assert!(!dispatchable(&s, s.task(3).unwrap()));
+        assert!(!dispatchable(&s, s.task(4).unwrap()));
+        let s = state(&[(1, Stage::Done, &[]), (2, Stage::Blocked, &[])]);
+        assert_eq!(next_dispatchable(&s), None);
     }
 
     #[test]

@@ -42,11 +42,11 @@ pub fn run_triggered(
             failed = true;
         }
         if landed {
-            let token = std::env::var("GITHUB_TOKEN")
-                .or_else(|_| std::env::var("GH_TOKEN"))
+            let token = crate::io::env::var("GITHUB_TOKEN")
+                .or_else(|_| crate::io::env::var("GH_TOKEN"))
                 .ok();
-            let server =
-                std::env::var("GITHUB_SERVER_URL").unwrap_or_else(|_| "https://github.com".into());
+            let server = crate::io::env::var("GITHUB_SERVER_URL")
+                .unwrap_or_else(|_| "https://github.com".into());
             let branch = report
                 .branch
                 .clone()

@@ -33,7 +33,11 @@ impl Session<'_> {
             "GitHub sync of `{}` → {}: {} linked issue(s), {} outbox entr(ies) to replay",
             self.feature,
             self.api.repo(),
-            state.tasks.iter().filter(|t| t.github_issue.is_some()).count(),
+            state
+                .tasks
+                .iter()
+                .filter(|t| t.github_issue.is_some())
+                .count(),
             self.pending_count()
         );
         if !self.pending_of("labels").is_empty() {

@@ -6,7 +6,6 @@
 
 use crate::app::project::FeatureTxn;
 use crate::app::run::{Progress, RunContext};
-use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
 use crate::core::stage::{Phase, Stage};
@@ -57,7 +56,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                 return Ok(ClaimResult::Nothing(why));
             }
         },
-        None => next_dispatchable(&txn.state),
+        None => readiness::next_dispatchable(&txn.state),
     };
     let Some(issue) = pick else {
         let why = nothing_reason(&txn.state);
@@ -70,18 +69,20 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
     let resumed = task.stage == Stage::Interrupted;
-    task.stage = Stage::InProgress;
-    task.owner = Some(owner.clone());
-    task.blocked_reason = None;
-    task.attempts += 1;
+    let started = task
+        .claim(owner.clone())
+        .map_err(|e| CommandError::internal(e.to_string()))?;
     let attempt = task.attempts;
     let retries = task.retries;
     let task_snapshot = task.clone();
     if matches!(txn.state.phase, Phase::ReadyToImplement) {
         txn.state.phase = Phase::Implementing;
     }
-    txn.events.push(Event::IssueStarted { issue, attempt });
-    tracing::info!("claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}", ctx.feature);
+    txn.events.push(started);
+    tracing::info!(
+        "claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}",
+        ctx.feature
+    );
     if task_snapshot.github_issue.is_some() {
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();
@@ -97,33 +98,6 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         state,
         resumed,
     })))
-}
-
-/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE.
-pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
-    match t.stage {
-        Stage::Ready => true,
-        Stage::Interrupted => t
-            .dependencies
-            .iter()
-            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
-        _ => false,
-    }
-}
-
-/// The first dispatchable issue in dependency order (interrupted ones first).
-pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
-    let order = readiness::dependency_order(state);
-    let ok = |n: &u32| state.task(*n).is_some_and(|t| dispatchable(state, t));
-    let interrupted = order.iter().find(|n| {
-        ok(n)
-            && state
-                .task(**n)
-                .is_some_and(|t| t.stage == Stage::Interrupted)
-    });
-    interrupted
-        .or_else(|| order.iter().find(|n| ok(n)))
-        .copied()
 }
 
 /// `--issue N`: whether it can run now. Errors (first call only) for an issue that is
@@ -144,7 +118,7 @@ fn check_requested(
             ctx.feature
         )));
     };
-    if dispatchable(state, t) {
+    if readiness::dispatchable(state, t) {
         return Ok(Ok(()));
     }
     if !first {
@@ -242,9 +216,10 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
                 .map(|since| ((now - since).whole_minutes().max(0)) as u64)
         });
         if owner::is_stale(parsed.as_ref(), liveness, age, timeout) {
-            recovered.push((t.issue_number, t.owner.clone().unwrap_or_default()));
-            t.stage = Stage::Interrupted;
-            t.owner = None;
+            let old_owner = t.owner.clone().unwrap_or_default();
+            if t.interrupt().is_ok() {
+                recovered.push((t.issue_number, old_owner));
+            }
         }
     }
     for (issue, old_owner) in recovered {

@@ -58,9 +58,11 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
         let next = match opts.issue {
             Some(n) => state
                 .task(n)
-                .filter(|t| claim::dispatchable(&state, t) && !steps.iter().any(|s| s.issue == n))
+                .filter(|t| {
+                    readiness::dispatchable(&state, t) && !steps.iter().any(|s| s.issue == n)
+                })
                 .map(|_| n),
-            None => claim::next_dispatchable(&state),
+            None => readiness::next_dispatchable(&state),
         };
         let Some(n) = next else { break };
         let Some(t) = state.task(n).cloned() else {
@@ -81,8 +83,9 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
             resumed: t.stage == Stage::Interrupted,
             attempt: t.attempts + 1,
         });
+        // planned as if it were DONE, so its dependents follow (a preview, never saved)
         if let Some(tm) = state.task_mut(n) {
-            tm.stage = Stage::Done;
+            *tm = tm.as_done();
         }
         readiness::recompute(&mut state);
     }

@@ -8,7 +8,6 @@ use crate::app::run::{Outcome, Progress, RunContext, record};
 use crate::core::events::Event;
 use crate::core::failure_verdict::{self, Verdict};
 use crate::core::readiness;
-use crate::core::stage::Stage;
 use crate::core::state::Task;
 use crate::error::CmdResult;
 use crate::io::llm;
@@ -77,14 +76,7 @@ fn record_failure(
         let feedback = failed.feedback(t.attempts);
         t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
         let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {
-            t.stage = Stage::Blocked;
-            t.owner = None;
-            t.blocked_reason = Some(reason.clone());
-            events.push(Event::IssueBlocked {
-                issue,
-                reason: reason.clone(),
-                retries: t.retries,
-            });
+            events.extend(t.block(reason.clone()).ok());
             Next::End(Outcome::Blocked { reason })
         };
         if t.retries >= max {
@@ -113,13 +105,7 @@ fn record_failure(
                     failed.reason,
                     first_line(text)
                 );
-                t.stage = Stage::Skipped;
-                t.owner = None;
-                t.blocked_reason = Some(reason.clone());
-                txn.events.push(Event::IssueSkipped {
-                    issue,
-                    blocking_issue: None,
-                });
+                txn.events.extend(t.skip(reason.clone()).ok());
                 readiness::recompute(&mut txn.state);
                 return Ok(Next::End(Outcome::Skipped { reason }));
             }
@@ -128,8 +114,7 @@ fn record_failure(
         t.retries += 1;
         *retries = t.retries;
         if let Some(msg) = &tripped {
-            t.stage = Stage::Ready;
-            t.owner = None;
+            let _ = t.stop();
             return Ok(Next::End(Outcome::Stopped {
                 reason: msg.clone(),
             }));
