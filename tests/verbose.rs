@@ -121,8 +121,7 @@ fn github_sync_tells_what_it_synced_with_v_and_each_request_with_vv() {
         vv.stderr
     );
     assert!(
-        vv.stderr
-            .contains(&format!("(issue 1 of `auth`, READY): unchanged")),
+        vv.stderr.contains("(issue 1 of `auth`, READY): unchanged"),
         "{}",
         vv.stderr
     );

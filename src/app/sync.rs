@@ -26,7 +26,7 @@ pub struct SyncReport {
     pub warnings: Vec<String>,
     /// Whether the whole history was read (no cache, changed rule, rewritten history).
     pub full_rescan: bool,
-    /// The history cache to write when the transaction commits (see [`save_history_cache`]).
+    /// The history cache to write when the transaction commits (`FeatureTxn::commit`).
     pub history_cache: Option<PendingCache>,
 }
 

@@ -15,7 +15,7 @@ In a workflow job: `echo` nothing, the command writes `matrix=...` to $GITHUB_OU
 use it as `strategy: {matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}}`."
 )]
 pub struct MatrixArgs {
-    /// The feature (its id, as in specs/<feature>/issues.json).
+    /// The feature (its id, as in `specs/<feature>/issues.json`).
     pub feature: String,
     /// At most this many issues (the first ones in dependency order).
     #[arg(long, value_name = "N")]
