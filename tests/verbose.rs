@@ -1,8 +1,8 @@
 //! `-v` and `-vv`: what is synced, which commands run, which GitHub requests are sent.
 //! Without them, none of that detail is printed.
 
-use crate::github::setup;
-use crate::run::{GOOD_AGENT, Setup};
+use crate::common::agents::{GOOD_AGENT, Setup};
+use crate::common::github::{TOKEN, setup};
 use serde_json::json;
 
 fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
@@ -126,7 +126,7 @@ fn github_sync_tells_what_it_synced_with_v_and_each_request_with_vv() {
         vv.stderr
     );
     // the token is never printed
-    assert!(!vv.stderr.contains(crate::github::TOKEN), "{}", vv.stderr);
+    assert!(!vv.stderr.contains(TOKEN), "{}", vv.stderr);
 
     let quiet = gh.env.run(&["github", "sync", "auth"]);
     quiet.ok();
