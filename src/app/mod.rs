@@ -1,7 +1,6 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
 pub mod action;
-pub mod audit;
 pub mod demo;
 pub mod github;
 pub mod greenlight;

@@ -127,7 +127,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
 
 /// The audit of the demo's feature, as `swarm-attack audit` prints it.
 fn print_audit(project: &Project, feature: &str) {
-    match crate::app::audit::build(project, feature) {
+    match crate::cli::audit::build(project, feature) {
         Ok(report) => {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();

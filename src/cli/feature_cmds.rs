@@ -152,6 +152,7 @@ fn stage_colour(stage: &Stage) -> &'static str {
 
 /// Prints one line per task: number, stage, title, and why (evidence, waiting on, reason).
 pub fn print_tasks(state: &FeatureState) {
+    let stages = readiness::Stages::of(state);
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -161,7 +162,8 @@ pub fn print_tasks(state: &FeatureState) {
                 why.push_str(&format!(" {}", &c[..c.len().min(10)]));
             }
         } else if t.stage == Stage::Backlog {
-            let w: Vec<String> = readiness::waiting_on(state, t.issue_number)
+            let w: Vec<String> = stages
+                .waiting_on(t)
                 .iter()
                 .map(|(n, s)| format!("#{n} ({s})"))
                 .collect();
@@ -203,16 +205,14 @@ pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
 }
 
 pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
+    let stages = readiness::Stages::of(state);
     let tasks: Vec<_> = state
         .tasks
         .iter()
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
             let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
-                readiness::waiting_on(state, t.issue_number)
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect()
+                stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
             };

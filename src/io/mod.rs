@@ -12,6 +12,7 @@ pub mod gh_actions;
 pub mod git_push;
 pub mod github;
 pub mod history;
+pub mod history_seen;
 pub mod interrupt;
 pub mod issues_file;
 pub mod llm;

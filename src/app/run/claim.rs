@@ -29,6 +29,9 @@ pub struct Claim {
     pub state: FeatureState,
     /// The task was INTERRUPTED (a crashed or killed run) and is resumed.
     pub resumed: bool,
+    /// The commit HEAD pointed to when the claim's sync read the history with the whole
+    /// §3 rule (None: no sync, or `HEAD` is not among `git.sync_refs`).
+    pub synced_head: Option<String>,
 }
 
 /// The result of looking for work.
@@ -42,7 +45,11 @@ pub enum ClaimResult {
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
-    let (mut txn, _) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
+    let (mut txn, report) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
+    let synced_head = report.head.filter(|_| {
+        ctx.project.config.coordination.auto_sync_from_git
+            && ctx.project.config.git.sync_refs.iter().any(|r| r == "HEAD")
+    });
     recover_stale(ctx, &mut txn);
     if first {
         remove_leftover_worktrees(ctx, &txn.state);
@@ -97,6 +104,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         task: task_snapshot,
         state,
         resumed,
+        synced_head,
     })))
 }
 

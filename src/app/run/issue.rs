@@ -132,7 +132,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         .attempt_dir(&ctx.feature, issue, claim.attempt);
 
     // 1. Duplicate detection.
-    let dup = duplicate::check(ctx, task, &wt.path, &artifacts)?;
+    let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
+    let dup = duplicate::check(ctx, task, &wt.path, &artifacts, synced)?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
         return Ok(IssueResult {
