@@ -316,8 +316,10 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .iter()
         .enumerate()
         .map(|(i, sha)| {
-            let mut t = Task::new(i as u32 + 1, format!("Task {i}"));
-            t.stage = Stage::Done;
+            let mut t = Task {
+                stage: Stage::Done,
+                ..Task::new(i as u32 + 1, format!("Task {i}"))
+            };
             t.commit = Some(if i == 1 {
                 sha[..8].to_string()
             } else {
