@@ -35,6 +35,7 @@ mod config;
 mod git_sync;
 mod inputs;
 mod journeys;
+mod security;
 mod verbose;
 mod workflows;
 

@@ -64,7 +64,7 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
     match result {
         Ok(out) => {
             write_report(&out);
-            println!("{}", out.summary_markdown());
+            crate::outln!("{}", out.summary_markdown());
             Ok(0)
         }
         Err(e) => {

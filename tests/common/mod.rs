@@ -11,6 +11,7 @@ pub mod fixtures;
 pub mod github;
 pub mod output;
 pub mod rng;
+pub mod snapshot;
 pub mod state;
 
 pub use env::{Run, TestEnv, bin};

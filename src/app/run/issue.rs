@@ -285,10 +285,7 @@ fn pair_attempt(
                 "issue #{issue}: {mode} failed ({}); running {} alone",
                 e.message, p.primary.name
             )));
-            let _ = ctx
-                .git
-                .run(&st.wt.path, &["reset", "-q", "--hard", &st.base], b"")
-                .and_then(|_| ctx.git.run(&st.wt.path, &["clean", "-fdq"], b""));
+            let _ = ctx.git.discard_changes(&st.wt.path, &st.base);
             return Ok(Step::Solo);
         }
     };
