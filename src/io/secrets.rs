@@ -104,7 +104,11 @@ fn reexec(tokens: &BTreeMap<String, String>) {
 /// not started by [`reexec`]).
 fn read_inherited() -> Option<BTreeMap<String, String>> {
     use std::io::Read;
-    let fd: i32 = crate::io::env::var(SECRETS_FD_VAR).ok()?.trim().parse().ok()?;
+    let fd: i32 = crate::io::env::var(SECRETS_FD_VAR)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     // only an inherited pipe above stdio: never take over another descriptor
     let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
     if fd < 3 || !target.to_string_lossy().starts_with("pipe:") {
