@@ -222,22 +222,49 @@ pub fn mask_file(path: &std::path::Path) {
     }
 }
 
+/// Prints `text` on stdout (with a newline when `line`): the one place that writes the
+/// command's output. clippy's `print_stdout` lint is denied everywhere else (`lib.rs`);
+/// call it through [`outln!`](crate::outln) or [`out!`](crate::out), which mask secrets.
+#[allow(clippy::print_stdout)]
+#[doc(hidden)]
+pub fn print_out(text: &str, line: bool) {
+    if line {
+        println!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// Prints a line on stderr: the one place that writes notices; call it through
+/// [`errln!`](crate::errln), which masks secrets.
+#[allow(clippy::print_stderr)]
+#[doc(hidden)]
+pub fn print_err(text: &str) {
+    eprintln!("{text}");
+}
+
 /// `println!` with every secret value masked: what the tool prints on stdout.
 #[macro_export]
 macro_rules! outln {
-    () => { println!() };
-    ($($arg:tt)*) => { println!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    () => { $crate::io::secrets::print_out("", true) };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), true)
+    };
 }
 
 /// `print!` with every secret value masked.
 #[macro_export]
 macro_rules! out {
-    ($($arg:tt)*) => { print!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), false)
+    };
 }
 
 /// `eprintln!` with every secret value masked: what the tool prints on stderr.
 #[macro_export]
 macro_rules! errln {
-    () => { eprintln!() };
-    ($($arg:tt)*) => { eprintln!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    () => { $crate::io::secrets::print_err("") };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_err(&$crate::io::secrets::mask(&format!($($arg)*)))
+    };
 }
