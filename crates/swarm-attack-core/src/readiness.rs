@@ -169,8 +169,15 @@ pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
 
 /// The first dispatchable issue in dependency order (interrupted ones first).
 pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
+    next_dispatchable_except(state, &BTreeMap::new())
+}
+
+/// [`next_dispatchable`], leaving out the issues in `held` (e.g. held by an open pull
+/// request).
+pub fn next_dispatchable_except<V>(state: &FeatureState, held: &BTreeMap<u32, V>) -> Option<u32> {
     let order = dependency_order(state);
-    let ok = |n: &u32| state.task(*n).is_some_and(|t| dispatchable(state, t));
+    let ok =
+        |n: &u32| !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t));
     let interrupted = order.iter().find(|n| {
         ok(n)
             && state

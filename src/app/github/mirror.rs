@@ -51,6 +51,16 @@ pub fn mirror_report(project: &Project, feature: &str) -> Option<GithubSyncRepor
             return None;
         }
     };
+    let state = match crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings) {
+        Ok(closed) if !closed.is_empty() => {
+            state_store::load(&project.paths.state_file(feature)).ok()??
+        }
+        Ok(_) => state,
+        Err(e) => {
+            notice::warn(&format!("pull requests not read: {}", e.message));
+            state
+        }
+    };
     let pending = project.paths.outbox_file(feature).exists();
     if !pending && !state.tasks.iter().any(|t| t.github_issue.is_some()) {
         return None;

@@ -20,6 +20,9 @@ use crate::error::CmdResult;
 pub fn sync(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GithubSyncReport> {
     project.check_feature(feature)?;
     let settings = settings_or_exit(project)?;
+    if !dry_run {
+        crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings)?;
+    }
     let state = synced_state(project, feature, dry_run)?;
     let mut session = Session::open(project, feature, settings, dry_run)?;
     let result = session.run_sync(state);
