@@ -7,9 +7,9 @@
 //! next attempt's prompt.
 
 use crate::app::project::Project;
+use crate::core::commit_message::neutralise;
 use crate::core::events::Event;
 use crate::core::github_status::is_status_comment;
-use crate::core::commit_message::neutralise;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -82,8 +82,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
             if let Some(r) = reviewer {
                 reason.push_str(&format!("; the reviewer's last comment:\n{r}"));
             }
-            t.last_failure = Some(reason);
-            t.stage = Stage::Ready;
+            let _ = t.close_review(reason);
         }
         txn.events.push(Event::PrClosed { issue, pr, merged });
         out.push((issue, pr, merged));

@@ -2,6 +2,7 @@
 //! dependency is not DONE), retries and reason cleared.
 
 use crate::app::project::Project;
+use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};

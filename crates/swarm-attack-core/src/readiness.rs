@@ -169,7 +169,7 @@ pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
 
 /// The first dispatchable issue in dependency order (interrupted ones first).
 pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
-    next_dispatchable_except(state, &BTreeMap::new())
+    next_dispatchable_except(state, &BTreeMap::<u32, ()>::new())
 }
 
 /// [`next_dispatchable`], leaving out the issues in `held` (e.g. held by an open pull

@@ -10,6 +10,8 @@
 //! | `stop`      | IN_PROGRESS                      | READY       | —                 |
 //! | `block`     | IN_PROGRESS                      | BLOCKED     | `issue_blocked`   |
 //! | `done`      | IN_PROGRESS                      | DONE        | `issue_done`      |
+//! | `review`    | IN_PROGRESS                      | IN_REVIEW   | `pr_opened`       |
+//! | `close_review` | IN_REVIEW (closed unmerged)   | READY       | — (`pr_closed` is recorded for every closed pull request) |
 //! | `skip`      | any but DONE, SKIPPED            | SKIPPED     | `issue_skipped`   |
 //! | `unblock`   | BLOCKED, SKIPPED, INTERRUPTED    | BACKLOG     | `issue_unblocked` |
 //! | `reopen`    | SKIPPED                          | BACKLOG     | `issue_unblocked` |
@@ -32,6 +34,8 @@ pub enum Transition {
     Stop,
     Block,
     Done,
+    Review,
+    CloseReview,
     Skip,
     Unblock,
     Reopen,
@@ -40,12 +44,14 @@ pub enum Transition {
 
 impl Transition {
     /// Every transition.
-    pub const ALL: [Transition; 9] = [
+    pub const ALL: [Transition; 11] = [
         Transition::Claim,
         Transition::Interrupt,
         Transition::Stop,
         Transition::Block,
         Transition::Done,
+        Transition::Review,
+        Transition::CloseReview,
         Transition::Skip,
         Transition::Unblock,
         Transition::Reopen,
@@ -60,6 +66,8 @@ impl Transition {
             Transition::Stop => "stop",
             Transition::Block => "block",
             Transition::Done => "done",
+            Transition::Review => "review",
+            Transition::CloseReview => "close_review",
             Transition::Skip => "skip",
             Transition::Unblock => "unblock",
             Transition::Reopen => "reopen",
@@ -72,9 +80,12 @@ impl Transition {
         use Stage::*;
         match self {
             Transition::Claim => matches!(stage, Ready | Interrupted),
-            Transition::Interrupt | Transition::Stop | Transition::Block | Transition::Done => {
-                *stage == InProgress
-            }
+            Transition::Interrupt
+            | Transition::Stop
+            | Transition::Block
+            | Transition::Done
+            | Transition::Review => *stage == InProgress,
+            Transition::CloseReview => *stage == InReview,
             Transition::Skip => !matches!(stage, Done | Skipped),
             Transition::Unblock => matches!(stage, Blocked | Skipped | Interrupted),
             Transition::Reopen => *stage == Skipped,
@@ -87,7 +98,8 @@ impl Transition {
         match self {
             Transition::Claim => Stage::InProgress,
             Transition::Interrupt => Stage::Interrupted,
-            Transition::Stop | Transition::Revert => Stage::Ready,
+            Transition::Stop | Transition::Revert | Transition::CloseReview => Stage::Ready,
+            Transition::Review => Stage::InReview,
             Transition::Block => Stage::Blocked,
             Transition::Done => Stage::Done,
             Transition::Skip => Stage::Skipped,
@@ -210,6 +222,31 @@ impl Task {
             summary: self.summary().map(str::to_string),
             convergence,
         })
+    }
+
+    /// IN_PROGRESS → IN_REVIEW: the verified work waits in pull request `pr` on `branch`
+    /// (`pr_opened`); owner, reason and last failure are cleared.
+    pub fn review(&mut self, pr: u64, branch: String) -> Result<Event, NotAllowed> {
+        self.enter(Transition::Review)?;
+        self.owner = None;
+        self.blocked_reason = None;
+        self.last_failure = None;
+        self.pull_request = Some(pr);
+        self.pull_request_state = None;
+        Ok(Event::PrOpened {
+            issue: self.issue_number,
+            pr,
+            branch,
+        })
+    }
+
+    /// IN_REVIEW → READY: its pull request was closed without merging; `reason` (with the
+    /// reviewer's comment) is fed back to the next attempt. No event of its own: `pr_closed`
+    /// is recorded for every closed pull request.
+    pub fn close_review(&mut self, reason: String) -> Result<(), NotAllowed> {
+        self.enter(Transition::CloseReview)?;
+        self.last_failure = Some(reason);
+        Ok(())
     }
 
     /// Any stage but DONE or SKIPPED → SKIPPED with `reason` (`issue_skipped`).

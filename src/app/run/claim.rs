@@ -120,7 +120,10 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         txn.state.phase = Phase::Implementing;
     }
     txn.events.push(started);
-    tracing::info!("claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}", ctx.feature);
+    tracing::info!(
+        "claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}",
+        ctx.feature
+    );
     if task_snapshot.github_issue.is_some() {
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();

@@ -84,8 +84,7 @@ fn record_failure(
             let reason = crate::app::run::budget_gate::record(ctx, txn, issue, &e);
             if e.is_feature_limit() {
                 if let Some(t) = txn.state.task_mut(issue) {
-                    t.stage = Stage::Ready;
-                    t.owner = None;
+                    let _ = t.stop();
                 }
                 readiness::recompute(&mut txn.state);
                 return Ok(Next::End(Outcome::Stopped { reason }));

@@ -17,6 +17,7 @@ fn event_allows(event: &Event, stage: &Stage) -> bool {
         Event::IssueSkipped { .. } => *stage == Stage::Skipped,
         Event::IssueUnblocked { .. } => *stage == Stage::Backlog,
         Event::StateReverted { .. } => *stage == Stage::Ready,
+        Event::PrOpened { .. } => *stage == Stage::InReview,
         _ => false,
     }
 }
@@ -30,6 +31,8 @@ fn apply(task: &mut Task, t: Transition, n: u32) -> Result<Option<Event>, NotAll
         Transition::Done => task
             .done(Some(format!("c{n}")), Some(f64::from(n)), None)
             .map(Some),
+        Transition::Review => task.review(u64::from(n), format!("b{n}")).map(Some),
+        Transition::CloseReview => task.close_review(format!("closed {n}")).map(|()| None),
         Transition::Skip => task.skip(format!("skipped {n}")).map(Some),
         Transition::Unblock => task.unblock().map(Some),
         Transition::Reopen => task.reopen().map(Some),
@@ -49,7 +52,10 @@ fn each_transition_goes_from_its_stages_to_its_stage_with_its_event() {
                     assert_eq!(task.stage, t.to(), "{}", t.name());
                     match &event {
                         Some(e) => assert!(event_allows(e, &task.stage), "{e:?} at {}", task.stage),
-                        None => assert!(matches!(t, Transition::Interrupt | Transition::Stop)),
+                        None => assert!(matches!(
+                            t,
+                            Transition::Interrupt | Transition::Stop | Transition::CloseReview
+                        )),
                     }
                 }
                 Err(e) => {
