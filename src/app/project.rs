@@ -2,7 +2,7 @@
 //! transaction (lock → load → change → write only if changed → append events → release the
 //! lock → run the finish hook).
 //!
-//! This is the bottom of `app`: it imports no other `app` module. The git sync that most
+//! This is the bottom of `app`: it imports no other `app` module but the leaf `ledger`. The git sync that most
 //! transactions start with is [`crate::app::sync::open_synced`]; the finish hook that mirrors
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
@@ -267,7 +267,11 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)?;
-        crate::app::ledger::refresh(self.project, &self.feature, &mut self.state);
+        crate::app::ledger::refresh(
+            &self.project.paths.events_file(&self.feature),
+            &self.project.config,
+            &mut self.state,
+        );
         let wrote = state_store::save_if_changed(
             &self.lock,
             &path,

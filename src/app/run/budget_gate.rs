@@ -15,7 +15,11 @@ pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) ->
     if *limits == budget::Limits::default() {
         return None;
     }
-    crate::app::ledger::refresh(ctx.project, &ctx.feature, &mut txn.state);
+    crate::app::ledger::refresh(
+        &ctx.project.paths.events_file(&ctx.feature),
+        &ctx.project.config,
+        &mut txn.state,
+    );
     let mut ledger = txn.state.ledger.clone().unwrap_or_default();
     let price = |agent: &str| crate::app::ledger::price_for(&ctx.project.config, agent);
     for e in &txn.events {
