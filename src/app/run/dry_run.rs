@@ -139,7 +139,8 @@ fn estimate(
     if limits.issue_usd.is_none() && limits.feature_usd.is_none() {
         return None;
     }
-    crate::app::ledger::refresh(project, &state.feature_id.clone(), state);
+    let events_file = project.paths.events_file(&state.feature_id);
+    crate::app::ledger::refresh(&events_file, &project.config, state);
     let ledger = state.ledger.clone().unwrap_or_default();
     let max = project.config.sessions.max_implementation_retries + 1;
     let mut total = 0.0;
