@@ -155,8 +155,12 @@ pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
     keyed.into_iter().map(|(_, n)| n).collect()
 }
 
-/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE.
+/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE;
+/// never a manual issue (it waits for a person, SPEC §12).
 pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
+    if t.is_manual() {
+        return false;
+    }
     match t.stage {
         Stage::Ready => true,
         Stage::Interrupted => t
