@@ -1,9 +1,18 @@
 //! swarm-attack: run a swarm of coding agents over a feature's issues, without ever redoing
 //! finished work.
 //!
-//! Three floors (see ARCHITECTURE.md): [`core`] holds the pure rules, [`io`] the adapters
-//! (files, git, GitHub, processes), [`app`] the use cases that orchestrate them, and [`cli`]
-//! the command-line surface.
+//! Three floors (docs/architecture.md): [`core`] (the crate `swarm-attack-core`) holds the
+//! pure rules — the state model and the task state machine, readiness, evidence, prompt,
+//! GitHub plans, config types — with no I/O; [`io`] the adapters (files, git, GitHub,
+//! processes); [`app`] the use cases that orchestrate them, each module importing only the
+//! ones below it (`project` at the bottom, `github::mirror` the finish hook that mirrors a
+//! committed transaction to GitHub); and [`cli`] the command-line surface: arguments and
+//! printing. `architecture_tests` checks what the compiler does not: no import cycle in
+//! `app`, no stage assigned outside the core, one place that triggers the GitHub mirror.
+
+// Printing goes through `outln!`/`out!`/`errln!` (io::secrets: secrets masked); clippy's
+// print lints deny `println!` and `eprintln!` everywhere else.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;
 pub mod cli;
@@ -13,3 +22,6 @@ pub mod io;
 /// The pure floor, its own crate (`crates/swarm-attack-core`) so that it cannot import
 /// the adapters: re-exported here so that `crate::core::…` names it.
 pub use swarm_attack_core as core;
+
+#[cfg(test)]
+mod architecture_tests;

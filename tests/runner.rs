@@ -1,8 +1,12 @@
 //! The one integration-test binary (`autotests = false`): each area is a module. Files are
 //! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
 //! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs`,
-//! `journeys.rs` and `workflows.rs`; every helper is in `common/`. A file under `tests/`
-//! that is not declared here never runs, so `test_no_forgotten_test_files` fails on one.
+//! `journeys.rs`, `verbose.rs` (`-v`/`-vv`) and `workflows.rs`; every helper is in
+//! `common/`. A file under `tests/` that is not declared here never runs, so
+//! `test_no_forgotten_test_files` fails on one.
+
+// the tests pass their own environment (PATH) to the command they run
+#![allow(clippy::disallowed_methods)]
 
 mod common;
 
@@ -46,6 +50,7 @@ mod git_sync;
 mod inputs;
 mod journeys;
 mod security;
+mod verbose;
 mod workflows;
 
 /// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the

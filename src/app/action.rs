@@ -8,6 +8,7 @@
 //! then decides what is DONE, exactly as locally.
 
 mod comment;
+pub mod triggered;
 
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::action::{
@@ -45,8 +46,8 @@ pub struct ActionEnv {
 impl ActionEnv {
     pub fn from_env() -> Self {
         ActionEnv {
-            event_name: std::env::var("GITHUB_EVENT_NAME").unwrap_or_default(),
-            event_path: std::env::var_os("GITHUB_EVENT_PATH")
+            event_name: crate::io::env::var("GITHUB_EVENT_NAME").unwrap_or_default(),
+            event_path: crate::io::env::var_os("GITHUB_EVENT_PATH")
                 .filter(|p| !p.is_empty())
                 .map(Into::into),
         }
@@ -319,12 +320,16 @@ fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bo
         .collect();
     let exists = txn.state.task(number).is_some();
     if !exists {
-        let mut t = Task::new(number, issue.title.clone());
+        let mut t = if issue.labels.iter().any(|l| l == "swarm:blocked") {
+            Task::new_blocked(
+                number,
+                issue.title.clone(),
+                "marked blocked on GitHub".into(),
+            )
+        } else {
+            Task::new(number, issue.title.clone())
+        };
         t.github_issue = Some(issue.number);
-        if issue.labels.iter().any(|l| l == "swarm:blocked") {
-            t.stage = Stage::Blocked;
-            t.blocked_reason = Some("marked blocked on GitHub".into());
-        }
         txn.state.tasks.push(t);
     }
     if let Some(t) = txn.state.task_mut(number) {
@@ -414,14 +419,12 @@ fn on_issue(
     match action_name {
         "opened" | "labeled" | "reopened" if triggered => {
             number = upsert_task(&mut txn, issue, true);
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             if action_name == "reopened"
                 && let Some(t) = txn.state.task_mut(number)
-                && t.stage == Stage::Skipped
+                && let Ok(reopened) = t.reopen()
             {
-                t.stage = Stage::Backlog;
-                t.blocked_reason = None;
-                txn.events.push(Event::IssueUnblocked { issue: number });
+                txn.events.push(reopened);
             }
             readiness::recompute(&mut txn.state);
             report(out, &feature, &txn, number, "registered");
@@ -436,19 +439,14 @@ fn on_issue(
         }
         "closed" if tracked || triggered => {
             number = upsert_task(&mut txn, issue, false);
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             let closer = event.sender.login.clone();
             if let Some(t) = txn.state.task_mut(number)
-                && !matches!(t.stage, Stage::Done | Stage::Skipped)
-            {
-                t.stage = Stage::Skipped;
-                t.blocked_reason = Some(format!(
+                && let Ok(skipped) = t.skip(format!(
                     "closed on GitHub by @{closer} without an implementing commit"
-                ));
-                txn.events.push(Event::IssueSkipped {
-                    issue: number,
-                    blocking_issue: None,
-                });
+                ))
+            {
+                txn.events.push(skipped);
             }
             readiness::recompute(&mut txn.state);
             report(out, &feature, &txn, number, "closed");
@@ -464,7 +462,7 @@ fn on_issue(
                     event.sender.login
                 )
             };
-            txn.sync()?;
+            crate::app::sync::sync_txn(&mut txn)?;
             report(out, &feature, &txn, number, &note);
         }
         _ => {
@@ -517,7 +515,7 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             .filter(|t| t.stage == Stage::Done)
             .map(|t| t.issue_number)
             .collect();
-        txn.sync()?;
+        crate::app::sync::sync_txn(&mut txn)?;
         let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
             let newly =

@@ -35,7 +35,7 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     let mut txn = project.begin_or_new(feature)?;
     let merge = greenlight::merge(&mut txn.state, &doc.issues);
 
-    let sync = txn.sync()?;
+    let sync = crate::app::sync::sync_txn(&mut txn)?;
     if txn.state.first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit (SPEC §12)
         let head = sync.head.clone().or_else(|| {
@@ -48,6 +48,14 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         }
     }
     let changed = txn.changed();
+    tracing::info!(
+        "greenlight `{feature}`: {} issue(s) in {}; added {:?}, kept {:?}, missing {:?}",
+        doc.issues.len(),
+        project.paths.display(&issues_path),
+        merge.added,
+        merge.kept,
+        merge.missing
+    );
     if changed {
         txn.events.push(Event::Greenlight {
             added: merge.added.clone(),
@@ -66,10 +74,12 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     // nothing. A dry run writes nothing.
     let plan = plan::decide_ready(project, feature, &state);
     if !dry_run {
+        // the last transaction of a greenlight: mirrored to GitHub once committed
         plan::emit(
             project,
             feature,
             &plan::changed_since_last(project, feature, &plan),
+            true,
         )?;
     }
     Ok(GreenlightOutcome {

@@ -3,7 +3,6 @@
 //! than the offset (replaced, truncated) is folded again from the start. So the saved ledger
 //! is always the fold of the log up to its offset, and a lost state is rebuilt from the log.
 
-use crate::app::project::Project;
 use crate::core::budget::{Ledger, Price};
 use crate::core::config::Config;
 use crate::core::state::FeatureState;
@@ -16,9 +15,10 @@ pub fn price_for(config: &Config, agent: &str) -> Option<Price> {
 
 /// Folds the log records after the ledger's offset into `state.ledger`. The ledger is
 /// created (and the state changed) only when there is something to record.
-pub fn refresh(project: &Project, feature: &str, state: &mut FeatureState) {
-    let path = project.paths.events_file(feature);
-    let Ok(file) = std::fs::File::open(&path) else {
+/// `events_file` is the feature's event log. (Takes plain values, not the project: the
+/// feature transaction calls it, so this module stays below `app::project`.)
+pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut FeatureState) {
+    let Ok(file) = std::fs::File::open(events_file) else {
         return;
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -33,7 +33,7 @@ pub fn refresh(project: &Project, feature: &str, state: &mut FeatureState) {
     if reader.seek(SeekFrom::Start(start)).is_err() {
         return;
     }
-    let price = |agent: &str| price_for(&project.config, agent);
+    let price = |agent: &str| price_for(config, agent);
     let mut offset = start;
     let mut changed = start == 0 && state.ledger.as_ref().is_some_and(|l| l.log_offset > len);
     let mut line = Vec::new();

@@ -3,11 +3,7 @@
 pub mod action;
 pub mod demo;
 pub mod doctor;
-pub mod github_live;
-pub mod github_publish;
-pub mod github_reconcile;
-pub mod github_session;
-pub mod github_sync;
+pub mod github;
 pub mod greenlight;
 pub mod init;
 pub mod ledger;
@@ -23,4 +19,5 @@ pub mod setup;
 pub mod status;
 pub mod summary;
 pub mod sync;
+pub mod task_facts;
 pub mod unblock;

@@ -11,7 +11,6 @@ use crate::core::llm_proposal::{self, IssueBrief};
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
-use crate::io::clock;
 use crate::io::config::{AgentConfig, ProposalSource};
 use crate::io::llm::{self, LlmRequest};
 use serde_json::Value;
@@ -202,11 +201,14 @@ pub fn decide_ready(project: &Project, feature: &str, state: &FeatureState) -> V
     decide_tasks(project, feature, &ready)
 }
 
-/// Appends one `agents_selected` per planned issue, under the feature lock.
-pub fn emit(project: &Project, feature: &str, planned: &[PlannedIssue]) -> CmdResult<()> {
-    if planned.is_empty() || !project.config.coordination.event_logging_enabled {
-        return Ok(());
-    }
+/// Appends one `agents_selected` per planned issue, under the feature lock; with `mirror`,
+/// the feature is then mirrored to GitHub (the finish hook).
+pub fn emit(
+    project: &Project,
+    feature: &str,
+    planned: &[PlannedIssue],
+    mirror: bool,
+) -> CmdResult<()> {
     // a preview: `plan` and `greenlight` decide, nothing runs (left out of audit's timeline)
     let events: Vec<Event> = planned
         .iter()
@@ -218,10 +220,7 @@ pub fn emit(project: &Project, feature: &str, planned: &[PlannedIssue]) -> CmdRe
             ev
         })
         .collect();
-    let lock = project.lock(feature)?;
-    project
-        .event_log(feature)
-        .append(&lock, &clock::now_rfc3339(), &events)
+    project.append_events(feature, &events, mirror)
 }
 
 const DECISION_KEYS: &[&str] = &["mode", "winner", "runner_up", "reason", "proposals"];
@@ -271,8 +270,7 @@ pub fn changed_since_last(
 /// `plan <feature> [--issue N]`: syncs like `status`, then decides for every READY issue
 /// (or the given issue, whatever its stage) and emits `agents_selected` for each.
 pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<PlanOutcome> {
-    let mut txn = project.begin(feature)?;
-    let sync = txn.sync()?;
+    let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
     let state = txn.state.clone();
     txn.commit()?;
     let planned = match issue {
@@ -289,7 +287,7 @@ pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<P
             decide_tasks(project, feature, &[task])
         }
     };
-    emit(project, feature, &planned)?;
+    emit(project, feature, &planned, false)?;
     let manual = state
         .tasks
         .iter()

@@ -1,5 +1,10 @@
 //! The project a command works on: its root, configuration and file layout, and the feature
-//! transaction (lock → load → change → write only if changed → append events).
+//! transaction (lock → load → change → write only if changed → append events → release the
+//! lock → run the finish hook).
+//!
+//! This is the bottom of `app`: it imports no other `app` module but the leaf `ledger`. The git sync that most
+//! transactions start with is [`crate::app::sync::open_synced`]; the finish hook that mirrors
+//! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
 use crate::core::events::Event;
 use crate::core::state::FeatureState;
@@ -9,7 +14,7 @@ use crate::io::event_log::EventLog;
 use crate::io::lock::FeatureLock;
 use crate::io::paths::{Paths, is_valid_feature_id};
 use crate::io::project_root::{self, RootReason};
-use crate::io::{clock, notice, state_store};
+use crate::io::{clock, history, notice, state_store};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -20,6 +25,12 @@ pub struct ProjectOptions {
     pub config_file: Option<PathBuf>,
 }
 
+/// What runs after a transaction that asked for it ([`FeatureTxn::mirror_after_commit`])
+/// has committed and released the feature lock: the GitHub mirror
+/// ([`crate::app::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
+/// depend on the GitHub code.
+pub type FinishHook = fn(&Project, &str);
+
 /// An opened project.
 #[derive(Debug, Clone)]
 pub struct Project {
@@ -27,6 +38,8 @@ pub struct Project {
     pub config: Config,
     pub config_path: PathBuf,
     pub paths: Paths,
+    /// Runs after a transaction marked for mirroring commits (none: nothing is mirrored).
+    pub finish_hook: Option<FinishHook>,
     /// The folder the command started from, when the root was found above it.
     pub found_above: Option<PathBuf>,
     /// Why the root is where it is.
@@ -93,9 +106,16 @@ impl Project {
             config,
             config_path,
             paths,
+            finish_hook: None,
             found_above,
             root_reason,
         })
+    }
+
+    /// The project with `hook` run after every transaction marked for mirroring.
+    pub fn with_finish_hook(mut self, hook: FinishHook) -> Project {
+        self.finish_hook = Some(hook);
+        self
     }
 
     /// Checks a feature id (exit 2 when invalid).
@@ -124,6 +144,29 @@ impl Project {
             clock::session_id(),
             self.config.coordination.event_logging_enabled,
         )
+    }
+
+    /// A log-only transaction: appends `events` under the feature lock without reading the
+    /// state (nothing to append: no lock is taken); then, with `mirror`, runs the finish
+    /// hook like [`FeatureTxn::commit`] does.
+    pub fn append_events(&self, feature: &str, events: &[Event], mirror: bool) -> CmdResult<()> {
+        if !events.is_empty() && self.config.coordination.event_logging_enabled {
+            let lock = self.lock(feature)?;
+            self.event_log(feature)
+                .append(&lock, &clock::now_rfc3339(), events)?;
+        }
+        if mirror {
+            self.finish(feature);
+        }
+        Ok(())
+    }
+
+    /// Runs the finish hook (the GitHub mirror) for `feature`, with no feature lock held.
+    /// Called only when a transaction that asked for it has committed.
+    fn finish(&self, feature: &str) {
+        if let Some(hook) = self.finish_hook {
+            hook(self, feature);
+        }
     }
 
     /// Loads a feature's state, warning about unknown stage/phase names.
@@ -245,6 +288,7 @@ impl Project {
             state,
             events: Vec::new(),
             history_cache: None,
+            mirror: false,
         })
     }
 }
@@ -262,25 +306,16 @@ pub struct FeatureTxn<'p> {
     /// Events to append when the transaction is committed.
     pub events: Vec<Event>,
     /// The history cache the sync produced, written on commit (never by a dry run).
-    pub history_cache: Option<crate::app::sync::PendingCache>,
+    pub history_cache: Option<history::PendingCache>,
+    /// Run the project's finish hook (the GitHub mirror) once committed.
+    mirror: bool,
 }
 
 impl FeatureTxn<'_> {
-    /// Syncs from git when `coordination.auto_sync_from_git` is on.
-    pub fn sync(&mut self) -> CmdResult<crate::app::sync::SyncReport> {
-        if !self.project.config.coordination.auto_sync_from_git {
-            crate::core::readiness::recompute(&mut self.state);
-            return Ok(Default::default());
-        }
-        let mut report = crate::app::sync::sync_feature(
-            self.project,
-            &self.lock,
-            &mut self.state,
-            &mut self.events,
-        )?;
-        self.history_cache = report.history_cache.take();
-        crate::app::summary::ensure_summaries(self.project, &self.feature, &mut self.state);
-        Ok(report)
+    /// Asks for the project's finish hook (the GitHub mirror) to run once this transaction
+    /// has committed and released the feature lock.
+    pub fn mirror_after_commit(&mut self) {
+        self.mirror = true;
     }
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
@@ -295,7 +330,11 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)?;
-        crate::app::ledger::refresh(self.project, &self.feature, &mut self.state);
+        crate::app::ledger::refresh(
+            &self.project.paths.events_file(&self.feature),
+            &self.project.config,
+            &mut self.state,
+        );
         let wrote = state_store::save_if_changed(
             &self.lock,
             &path,
@@ -303,8 +342,23 @@ impl FeatureTxn<'_> {
             &mut self.state,
             &now,
         )?;
-        if let Some(pending) = self.history_cache.take() {
-            crate::app::sync::save_history_cache(&pending);
+        if let Some(pending) = self.history_cache.take()
+            && let Err(e) = history::save_cache(&pending.path, &pending.cache)
+        {
+            notice::warn(&format!(
+                "could not write the history cache {}: {e} (the next sync reads the whole history again)",
+                pending.path.display()
+            ));
+        }
+        if self.mirror {
+            let FeatureTxn {
+                project,
+                lock,
+                feature,
+                ..
+            } = self;
+            drop(lock);
+            project.finish(&feature);
         }
         Ok(wrote)
     }

@@ -7,13 +7,14 @@
 //! sends, so the log records what every shown prompt held (size, what was cut).
 
 use crate::app::project::Project;
+use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
 use crate::core::prompt::{
     self, ContextPack, DoneIssue, GITHUB_ASSOCIATION_KEY, GITHUB_AUTHOR_KEY, GithubAuthor,
     Instructions, IssueInput, RegistryFile, TestCommands, sections::INSTRUCTION_FILES,
 };
-use crate::core::registry::{Symbol, detect_symbols};
+use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
@@ -22,8 +23,6 @@ use std::path::Path;
 
 pub use crate::core::prompt::CoordinationContext;
 
-/// The largest file read for the module registry.
-const MAX_REGISTRY_FILE_BYTES: u64 = 256 * 1024;
 /// The most files read for the module registry.
 const MAX_REGISTRY_FILES: usize = 200;
 /// The largest project instructions file read (the budget cuts it further).
@@ -108,55 +107,6 @@ pub fn find_instructions(root: &Path) -> Option<Instructions> {
         });
     }
     None
-}
-
-/// Whether `rel` is a plain relative path inside the repository (no `..`, not absolute).
-fn is_inside(rel: &str) -> bool {
-    let p = Path::new(rel);
-    !rel.is_empty()
-        && p.components().all(|c| {
-            matches!(
-                c,
-                std::path::Component::Normal(_) | std::path::Component::CurDir
-            )
-        })
-}
-
-/// The public items of the repository file `rel` (read from the working tree, capped);
-/// `None` when it cannot be read.
-pub fn file_symbols(root: &Path, rel: &str) -> Option<Vec<Symbol>> {
-    if !is_inside(rel) {
-        return None;
-    }
-    let path = root.join(rel);
-    let canon = path.canonicalize().ok()?;
-    if !canon.starts_with(root.canonicalize().ok()?) || !canon.is_file() {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    use std::io::Read;
-    std::fs::File::open(&canon)
-        .ok()?
-        .take(MAX_REGISTRY_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    Some(detect_symbols(rel, &String::from_utf8_lossy(&bytes)))
-}
-
-/// The files a DONE task created: `outputs.files_created`, else the files it declares.
-pub fn task_files(task: &Task) -> &[String] {
-    if task.outputs.files_created.is_empty() {
-        &task.files
-    } else {
-        &task.outputs.files_created
-    }
-}
-
-/// The implementing commit of a task: `commit`, else the newest evidence commit.
-pub fn task_commit(task: &Task) -> Option<&str> {
-    task.commit
-        .as_deref()
-        .or_else(|| task.evidence.iter().rev().find_map(|e| e.commit.as_deref()))
 }
 
 /// The symbols recorded in `outputs.classes_defined` (`{file: [name, ...]}`) for `file`.
@@ -350,8 +300,7 @@ pub fn show_prompt(
     issue: u32,
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {
-    let mut txn = project.begin(feature)?;
-    txn.sync()?;
+    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     let Some(task) = txn.state.task(issue).cloned() else {
         let known: Vec<String> = txn
             .state

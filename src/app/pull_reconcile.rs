@@ -82,8 +82,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
             if let Some(r) = reviewer {
                 reason.push_str(&format!("; the reviewer's last comment:\n{r}"));
             }
-            t.last_failure = Some(reason);
-            t.stage = Stage::Ready;
+            let _ = t.close_review(reason);
         }
         txn.events.push(Event::PrClosed { issue, pr, merged });
         out.push((issue, pr, merged));

@@ -51,7 +51,7 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
         ));
     }
     let repo_url = repo_id::resolve(&project.config, &project.root).map(|r| {
-        let server = std::env::var("GITHUB_SERVER_URL")
+        let server = crate::io::env::var("GITHUB_SERVER_URL")
             .ok()
             .filter(|s| s.starts_with("https://") || s.starts_with("http://"))
             .unwrap_or_else(|| "https://github.com".into());

@@ -35,8 +35,11 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
 
 /// Syncs and returns the state of one feature (exit 2 if it has none).
 pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> {
-    let mut txn = project.begin(feature)?;
-    let sync = txn.sync()?;
+    let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
+    tracing::debug!(
+        "status of `{feature}`: state read from {}",
+        project.paths.display(&project.paths.state_file(feature))
+    );
     let state = txn.state.clone();
     txn.commit()?;
     let interrupted = owners_gone(project, &state);

@@ -13,7 +13,7 @@
 //! two processes per task), and by `run` when an issue becomes DONE.
 
 use crate::app::project::Project;
-use crate::app::prompt::{file_symbols, task_commit, task_files};
+use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};

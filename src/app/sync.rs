@@ -1,13 +1,13 @@
 //! Git sync (SPEC §3): before `greenlight`, `status`, `run` and the Action do anything, the
 //! state is brought in line with the commits on the configured refs.
 
-use crate::app::project::Project;
+use crate::app::project::{FeatureTxn, Project};
 use crate::core::events::Event;
 use crate::core::evidence::{self, EvidenceRule};
 use crate::core::ledger;
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
-use crate::io::history::{self, HistoryCache, HistoryError};
+use crate::io::history::{self, HistoryError, PendingCache};
 use crate::io::lock::FeatureLock;
 use std::path::PathBuf;
 
@@ -26,15 +26,8 @@ pub struct SyncReport {
     pub warnings: Vec<String>,
     /// Whether the whole history was read (no cache, changed rule, rewritten history).
     pub full_rescan: bool,
-    /// The history cache to write when the transaction commits (see [`save_history_cache`]).
+    /// The history cache to write when the transaction commits (`FeatureTxn::commit`).
     pub history_cache: Option<PendingCache>,
-}
-
-/// A history cache waiting to be written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PendingCache {
-    pub path: PathBuf,
-    pub cache: HistoryCache,
 }
 
 /// The history cache file of a feature.
@@ -46,23 +39,47 @@ pub fn history_cache_path(project: &Project, feature: &str) -> PathBuf {
         .join(format!("{feature}.json"))
 }
 
-/// Writes a pending history cache. A failure only costs a rescan next time, so it is a
-/// warning, not an error.
-pub fn save_history_cache(pending: &PendingCache) {
-    if let Err(e) = history::save_cache(&pending.path, &pending.cache) {
-        crate::io::notice::warn(&format!(
-            "could not write the history cache {}: {e} (the next sync reads the whole history again)",
-            pending.path.display()
-        ));
-    }
-}
-
 /// The shallow-clone warning.
 pub fn shallow_warning(root: &std::path::Path) -> String {
     format!(
         "{} is a shallow clone: the git history is incomplete, so issues implemented in commits that are not there are not seen as DONE; run `git fetch --unshallow` (in GitHub Actions, check out with `fetch-depth: 0`)",
         root.display()
     )
+}
+
+/// Begins a transaction on an existing feature (exit 2 when it has no state) and syncs it
+/// from git: the start of every command that reads or changes a feature.
+pub fn open_synced<'p>(
+    project: &'p Project,
+    feature: &str,
+) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    let mut txn = project.begin(feature)?;
+    let report = sync_txn(&mut txn)?;
+    Ok((txn, report))
+}
+
+/// [`open_synced`] for a feature that may have no state yet (it starts from an empty one).
+pub fn open_or_new_synced<'p>(
+    project: &'p Project,
+    feature: &str,
+) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    let mut txn = project.begin_or_new(feature)?;
+    let report = sync_txn(&mut txn)?;
+    Ok((txn, report))
+}
+
+/// Syncs an open transaction from git when `coordination.auto_sync_from_git` is on (else
+/// only readiness is recomputed), then fills in missing semantic summaries. The history
+/// cache is written when the transaction commits.
+pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
+    if !txn.project.config.coordination.auto_sync_from_git {
+        crate::core::readiness::recompute(&mut txn.state);
+        return Ok(Default::default());
+    }
+    let mut report = sync_feature(txn.project, &txn.lock, &mut txn.state, &mut txn.events)?;
+    txn.history_cache = report.history_cache.take();
+    crate::app::summary::ensure_summaries(txn.project, &txn.feature, &mut txn.state);
+    Ok(report)
 }
 
 /// The rule for one feature: its links (rule 3) come from the tasks' `github_issue`.
@@ -113,6 +130,13 @@ pub fn sync_feature(
     events: &mut Vec<Event>,
 ) -> CmdResult<SyncReport> {
     let rule = build_rule(project, state)?;
+    tracing::debug!(
+        "git sync of `{}`: refs {:?}, done patterns {:?}, linked issues {:?}",
+        state.feature_id,
+        project.config.git.sync_refs,
+        project.config.git.done_patterns,
+        rule.links
+    );
     let cache_path = history_cache_path(project, &state.feature_id);
     let cached = history::load_cache(&cache_path);
     let outcome = history::scan(&project.root, &project.config.git.sync_refs, &rule, cached)
@@ -147,6 +171,19 @@ pub fn sync_feature(
             cache,
         }),
     };
+    tracing::info!(
+        "git sync of `{}`: {} commit(s) scanned{}, head {}; DONE from git: {:?}; reverted: {:?}",
+        state.feature_id,
+        report.commits_scanned,
+        if report.full_rescan {
+            " (whole history)"
+        } else {
+            " (since the cached tips)"
+        },
+        report.head.as_deref().unwrap_or("none"),
+        report.synced_issues,
+        report.reverted_issues
+    );
     for (issue, commit) in &applied.reverted {
         events.push(Event::StateReverted {
             issue: *issue,

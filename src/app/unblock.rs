@@ -36,8 +36,7 @@ pub fn unblock(
     issue: u32,
     raise_usd: Option<f64>,
 ) -> CmdResult<UnblockReport> {
-    let mut txn = project.begin(feature)?;
-    txn.sync()?;
+    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
     let Some(task) = txn.state.task_mut(issue) else {
         return Err(CommandError::input(format!(
@@ -68,18 +67,17 @@ pub fn unblock(
             "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG; nothing to unblock"
         )));
     }
-    task.stage = Stage::Backlog;
-    task.retries = 0;
-    task.blocked_reason = None;
-    task.last_failure = None;
-    task.owner = None;
+    let unblocked = task
+        .unblock()
+        .map_err(|e| CommandError::internal(e.to_string()))?;
     readiness::recompute(&mut txn.state);
     let to = txn
         .state
         .task(issue)
         .map(|t| t.stage.to_string())
         .unwrap_or_default();
-    txn.events.push(Event::IssueUnblocked { issue });
+    txn.events.push(unblocked);
+    txn.mirror_after_commit();
     txn.commit()?;
     Ok(UnblockReport {
         issue,

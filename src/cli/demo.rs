@@ -8,9 +8,16 @@ use crate::app::run::{self as run_app, Outcome, RunOptions};
 use crate::app::{greenlight, status};
 use crate::cli::GlobalArgs;
 use crate::cli::feature_cmds::print_tasks;
-use crate::cli::stubs::DemoArgs;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Build the demo repository here instead of a temp dir (kept afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
 
 pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     let _ = g;

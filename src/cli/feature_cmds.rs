@@ -92,9 +92,6 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
     let project = g.open()?;
     crate::app::setup::warn_missing_project_file(&project);
     let o = greenlight::greenlight(&project, feature, dry_run)?;
-    if !dry_run {
-        crate::app::github_sync::auto_sync(&project, feature);
-    }
     for w in &o.sync.warnings {
         notice::warn(w);
     }
@@ -216,7 +213,6 @@ pub fn unblock(
         .map_err(|e| crate::error::CommandError::input(format!("--budget: {e}")))?;
     let project = g.open()?;
     let r = unblock_app::unblock(&project, feature, issue, raise)?;
-    crate::app::github_sync::auto_sync(&project, feature);
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {

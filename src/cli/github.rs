@@ -1,7 +1,7 @@
 //! `github sync` and `github publish`: arguments and printing.
 
-use crate::app::github_publish;
-use crate::app::github_sync::{self, GithubSyncReport};
+use crate::app::github::report::GithubSyncReport;
+use crate::app::github::{publish as github_publish, sync as github_sync};
 use crate::cli::output::print_json;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::error::CmdResult;

@@ -17,7 +17,6 @@ pub mod progress;
 pub mod prompt;
 pub mod report;
 pub mod run;
-pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
 use crate::error::CmdResult;
@@ -68,8 +67,10 @@ impl GlobalArgs {
             config_file: self.config.clone(),
         }
     }
+    /// Opens the project, with the GitHub mirror as its finish hook.
     pub fn open(&self) -> CmdResult<Project> {
-        Project::open(&self.project_options())
+        Ok(Project::open(&self.project_options())?
+            .with_finish_hook(crate::app::github::mirror::mirror))
     }
 }
 
@@ -113,7 +114,7 @@ pub enum Command {
     },
     /// Implement READY issues with the configured agents.
     #[command(after_help = help_text::RUN)]
-    Run(stubs::RunArgs),
+    Run(run::RunArgs),
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
         /// The feature id (its folder under specs/, e.g. `auth`).
@@ -148,9 +149,9 @@ pub enum Command {
     /// Print the dispatchable issues as a GitHub Actions matrix (fan-out over runners).
     Matrix(matrix::MatrixArgs),
     /// The GitHub Action entry point.
-    Action(stubs::ActionArgs),
+    Action(action::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
-    Demo(stubs::DemoArgs),
+    Demo(demo::DemoArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions {
         /// The shell to complete for.
@@ -168,7 +169,7 @@ pub enum Command {
 pub fn main_entry() -> ExitCode {
     // `--no-color` (or NO_COLOR) also applies to clap's own output: help and usage errors
     let no_color = std::env::args_os().any(|a| a == "--no-color")
-        || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        || crate::io::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let mut cmd = Cli::command();
     if no_color {
         cmd = cmd.color(clap::ColorChoice::Never);

@@ -11,7 +11,7 @@ static COLOR: AtomicBool = AtomicBool::new(false);
 /// Sets up printing from the global options.
 pub fn init(g: &GlobalArgs) {
     crate::io::notice::set_quiet(g.quiet);
-    let no_color = g.no_color || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let no_color = g.no_color || crate::io::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     COLOR.store(
         !no_color && std::io::stdout().is_terminal(),
         Ordering::Relaxed,

@@ -58,7 +58,7 @@ impl RunView {
         } else {
             (None, None)
         };
-        let heartbeat = std::env::var(HEARTBEAT_ENV)
+        let heartbeat = crate::io::env::var(HEARTBEAT_ENV)
             .ok()
             .and_then(|v| v.trim().parse::<f64>().ok())
             .filter(|s| *s > 0.0)

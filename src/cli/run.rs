@@ -3,10 +3,31 @@
 
 use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOptions, RunReport};
 use crate::cli::GlobalArgs;
+use crate::cli::JsonFlag;
 use crate::cli::output::{paint, print_json};
 use crate::cli::progress::RunView;
-use crate::cli::stubs::RunArgs;
 use crate::error::{CmdResult, CommandError};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
+    pub feature: String,
+    /// Only this issue.
+    #[arg(long, value_name = "N")]
+    pub issue: Option<u32>,
+    /// Implement at most K issues (K ≥ 1).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_issues: Option<u32>,
+    /// Run up to W independent issues at once, each in its own worktree.
+    #[arg(long, value_name = "W", default_value_t = 1)]
+    pub workers: u32,
+    /// Print what would run without running it.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub json: JsonFlag,
+}
 
 pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
     let project = g.open()?;
@@ -16,6 +37,7 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
         max_issues: a.max_issues,
         workers: a.workers,
         dry_run: a.dry_run,
+        mirror_at_end: true,
     };
     let as_json = a.json.json;
     let view = (!as_json && !g.quiet).then(|| RunView::new(planned_total(&project, &a)));
@@ -28,16 +50,13 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
             v.show(p, progress_line(p));
         }
     };
+    // the run's transitions are mirrored to GitHub when it ends (skipped with one notice
+    // when GitHub is not configured; failures go to the outbox, never the exit code)
     let report = run_app::run(&project, &a.feature, &opts, &progress);
     if let Some(v) = &view {
         v.finish(heartbeat);
     }
     let report = report?;
-    if !a.dry_run {
-        // Mirror the run's transitions to GitHub (skipped with one notice when GitHub is not
-        // configured; failures go to the outbox and never change the run's exit code).
-        crate::app::github_sync::auto_sync(&project, &a.feature);
-    }
     finish(&report, as_json)
 }
 

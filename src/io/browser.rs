@@ -6,7 +6,7 @@ use std::process::{Command, Stdio};
 
 /// Starts the opener and returns without waiting for the browser.
 pub fn open(path: &Path) -> std::io::Result<()> {
-    let program = std::env::var("BROWSER")
+    let program = crate::io::env::var("BROWSER")
         .ok()
         .filter(|b| !b.trim().is_empty())
         .unwrap_or_else(|| {

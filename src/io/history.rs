@@ -54,6 +54,14 @@ pub struct HistoryCache {
     pub seen_update: Option<SeenUpdate>,
 }
 
+/// A history cache waiting to be written: a sync produces it, the feature transaction
+/// writes it when it commits (never a dry run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingCache {
+    pub path: PathBuf,
+    pub cache: HistoryCache,
+}
+
 /// The result of a scan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanOutcome {

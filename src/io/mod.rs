@@ -7,6 +7,7 @@ pub mod browser;
 pub mod clock;
 pub mod config;
 pub mod contain;
+pub mod env;
 pub mod event_log;
 pub mod event_reader;
 pub mod gh_actions;

@@ -87,6 +87,12 @@ pub fn run_with_pid(
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(SpawnError::Empty);
     };
+    let shown = crate::io::secrets::mask(&spec.argv.join(" ")).into_owned();
+    let cwd = spec
+        .cwd
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    tracing::info!("running `{shown}` in {cwd}");
     let cmd = if spec.contained {
         let path_var = spec.env.get("PATH").map(std::ffi::OsStr::new);
         let Some(found) = crate::io::program_path::find(program, path_var, spec.cwd) else {

@@ -9,7 +9,7 @@ pub fn resolve(config: &Config, root: &Path) -> Option<String> {
     if let Some(r) = config.github.repo.as_deref().filter(|r| valid(r)) {
         return Some(r.to_string());
     }
-    if let Ok(r) = std::env::var("GITHUB_REPOSITORY")
+    if let Ok(r) = crate::io::env::var("GITHUB_REPOSITORY")
         && valid(&r)
     {
         return Some(r);

@@ -120,7 +120,7 @@ pub fn hostname() -> String {
             }
         }
     }
-    std::env::var("HOSTNAME")
+    crate::io::env::var("HOSTNAME")
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "localhost".to_string())

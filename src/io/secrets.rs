@@ -46,7 +46,7 @@ pub fn init_or_reexec() {
     }
     let tokens: BTreeMap<String, String> = TOKEN_ENV_VARS
         .iter()
-        .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+        .filter_map(|k| crate::io::env::var(k).ok().map(|v| (k.to_string(), v)))
         .collect();
     if !tokens.is_empty() {
         reexec(&tokens); // returns only on failure
@@ -104,7 +104,11 @@ fn reexec(tokens: &BTreeMap<String, String>) {
 /// not started by [`reexec`]).
 fn read_inherited() -> Option<BTreeMap<String, String>> {
     use std::io::Read;
-    let fd: i32 = std::env::var(SECRETS_FD_VAR).ok()?.trim().parse().ok()?;
+    let fd: i32 = crate::io::env::var(SECRETS_FD_VAR)
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
     // only an inherited pipe above stdio: never take over another descriptor
     let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
     if fd < 3 || !target.to_string_lossy().starts_with("pipe:") {
@@ -133,7 +137,7 @@ pub fn get(var: &str) -> Option<String> {
     if let Some(v) = TOKENS.get().and_then(|t| t.get(var)) {
         return Some(v.clone());
     }
-    std::env::var(var).ok()
+    crate::io::env::var(var).ok()
 }
 
 /// Adds variable names whose values are masked (`secrets.mask_env`,
@@ -218,22 +222,49 @@ pub fn mask_file(path: &std::path::Path) {
     }
 }
 
+/// Prints `text` on stdout (with a newline when `line`): the one place that writes the
+/// command's output. clippy's `print_stdout` lint is denied everywhere else (`lib.rs`);
+/// call it through [`outln!`](crate::outln) or [`out!`](crate::out), which mask secrets.
+#[allow(clippy::print_stdout)]
+#[doc(hidden)]
+pub fn print_out(text: &str, line: bool) {
+    if line {
+        println!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// Prints a line on stderr: the one place that writes notices; call it through
+/// [`errln!`](crate::errln), which masks secrets.
+#[allow(clippy::print_stderr)]
+#[doc(hidden)]
+pub fn print_err(text: &str) {
+    eprintln!("{text}");
+}
+
 /// `println!` with every secret value masked: what the tool prints on stdout.
 #[macro_export]
 macro_rules! outln {
-    () => { println!() };
-    ($($arg:tt)*) => { println!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    () => { $crate::io::secrets::print_out("", true) };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), true)
+    };
 }
 
 /// `print!` with every secret value masked.
 #[macro_export]
 macro_rules! out {
-    ($($arg:tt)*) => { print!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), false)
+    };
 }
 
 /// `eprintln!` with every secret value masked: what the tool prints on stderr.
 #[macro_export]
 macro_rules! errln {
-    () => { eprintln!() };
-    ($($arg:tt)*) => { eprintln!("{}", $crate::io::secrets::mask(&format!($($arg)*))) };
+    () => { $crate::io::secrets::print_err("") };
+    ($($arg:tt)*) => {
+        $crate::io::secrets::print_err(&$crate::io::secrets::mask(&format!($($arg)*)))
+    };
 }

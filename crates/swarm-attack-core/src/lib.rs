@@ -36,3 +36,4 @@ pub mod state;
 pub mod state_nulls;
 pub mod summary;
 pub mod test_report;
+pub mod transition;

@@ -155,6 +155,44 @@ pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
     keyed.into_iter().map(|(_, n)| n).collect()
 }
 
+/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE;
+/// never a manual issue (it waits for a person, SPEC §12).
+pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
+    if t.is_manual() {
+        return false;
+    }
+    match t.stage {
+        Stage::Ready => true,
+        Stage::Interrupted => t
+            .dependencies
+            .iter()
+            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
+        _ => false,
+    }
+}
+
+/// The first dispatchable issue in dependency order (interrupted ones first).
+pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
+    next_dispatchable_except(state, &BTreeMap::<u32, ()>::new())
+}
+
+/// [`next_dispatchable`], leaving out the issues in `held` (e.g. held by an open pull
+/// request).
+pub fn next_dispatchable_except<V>(state: &FeatureState, held: &BTreeMap<u32, V>) -> Option<u32> {
+    let order = dependency_order(state);
+    let ok =
+        |n: &u32| !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t));
+    let interrupted = order.iter().find(|n| {
+        ok(n)
+            && state
+                .task(**n)
+                .is_some_and(|t| t.stage == Stage::Interrupted)
+    });
+    interrupted
+        .or_else(|| order.iter().find(|n| ok(n)))
+        .copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,6 +206,21 @@ mod tests {
             s.tasks.push(t);
         }
         s
+    }
+
+    #[test]
+    fn interrupted_work_is_dispatched_first_and_only_when_its_dependencies_are_done() {
+        let s = state(&[
+            (1, Stage::Ready, &[]),
+            (2, Stage::Interrupted, &[]),
+            (3, Stage::Interrupted, &[4]),
+            (4, Stage::Blocked, &[]),
+        ]);
+        assert_eq!(next_dispatchable(&s), Some(2));
+        assert!(!dispatchable(&s, s.task(3).unwrap()));
+        assert!(!dispatchable(&s, s.task(4).unwrap()));
+        let s = state(&[(1, Stage::Done, &[]), (2, Stage::Blocked, &[])]);
+        assert_eq!(next_dispatchable(&s), None);
     }
 
     #[test]

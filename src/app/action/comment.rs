@@ -7,7 +7,6 @@ use super::{
 };
 use crate::app::project::Project;
 use crate::core::action::{self, ActionEvent, IssueSnapshot, SwarmCommand};
-use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::CmdResult;
@@ -71,7 +70,7 @@ pub(super) fn on_comment(
         return log_received(project, event, &feature, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
-    txn.sync()?;
+    crate::app::sync::sync_txn(&mut txn)?;
     let stage = txn
         .state
         .task(number)
@@ -103,12 +102,8 @@ pub(super) fn on_comment(
         SwarmCommand::Retry | SwarmCommand::Unblock => {
             if matches!(stage, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
                 if let Some(t) = txn.state.task_mut(number) {
-                    t.stage = Stage::Backlog;
-                    t.retries = 0;
-                    t.blocked_reason = None;
-                    t.owner = None;
+                    txn.events.extend(t.unblock().ok());
                 }
-                txn.events.push(Event::IssueUnblocked { issue: number });
                 readiness::recompute(&mut txn.state);
                 if command == SwarmCommand::Retry && run_agents {
                     out.to_run.push((feature.clone(), number));
@@ -130,13 +125,11 @@ pub(super) fn on_comment(
                 format!("skip: the issue is {stage}; nothing to do")
             } else {
                 if let Some(t) = txn.state.task_mut(number) {
-                    t.stage = Stage::Skipped;
-                    t.blocked_reason = Some(format!("skipped by @{author} with /swarm skip"));
+                    txn.events.extend(
+                        t.skip(format!("skipped by @{author} with /swarm skip"))
+                            .ok(),
+                    );
                 }
-                txn.events.push(Event::IssueSkipped {
-                    issue: number,
-                    blocking_issue: None,
-                });
                 readiness::recompute(&mut txn.state);
                 format!("skip: {stage} → SKIPPED")
             }

@@ -8,7 +8,6 @@ use crate::app::project::FeatureTxn;
 use crate::app::run::RunContext;
 use crate::core::budget::{self, Exceeded};
 use crate::core::events::Event;
-use crate::core::stage::Stage;
 
 /// The limit an attempt on `issue` would start over, if any.
 pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) -> Option<Exceeded> {
@@ -16,7 +15,11 @@ pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) ->
     if *limits == budget::Limits::default() {
         return None;
     }
-    crate::app::ledger::refresh(ctx.project, &ctx.feature, &mut txn.state);
+    crate::app::ledger::refresh(
+        &ctx.project.paths.events_file(&ctx.feature),
+        &ctx.project.config,
+        &mut txn.state,
+    );
     let mut ledger = txn.state.ledger.clone().unwrap_or_default();
     let price = |agent: &str| crate::app::ledger::price_for(&ctx.project.config, agent);
     for e in &txn.events {
@@ -43,15 +46,7 @@ pub fn record(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32, e: &Ex
         return reason;
     }
     if let Some(t) = txn.state.task_mut(issue) {
-        t.stage = Stage::Blocked;
-        t.owner = None;
-        t.blocked_reason = Some(reason.clone());
-        let retries = t.retries;
-        txn.events.push(Event::IssueBlocked {
-            issue,
-            reason: reason.clone(),
-            retries,
-        });
+        txn.events.extend(t.block(reason.clone()).ok());
     }
     reason
 }

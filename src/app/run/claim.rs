@@ -46,8 +46,7 @@ pub enum ClaimResult {
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
-    let mut txn = ctx.project.begin(&ctx.feature)?;
-    let report = txn.sync()?;
+    let (mut txn, report) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
     let synced_head = report.head.filter(|_| {
         ctx.project.config.coordination.auto_sync_from_git
             && ctx.project.config.git.sync_refs.iter().any(|r| r == "HEAD")
@@ -75,7 +74,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                     return Ok(ClaimResult::Nothing(why));
                 }
             },
-            None => next_dispatchable_except(&txn.state, &open_prs),
+            None => readiness::next_dispatchable_except(&txn.state, &open_prs),
         };
         let Some(issue) = pick else {
             let mut why = nothing_reason(&txn.state);
@@ -111,17 +110,24 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
     let resumed = task.stage == Stage::Interrupted;
-    task.stage = Stage::InProgress;
-    task.owner = Some(owner.clone());
-    task.blocked_reason = None;
-    task.attempts += 1;
+    let started = task
+        .claim(owner.clone())
+        .map_err(|e| CommandError::internal(e.to_string()))?;
     let attempt = task.attempts;
     let retries = task.retries;
     let task_snapshot = task.clone();
     if matches!(txn.state.phase, Phase::ReadyToImplement) {
         txn.state.phase = Phase::Implementing;
     }
-    txn.events.push(Event::IssueStarted { issue, attempt });
+    txn.events.push(started);
+    tracing::info!(
+        "claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}",
+        ctx.feature
+    );
+    if task_snapshot.github_issue.is_some() {
+        // show the issue as in progress on GitHub while the agents work
+        txn.mirror_after_commit();
+    }
     let state = txn.state.clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {
@@ -134,22 +140,6 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         resumed,
         synced_head,
     })))
-}
-
-/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE;
-/// never a manual issue (it waits for a person, SPEC §12).
-pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
-    if t.is_manual() {
-        return false;
-    }
-    match t.stage {
-        Stage::Ready => true,
-        Stage::Interrupted => t
-            .dependencies
-            .iter()
-            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
-        _ => false,
-    }
 }
 
 /// The supersession gate (SPEC §12): the open pull requests that link dispatchable issues
@@ -167,7 +157,7 @@ fn supersession_gate(
     links.retain(|n, _| {
         txn.state
             .task(*n)
-            .is_some_and(|t| dispatchable(&txn.state, t))
+            .is_some_and(|t| readiness::dispatchable(&txn.state, t))
     });
     let mut gated = ctx.gated.lock().unwrap_or_else(|e| e.into_inner());
     for (issue, pr) in &links {
@@ -185,30 +175,6 @@ fn supersession_gate(
         }
     }
     Ok(links)
-}
-
-/// The first dispatchable issue in dependency order (interrupted ones first).
-pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
-    next_dispatchable_except(state, &Default::default())
-}
-
-/// [`next_dispatchable`], leaving out the issues in `held`.
-fn next_dispatchable_except(
-    state: &FeatureState,
-    held: &std::collections::BTreeMap<u32, u64>,
-) -> Option<u32> {
-    let order = readiness::dependency_order(state);
-    let ok =
-        |n: &u32| !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t));
-    let interrupted = order.iter().find(|n| {
-        ok(n)
-            && state
-                .task(**n)
-                .is_some_and(|t| t.stage == Stage::Interrupted)
-    });
-    interrupted
-        .or_else(|| order.iter().find(|n| ok(n)))
-        .copied()
 }
 
 /// `--issue N`: whether it can run now. Errors (first call only) for an issue that is
@@ -229,7 +195,7 @@ fn check_requested(
             ctx.feature
         )));
     };
-    if dispatchable(state, t) {
+    if readiness::dispatchable(state, t) {
         return Ok(Ok(()));
     }
     if !first {
@@ -351,9 +317,10 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
                 .map(|since| ((now - since).whole_minutes().max(0)) as u64)
         });
         if owner::is_stale(parsed.as_ref(), liveness, age, timeout) {
-            recovered.push((t.issue_number, t.owner.clone().unwrap_or_default()));
-            t.stage = Stage::Interrupted;
-            t.owner = None;
+            let old_owner = t.owner.clone().unwrap_or_default();
+            if t.interrupt().is_ok() {
+                recovered.push((t.issue_number, old_owner));
+            }
         }
     }
     for (issue, old_owner) in recovered {

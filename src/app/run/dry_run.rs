@@ -49,8 +49,7 @@ pub struct Plan {
 }
 
 pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<RunReport> {
-    let mut txn = project.begin(feature)?;
-    txn.sync()?;
+    let (txn, _) = crate::app::sync::open_synced(project, feature)?;
     let mut state = txn.state.clone();
     drop(txn); // nothing is committed
     readiness::recompute(&mut state);
@@ -73,9 +72,11 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
         let next = match opts.issue {
             Some(n) => state
                 .task(n)
-                .filter(|t| claim::dispatchable(&state, t) && !steps.iter().any(|s| s.issue == n))
+                .filter(|t| {
+                    readiness::dispatchable(&state, t) && !steps.iter().any(|s| s.issue == n)
+                })
                 .map(|_| n),
-            None => claim::next_dispatchable(&state),
+            None => readiness::next_dispatchable(&state),
         };
         let Some(n) = next else { break };
         let Some(t) = state.task(n).cloned() else {
@@ -99,8 +100,9 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
             spent_usd: None,
             attempts_left: None,
         });
+        // planned as if it were DONE, so its dependents follow (a preview, never saved)
         if let Some(tm) = state.task_mut(n) {
-            tm.stage = Stage::Done;
+            *tm = tm.as_done();
         }
         readiness::recompute(&mut state);
     }
@@ -137,7 +139,8 @@ fn estimate(
     if limits.issue_usd.is_none() && limits.feature_usd.is_none() {
         return None;
     }
-    crate::app::ledger::refresh(project, &state.feature_id.clone(), state);
+    let events_file = project.paths.events_file(&state.feature_id);
+    crate::app::ledger::refresh(&events_file, &project.config, state);
     let ledger = state.ledger.clone().unwrap_or_default();
     let max = project.config.sessions.max_implementation_retries + 1;
     let mut total = 0.0;

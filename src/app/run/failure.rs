@@ -8,7 +8,6 @@ use crate::app::run::{Outcome, Progress, RunContext, record};
 use crate::core::events::Event;
 use crate::core::failure_verdict::{self, Verdict};
 use crate::core::readiness;
-use crate::core::stage::Stage;
 use crate::core::state::Task;
 use crate::error::CmdResult;
 use crate::io::llm;
@@ -85,8 +84,7 @@ fn record_failure(
             let reason = crate::app::run::budget_gate::record(ctx, txn, issue, &e);
             if e.is_feature_limit() {
                 if let Some(t) = txn.state.task_mut(issue) {
-                    t.stage = Stage::Ready;
-                    t.owner = None;
+                    let _ = t.stop();
                 }
                 readiness::recompute(&mut txn.state);
                 return Ok(Next::End(Outcome::Stopped { reason }));
@@ -101,8 +99,7 @@ fn record_failure(
         t.last_mode = Some(mode.to_string());
         if ctx.breaker.setup_problem() {
             // not the issue's fault: back to READY, no retry used, no failure kept
-            t.stage = Stage::Ready;
-            t.owner = None;
+            let _ = t.stop();
             return Ok(Next::End(Outcome::Stopped {
                 reason: tripped.clone().unwrap_or_default(),
             }));
@@ -110,14 +107,7 @@ fn record_failure(
         let feedback = failed.feedback(t.attempts);
         t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
         let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {
-            t.stage = Stage::Blocked;
-            t.owner = None;
-            t.blocked_reason = Some(reason.clone());
-            events.push(Event::IssueBlocked {
-                issue,
-                reason: reason.clone(),
-                retries: t.retries,
-            });
+            events.extend(t.block(reason.clone()).ok());
             Next::End(Outcome::Blocked { reason })
         };
         if t.retries >= max {
@@ -146,13 +136,7 @@ fn record_failure(
                     failed.reason,
                     first_line(text)
                 );
-                t.stage = Stage::Skipped;
-                t.owner = None;
-                t.blocked_reason = Some(reason.clone());
-                txn.events.push(Event::IssueSkipped {
-                    issue,
-                    blocking_issue: None,
-                });
+                txn.events.extend(t.skip(reason.clone()).ok());
                 readiness::recompute(&mut txn.state);
                 return Ok(Next::End(Outcome::Skipped { reason }));
             }
@@ -161,8 +145,7 @@ fn record_failure(
         t.retries += 1;
         *retries = t.retries;
         if let Some(msg) = &tripped {
-            t.stage = Stage::Ready;
-            t.owner = None;
+            let _ = t.stop();
             return Ok(Next::End(Outcome::Stopped {
                 reason: msg.clone(),
             }));

@@ -61,6 +61,59 @@ fn fresh_worktree<'g>(
     Ok((WorktreeGuard { ctx, path }, base))
 }
 
+/// The attempt loop's state for one issue.
+struct Attempts<'c> {
+    /// The attempt number (over the task's life).
+    attempt: u32,
+    retries: u32,
+    /// Attempts made by this run.
+    here: u32,
+    cost: Option<f64>,
+    /// The failures fed back to the next attempt.
+    failures: Vec<String>,
+    wt: WorktreeGuard<'c>,
+    base: String,
+    artifacts: PathBuf,
+    /// How the work is executed (`SOLO (agent)`, a pair's description, a fallback).
+    executed: String,
+    /// Events appended with the first attempt's (the decision, a fallback).
+    selected: Option<Event>,
+    fallback: Option<Event>,
+}
+
+/// What one attempt came to.
+enum Step {
+    /// The issue ended (DONE, or recorded otherwise).
+    End(Outcome),
+    /// The attempt failed: record it, then retry or end.
+    Failed(Failed),
+    /// The pair could not run: go on with the winner alone (SOLO), same attempt.
+    Solo,
+}
+
+impl<'c> Attempts<'c> {
+    fn result(&self, issue: u32, title: &str, outcome: Outcome) -> IssueResult {
+        IssueResult {
+            issue,
+            title: title.to_string(),
+            attempts: self.here,
+            cost_usd: self.cost,
+            outcome,
+        }
+    }
+
+    /// The next attempt `n`, in a fresh worktree.
+    fn retry(&mut self, ctx: &'c RunContext<'c>, issue: u32, n: u32) -> CmdResult<()> {
+        self.attempt = n;
+        self.here += 1;
+        let (wt, base) = fresh_worktree(ctx, issue, n)?;
+        self.wt = wt;
+        self.base = base;
+        self.artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, n);
+        Ok(())
+    }
+}
+
 /// A resumed issue never gets a second agent: an earlier agent of it that is still running
 /// (its `run` was killed and containment could not act) is stopped first, or the issue is
 /// not started.
@@ -83,32 +136,19 @@ fn stop_earlier_agents(ctx: &RunContext<'_>, issue: u32) -> CmdResult<()> {
 pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdResult<IssueResult> {
     let issue = claim.issue;
     let task = &claim.task;
-    let mut attempt = claim.attempt;
-    let mut retries = claim.retries;
-    let mut attempts_here = 1;
-    let mut cost: Option<f64> = None;
-    let result = |outcome: Outcome, attempts: u32, cost: Option<f64>| IssueResult {
-        issue,
-        title: task.title.clone(),
-        attempts,
-        cost_usd: cost,
-        outcome,
-    };
     ctx.report(Progress::Claimed {
         issue,
         title: task.title.clone(),
-        attempt,
+        attempt: claim.attempt,
         resumed: claim.resumed,
         dependencies: task.dependencies.clone(),
     });
-    if task.github_issue.is_some() {
-        // Show the issue as in progress on GitHub while the agents work (no lock is held;
-        // failures go to the outbox).
-        crate::app::github_sync::auto_sync(ctx.project, &ctx.feature);
-    }
     stop_earlier_agents(ctx, issue)?;
-    let (mut wt, mut base) = fresh_worktree(ctx, issue, attempt)?;
-    let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
+    let (wt, base) = fresh_worktree(ctx, issue, claim.attempt)?;
+    let artifacts = ctx
+        .project
+        .paths
+        .attempt_dir(&ctx.feature, issue, claim.attempt);
 
     // 1. Duplicate detection.
     let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
@@ -122,7 +162,13 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     )?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
-        return Ok(result(outcome, 0, None));
+        return Ok(IssueResult {
+            issue,
+            title: task.title.clone(),
+            attempts: 0,
+            cost_usd: None,
+            outcome,
+        });
     }
 
     // 2. Coordination (SOLO execution of the winner).
@@ -163,206 +209,219 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             }
         }
     }
-    let mut executed = if decision.mode == Mode::Solo {
+    let executed = if decision.mode == Mode::Solo {
         format!("SOLO ({})", agent.name)
     } else if pair.is_some() {
         String::new()
     } else {
         format!("{mode} decided → fallback solo ({})", agent.name)
     };
-    // appended with the first attempt's events; `last_mode` is recorded with the result
-    let mut selected = Some(if pair.is_some() {
-        modes::selected_event(&decision, issue)
-    } else {
-        decision.event(issue)
-    });
+    let mut st = Attempts {
+        attempt: claim.attempt,
+        retries: claim.retries,
+        here: 1,
+        cost: None,
+        // the last failure is fed back to a retry or a resumed attempt
+        failures: task
+            .last_failure
+            .iter()
+            .filter(|_| claim.retries > 0 || claim.resumed)
+            .cloned()
+            .collect(),
+        wt,
+        base,
+        artifacts,
+        executed,
+        selected: Some(if pair.is_some() {
+            modes::selected_event(&decision, issue)
+        } else {
+            decision.event(issue)
+        }),
+        fallback,
+    };
 
     // 3. Attempts.
-    let mut failures: Vec<String> = Vec::new();
-    if let Some(f) = task
-        .last_failure
-        .as_deref()
-        .filter(|_| retries > 0 || claim.resumed)
-    {
-        failures.push(f.to_string());
-    }
     loop {
-        if let Some(p) = pair {
-            let mut first_events: Vec<Event> = selected.take().into_iter().collect();
-            first_events.extend(fallback.take());
-            record::emit(ctx, first_events)?;
-            let out = modes::run_pair(
-                ctx,
-                p,
-                PairAttempt {
-                    claim,
-                    attempt,
-                    failures: &failures,
-                    worktree: &wt.path,
-                    base: &base,
-                    attempt_dir: artifacts.clone(),
-                },
-                slot_free,
-            );
-            let out = match out {
-                Ok(o) => o,
-                Err(e) => {
-                    // fail-open: the winner alone, from a clean worktree
-                    let why = format!("{}; SOLO with the winner", e.message);
-                    record::emit(
-                        ctx,
-                        vec![modes::fallback_event(&decision, issue, "solo", &why)],
-                    )?;
-                    ctx.report(Progress::Notice(format!(
-                        "issue #{issue}: {mode} failed ({}); running {} alone",
-                        e.message, agent.name
-                    )));
-                    pair = None;
-                    executed = format!("{mode} decided → fallback solo ({})", agent.name);
-                    let _ = ctx.git.discard_changes(&wt.path, &base);
-                    continue;
-                }
-            };
-            executed = out.executed.clone();
-            let failed = match out.result {
-                PairResult::Passed { passed, worktree } => {
-                    cost = record::sum_cost(cost, passed.cost_usd);
-                    slot_free();
-                    match finish_done(
-                        ctx,
-                        claim,
-                        &worktree,
-                        &base,
-                        &passed,
-                        &executed,
-                        Some(out.convergence),
-                    )? {
-                        Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
-                        None => landing_conflict(),
-                    }
-                }
-                PairResult::Failed(f) => {
-                    cost = record::sum_cost(cost, f.cost_usd);
-                    f
-                }
-            };
-            match after_failure(
-                ctx,
-                claim,
-                task,
-                &failed,
-                &executed,
-                &mut retries,
-                &mut failures,
-                attempt,
-            )? {
-                Next::End(outcome) => return Ok(result(outcome, attempts_here, cost)),
-                Next::Retry(n) => {
-                    attempt = n;
-                    attempts_here += 1;
-                    drop(wt);
-                    let fresh = fresh_worktree(ctx, issue, attempt)?;
-                    wt = fresh.0;
-                    base = fresh.1;
-                    artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
-                    continue;
-                }
-            }
-        }
-        let built = prompt::build_prompt(
-            ctx.project,
-            &claim.state,
-            &PromptRequest {
-                issue,
-                agent: agent.name.clone(),
-                coordination: CoordinationContext::Solo,
-                attempt,
-                previous_failures: failures.clone(),
-            },
-        );
-        ctx.report(Progress::AgentStarted {
-            issue,
-            agent: agent.name.clone(),
-            mode: executed.clone(),
-            attempt,
-        });
-        let spec = AttemptSpec {
-            issue,
-            attempt,
-            title: &task.title,
-            github_issue: task.github_issue,
-            test_file: task.test_file.as_deref(),
-            worktree: &wt.path,
-            base: &base,
-            artifacts: artifacts.clone(),
-            stop: None,
-            tag_agent: false,
+        let step = match pair {
+            Some(p) => pair_attempt(ctx, claim, p, &mut st, slot_free)?,
+            None => solo_attempt(ctx, claim, agent, &mut st, slot_free)?,
         };
-        let res = attempt::run_attempt(
-            ctx,
-            &spec,
-            Candidate {
-                agent,
-                role: "primary",
-                prompt: built.text,
-                pre_events: selected
-                    .take()
-                    .into_iter()
-                    .chain(fallback.take())
-                    .chain([built.event])
-                    .collect(),
-            },
-        )?;
-        let failed = match res {
-            AttemptResult::Passed(p) => {
-                cost = record::sum_cost(cost, p.cost_usd);
-                slot_free();
-                match finish_done(ctx, claim, &wt.path, &base, &p, &executed, None)? {
-                    Some(outcome) => return Ok(result(outcome, attempts_here, cost)),
-                    None => landing_conflict(),
-                }
+        let failed = match step {
+            Step::End(outcome) => return Ok(st.result(issue, &task.title, outcome)),
+            Step::Solo => {
+                pair = None;
+                st.executed = format!("{mode} decided → fallback solo ({})", agent.name);
+                continue;
             }
-            AttemptResult::Failed(f) => {
-                cost = record::sum_cost(cost, f.cost_usd);
-                f
-            }
-            AttemptResult::Stopped { cost_usd } => {
-                // only a two-agent run stops a candidate; treat as a failure if it happens
-                cost = record::sum_cost(cost, cost_usd);
-                Failed {
-                    reason: "the agent was stopped".into(),
-                    excerpt: String::new(),
-                    agent_failure: false,
-                    cost_usd: None,
-                    pending_events: Vec::new(),
-                }
-            }
+            Step::Failed(f) => f,
         };
         let next = after_failure(
             ctx,
             claim,
             task,
             &failed,
-            &executed,
-            &mut retries,
-            &mut failures,
-            attempt,
+            &st.executed,
+            &mut st.retries,
+            &mut st.failures,
+            st.attempt,
         )?;
         match next {
-            Next::End(outcome) => {
-                return Ok(result(outcome, attempts_here, cost));
-            }
-            Next::Retry(n) => {
-                attempt = n;
-                attempts_here += 1;
-                drop(wt);
-                let fresh = fresh_worktree(ctx, issue, attempt)?;
-                wt = fresh.0;
-                base = fresh.1;
-                artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
-            }
+            Next::End(outcome) => return Ok(st.result(issue, &task.title, outcome)),
+            Next::Retry(n) => st.retry(ctx, issue, n)?,
         }
     }
+}
+
+/// One attempt of a PARALLEL / SYNTHESIS pair. An error running the pair falls back to the
+/// winner alone ([`Step::Solo`]) from a clean worktree (fail-open).
+fn pair_attempt(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    p: Pair<'_>,
+    st: &mut Attempts<'_>,
+    slot_free: &dyn Fn(),
+) -> CmdResult<Step> {
+    let issue = claim.issue;
+    let mut first_events: Vec<Event> = st.selected.take().into_iter().collect();
+    first_events.extend(st.fallback.take());
+    record::emit(ctx, first_events)?;
+    let out = modes::run_pair(
+        ctx,
+        p,
+        PairAttempt {
+            claim,
+            attempt: st.attempt,
+            failures: &st.failures,
+            worktree: &st.wt.path,
+            base: &st.base,
+            attempt_dir: st.artifacts.clone(),
+        },
+        slot_free,
+    );
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => {
+            let mode = p.decision.mode.as_str();
+            let why = format!("{}; SOLO with the winner", e.message);
+            record::emit(
+                ctx,
+                vec![modes::fallback_event(p.decision, issue, "solo", &why)],
+            )?;
+            ctx.report(Progress::Notice(format!(
+                "issue #{issue}: {mode} failed ({}); running {} alone",
+                e.message, p.primary.name
+            )));
+            let _ = ctx.git.discard_changes(&st.wt.path, &st.base);
+            return Ok(Step::Solo);
+        }
+    };
+    st.executed = out.executed.clone();
+    match out.result {
+        PairResult::Passed { passed, worktree } => {
+            st.cost = record::sum_cost(st.cost, passed.cost_usd);
+            slot_free();
+            Ok(
+                match finish_done(
+                    ctx,
+                    claim,
+                    &worktree,
+                    &st.base,
+                    &passed,
+                    &st.executed,
+                    Some(out.convergence),
+                )? {
+                    Some(outcome) => Step::End(outcome),
+                    None => Step::Failed(landing_conflict()),
+                },
+            )
+        }
+        PairResult::Failed(f) => {
+            st.cost = record::sum_cost(st.cost, f.cost_usd);
+            Ok(Step::Failed(f))
+        }
+    }
+}
+
+/// One SOLO attempt of `agent`.
+fn solo_attempt(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    agent: &crate::io::config::AgentConfig,
+    st: &mut Attempts<'_>,
+    slot_free: &dyn Fn(),
+) -> CmdResult<Step> {
+    let issue = claim.issue;
+    let task = &claim.task;
+    let built = prompt::build_prompt(
+        ctx.project,
+        &claim.state,
+        &PromptRequest {
+            issue,
+            agent: agent.name.clone(),
+            coordination: CoordinationContext::Solo,
+            attempt: st.attempt,
+            previous_failures: st.failures.clone(),
+        },
+    );
+    ctx.report(Progress::AgentStarted {
+        issue,
+        agent: agent.name.clone(),
+        mode: st.executed.clone(),
+        attempt: st.attempt,
+    });
+    let spec = AttemptSpec {
+        issue,
+        attempt: st.attempt,
+        title: &task.title,
+        github_issue: task.github_issue,
+        test_file: task.test_file.as_deref(),
+        worktree: &st.wt.path,
+        base: &st.base,
+        artifacts: st.artifacts.clone(),
+        stop: None,
+        tag_agent: false,
+    };
+    let res = attempt::run_attempt(
+        ctx,
+        &spec,
+        Candidate {
+            agent,
+            role: "primary",
+            prompt: built.text,
+            pre_events: st
+                .selected
+                .take()
+                .into_iter()
+                .chain(st.fallback.take())
+                .chain([built.event])
+                .collect(),
+        },
+    )?;
+    Ok(match res {
+        AttemptResult::Passed(p) => {
+            st.cost = record::sum_cost(st.cost, p.cost_usd);
+            slot_free();
+            match finish_done(ctx, claim, &st.wt.path, &st.base, &p, &st.executed, None)? {
+                Some(outcome) => Step::End(outcome),
+                None => Step::Failed(landing_conflict()),
+            }
+        }
+        AttemptResult::Failed(f) => {
+            st.cost = record::sum_cost(st.cost, f.cost_usd);
+            Step::Failed(f)
+        }
+        AttemptResult::Stopped { cost_usd } => {
+            // only a two-agent run stops a candidate; treat as a failure if it happens
+            st.cost = record::sum_cost(st.cost, cost_usd);
+            Step::Failed(Failed {
+                reason: "the agent was stopped".into(),
+                excerpt: String::new(),
+                agent_failure: false,
+                cost_usd: None,
+                pending_events: Vec::new(),
+            })
+        }
+    })
 }
 
 /// Records an issue found already implemented: DONE with the evidence, no agent called.
@@ -374,8 +433,7 @@ fn record_duplicate(
     evidence: EvidenceRecord,
 ) -> CmdResult<Outcome> {
     let issue = claim.issue;
-    let mut done = claim.task.clone();
-    done.stage = Stage::Done;
+    let mut done = claim.task.as_done();
     done.commit = evidence.commit.clone().or(done.commit);
     summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
     record::with_txn(ctx, |txn| {
@@ -384,18 +442,13 @@ fn record_duplicate(
                 reason: "another run took the issue over".into(),
             });
         };
-        t.stage = Stage::Done;
-        t.owner = None;
-        t.blocked_reason = None;
-        t.last_failure = None;
-        if evidence.commit.is_some() {
-            t.commit = evidence.commit.clone();
-        }
         if !t.evidence.contains(&evidence) {
             t.evidence.push(evidence.clone());
         }
         copy_summary(t, &done);
-        let summary = t.summary().map(str::to_string);
+        let done_event = t
+            .done(evidence.commit.clone(), None, None)
+            .map_err(|e| CommandError::internal(e.to_string()))?;
         let commit = t.commit.clone();
         txn.events.push(Event::DuplicateDetected {
             issue,
@@ -404,13 +457,7 @@ fn record_duplicate(
             files: duplicate::DuplicateReport::to_json(&dup.files),
             pr: None,
         });
-        txn.events.push(Event::IssueDone {
-            issue,
-            commit: commit.clone(),
-            cost_usd: None,
-            summary,
-            convergence: None,
-        });
+        txn.events.push(done_event);
         readiness::recompute(&mut txn.state);
         if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
             txn.state.phase = crate::core::stage::Phase::Complete;
@@ -451,8 +498,7 @@ fn finish_done(
 ) -> CmdResult<Option<Outcome>> {
     let issue = claim.issue;
     // The summary may ask the LLM helper: build it before taking the lock.
-    let mut done = claim.task.clone();
-    done.stage = Stage::Done;
+    let mut done = claim.task.as_done();
     done.outputs.files_created = p.files_created.clone();
     // the verified commit: the summary (LLM or built from the commit) reads it
     done.commit = Some(p.commit.clone());
@@ -490,22 +536,10 @@ fn finish_done(
                 let reason = format!(
                     "implemented and verified in commit {short}, but it could not land on the checked-out branch ({message}); commit or stash your changes, then run `git merge --ff-only {keep_ref}`"
                 );
-                t.stage = Stage::Blocked;
-                t.owner = None;
-                t.blocked_reason = Some(reason.clone());
-                let retries = t.retries;
-                txn.events.push(Event::IssueBlocked {
-                    issue,
-                    reason: reason.clone(),
-                    retries,
-                });
+                txn.events.extend(t.block(reason.clone()).ok());
                 Ok(Some(Outcome::Blocked { reason }))
             }
             Landed::Landed { commit } => {
-                t.stage = Stage::Done;
-                t.owner = None;
-                t.blocked_reason = None;
-                t.last_failure = None;
                 t.commit = Some(commit.clone());
                 t.outputs.files_created = p.files_created.clone();
                 t.outputs.semantic_summary = None;
@@ -533,15 +567,11 @@ fn finish_done(
                 if !t.evidence.contains(&ev) {
                     t.evidence.push(ev);
                 }
-                let summary = t.summary().map(str::to_string);
                 let cost = t.cost_usd;
-                txn.events.push(Event::IssueDone {
-                    issue,
-                    commit: Some(commit.clone()),
-                    cost_usd: cost,
-                    summary,
-                    convergence: convergence.clone(),
-                });
+                let done_event = t
+                    .done(Some(commit.clone()), cost, convergence.clone())
+                    .map_err(|e| CommandError::internal(e.to_string()))?;
+                txn.events.push(done_event);
                 readiness::recompute(&mut txn.state);
                 if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
                     txn.state.phase = crate::core::stage::Phase::Complete;

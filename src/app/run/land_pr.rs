@@ -124,8 +124,6 @@ pub fn finish_in_review(
     mode: &str,
 ) -> CmdResult<crate::app::run::Outcome> {
     use crate::app::run::{Outcome, record};
-    use crate::core::events::Event;
-    use crate::core::stage::Stage;
     let issue = claim.issue;
     let mut files = p.files_created.clone();
     files.extend(p.files_modified.iter().cloned());
@@ -152,21 +150,14 @@ pub fn finish_in_review(
                 reason: "another run took the issue over".into(),
             });
         };
-        t.stage = Stage::InReview;
-        t.owner = None;
-        t.blocked_reason = None;
-        t.last_failure = None;
+        let opened_event = t
+            .review(opened.pr, opened.branch.clone())
+            .map_err(|e| CommandError::internal(e.to_string()))?;
         t.last_mode = Some(mode.to_string());
-        t.pull_request = Some(opened.pr);
-        t.pull_request_state = None;
         t.outputs.files_created = p.files_created.clone();
         t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
         t.completion_summary = done.completion_summary.clone();
-        txn.events.push(Event::PrOpened {
-            issue,
-            pr: opened.pr,
-            branch: opened.branch.clone(),
-        });
+        txn.events.push(opened_event);
         Ok(Outcome::InReview {
             pr: opened.pr,
             branch: opened.branch,

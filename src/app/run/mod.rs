@@ -50,6 +50,9 @@ pub struct RunOptions {
     pub workers: u32,
     /// Print what would run; write nothing.
     pub dry_run: bool,
+    /// Mirror the feature to GitHub when the run ends (the `run` command; the Action syncs
+    /// by itself). A claimed linked issue is mirrored either way.
+    pub mirror_at_end: bool,
 }
 
 /// How one issue ended in this run.

@@ -71,9 +71,9 @@ pub fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 /// run retries it) with the error as the last failure. Best effort.
 pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error: &str) {
     let _ = with_txn(ctx, |txn| {
-        if let Some(t) = owned(&mut txn.state, issue, owner) {
-            t.stage = Stage::Interrupted;
-            t.owner = None;
+        if let Some(t) = owned(&mut txn.state, issue, owner)
+            && t.interrupt().is_ok()
+        {
             t.last_failure = Some(error.to_string());
         }
         Ok(())

@@ -144,6 +144,8 @@ pub fn run(
     if let Some(e) = error {
         return Err(e);
     }
+    // the run's closing transaction (nothing left to append), mirrored to GitHub
+    project.append_events(feature, &[], opts.mirror_at_end)?;
     Ok(report)
 }
 

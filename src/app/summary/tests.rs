@@ -44,8 +44,10 @@ fn project(dir: &Path) -> Project {
 }
 
 fn done_task(sha: &str) -> Task {
-    let mut t = Task::new(3, "Add login");
-    t.stage = Stage::Done;
+    let mut t = Task {
+        stage: Stage::Done,
+        ..Task::new(3, "Add login")
+    };
     t.commit = Some(sha.to_string());
     t
 }
@@ -162,8 +164,10 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
 fn nothing_happens_when_disabled_not_done_or_already_summarised() {
     let (dir, sha) = repo();
     let mut p = project(dir.path());
-    let mut t = done_task(&sha);
-    t.stage = Stage::Ready;
+    let mut t = Task {
+        stage: Stage::Ready,
+        ..done_task(&sha)
+    };
     assert!(!ensure_summary(&p, "auth", &mut t));
     let mut t = done_task(&sha);
     t.outputs.semantic_summary = Some("Already there.".into());
@@ -180,8 +184,10 @@ fn ensure_summaries_fills_every_done_task_and_a_task_without_commit() {
     let (dir, sha) = repo();
     let p = project(dir.path());
     let mut s = FeatureState::new("auth", "2026-01-01T00:00:00Z");
-    let mut no_commit = Task::new(1, "Model");
-    no_commit.stage = Stage::Done;
+    let mut no_commit = Task {
+        stage: Stage::Done,
+        ..Task::new(1, "Model")
+    };
     no_commit.files = vec!["src/lib.rs".into()];
     s.tasks = vec![no_commit, done_task(&sha), Task::new(4, "Later")];
     assert_eq!(ensure_summaries(&p, "auth", &mut s), vec![1, 3]);
@@ -296,8 +302,10 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .iter()
         .enumerate()
         .map(|(i, sha)| {
-            let mut t = Task::new(i as u32 + 1, format!("Task {i}"));
-            t.stage = Stage::Done;
+            let mut t = Task {
+                stage: Stage::Done,
+                ..Task::new(i as u32 + 1, format!("Task {i}"))
+            };
             t.commit = Some(if i == 1 {
                 sha[..8].to_string()
             } else {

@@ -35,7 +35,8 @@ pub fn init_binary() {
         supervisor::main_if_requested();
         // `SWARM_ATTACK_CONTAIN=group` (for measurements only: scripts/bench-containment.sh)
         // falls back to the process group, as outside the binary
-        let group_only = std::env::var_os("SWARM_ATTACK_CONTAIN").is_some_and(|v| v == "group");
+        let group_only =
+            crate::io::env::var_os("SWARM_ATTACK_CONTAIN").is_some_and(|v| v == "group");
         SUPERVISOR.store(
             !group_only && std::path::Path::new("/proc/self/exe").exists(),
             Ordering::SeqCst,

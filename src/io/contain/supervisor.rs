@@ -15,6 +15,9 @@
 //!
 //! Command line: `swarm-attack __swarm-attack-supervise <tool pid> <program> <args...>`; the
 //! tool sets the command's cwd, environment and stdio on the supervisor, which passes them on.
+// The supervisor process reports its own usage errors before any of the tool's output
+// machinery exists.
+#![allow(clippy::print_stderr)]
 
 use nix::errno::Errno;
 use nix::sys::signal::{SigSet, Signal, kill};

@@ -152,6 +152,11 @@ fn command(inv: &Invocation<'_>) -> Command {
 /// Runs `inv` to completion in its own process group; returns stdout (untrimmed).
 /// `on_spawn` gets git's pid once it started.
 pub(super) fn run(inv: &Invocation<'_>, on_spawn: impl FnOnce(u32)) -> Result<String, GitError> {
+    tracing::debug!(
+        "running `git {}` in {}",
+        crate::io::secrets::mask(&inv.args.join(" ")),
+        inv.dir.display()
+    );
     let spec = ProcessSpec {
         stdin: inv.stdin,
         timeout: GIT_TIMEOUT,

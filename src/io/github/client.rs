@@ -264,11 +264,13 @@ impl Client {
             }
         };
         let request = b.body(body).map_err(|e| e.to_string())?;
+        tracing::debug!("GitHub request: {} {}", req.method, req.path);
         let octo = &self.octo;
         self.rt.block_on(async {
             let run = async {
                 let resp = octo.execute(request).await.map_err(|e| e.to_string())?;
                 let status = resp.status().as_u16();
+                tracing::debug!("GitHub answer: {} {} → {status}", req.method, req.path);
                 let headers = resp.headers().clone();
                 let text = octo.body_to_string(resp).await.map_err(|e| e.to_string())?;
                 Ok::<_, String>(Raw {

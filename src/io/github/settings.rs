@@ -84,7 +84,7 @@ pub struct Settings {
 
 fn env_ms(var: &str, default: u64) -> Duration {
     Duration::from_millis(
-        std::env::var(var)
+        crate::io::env::var(var)
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(default),
@@ -94,7 +94,7 @@ fn env_ms(var: &str, default: u64) -> Duration {
 /// Resolves the settings. `Ok(Err(missing))` names what is missing (the token, the
 /// repository); a malformed API URL is an input error.
 pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<String>>> {
-    let api_url = std::env::var("GITHUB_API_URL")
+    let api_url = crate::io::env::var("GITHUB_API_URL")
         .ok()
         .filter(|v| !v.trim().is_empty())
         .map(|v| (v, "GITHUB_API_URL"))
@@ -141,7 +141,7 @@ pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<S
         min_write_interval: Duration::from_millis(config.github.min_write_interval_ms),
         max_wait: env_ms("SWARM_ATTACK_GITHUB_MAX_WAIT_MS", 60_000),
         backoff: env_ms("SWARM_ATTACK_GITHUB_BACKOFF_MS", 1_000),
-        max_attempts: std::env::var("SWARM_ATTACK_GITHUB_MAX_ATTEMPTS")
+        max_attempts: crate::io::env::var("SWARM_ATTACK_GITHUB_MAX_ATTEMPTS")
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .filter(|n| *n > 0)

@@ -309,13 +309,10 @@ pub fn apply(state: &mut FeatureState, evidence: &BTreeMap<u32, IssueEvidence>) 
         if !ours {
             continue;
         }
-        task.stage = Stage::Ready;
-        task.commit = None;
-        task.evidence.retain(|e| !is_git_source(&e.source));
-        out.reverted.push((
-            task.issue_number,
-            ev.last_reverter().unwrap_or_default().to_string(),
-        ));
+        let reverter = ev.last_reverter().unwrap_or_default().to_string();
+        if task.revert(reverter.clone()).is_ok() {
+            out.reverted.push((task.issue_number, reverter));
+        }
     }
     out
 }

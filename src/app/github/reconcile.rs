@@ -1,19 +1,79 @@
-//! Reconciling one linked issue: a conditional read, the comments only when needed, the
-//! pure diff ([`plan_issue`]), then the writes — a status comment is created only after
+//! Reconciling the linked issues ([`Session::sync_issues`]), each one with a conditional
+//! read, the comments only when needed, the pure diff ([`plan_issue`]), then the writes — a status comment is created only after
 //! looking for one created behind an earlier failure, and a vanished one is replaced.
 
-use crate::app::github_session::{Session, Target};
-use crate::app::github_sync::IssueReport;
+use crate::app::github::report::IssueReport;
+use crate::app::github::session::{Session, Target};
 use crate::core::events::Event;
 use crate::core::github_plan::{IssueOp, IssueState, IssueView, StatusComment, plan_issue};
-use crate::core::github_status::{Desired, body_digest, is_status_comment, is_swarm_label};
+use crate::core::github_status::{
+    Desired, body_digest, desired_all, is_status_comment, is_swarm_label,
+};
 use crate::core::stage::Stage;
+use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 use crate::io::github::api::{Api, Fetched};
 use crate::io::github::cache::{self, Applied};
 use crate::io::github::errors::{FailureKind, GithubError};
+use std::collections::BTreeSet;
 
 impl Session<'_> {
+    /// Brings every linked issue in line (outbox targets first, read fresh).
+    pub fn sync_issues(&mut self, state: &FeatureState) -> CmdResult<()> {
+        let close = self.project.config.github.close_on_done;
+        let token = self.api.client.settings.token.clone();
+        let mut desired = desired_all(state, close);
+        for d in &mut desired {
+            d.body = token.redact(&d.body);
+        }
+        let replay: BTreeSet<u64> = self
+            .pending_of("issue")
+            .iter()
+            .filter_map(|e| e.github_issue)
+            .collect();
+        // entries whose issue is no longer linked are dropped
+        for e in self.pending_of("issue") {
+            if !e
+                .github_issue
+                .is_some_and(|g| desired.iter().any(|d| d.github_issue == g))
+            {
+                self.mark_done("issue", e.issue, e.github_issue);
+            }
+        }
+        if !self.only.is_empty() {
+            desired.retain(|d| {
+                self.only.contains(&d.github_issue) || replay.contains(&d.github_issue)
+            });
+        }
+        if desired.is_empty() {
+            return Ok(());
+        }
+        self.ensure_labels(false)?;
+        desired.sort_by_key(|d| !replay.contains(&d.github_issue));
+        for d in &desired {
+            let fresh = replay.contains(&d.github_issue);
+            let mut r = self.reconcile(d, fresh)?;
+            r.replayed = fresh;
+            tracing::info!(
+                "GitHub #{} (issue {} of `{}`, {}): {}",
+                r.github_issue,
+                r.issue,
+                self.feature,
+                r.stage,
+                if r.actions.is_empty() {
+                    "unchanged".to_string()
+                } else {
+                    r.actions.join(", ")
+                }
+            );
+            self.report.issues.push(r);
+        }
+        if self.recheck_labels && !self.dry_run {
+            self.ensure_labels(true)?;
+        }
+        Ok(())
+    }
+
     fn what(&self, d: &Desired) -> String {
         format!(
             "GitHub issue #{} (issue {} of `{}`)",

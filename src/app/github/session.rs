@@ -7,13 +7,13 @@
 //! issue (GitHub answers `304`) and no write, and a transition costs at most three requests
 //! (read, comment edit, one issue update carrying labels and state together).
 //!
-//! [`github_reconcile`]: crate::app::github_reconcile
+//! [`github_reconcile`]: crate::app::github::reconcile
 
-use crate::app::github_sync::{GithubSyncReport, PlannedRequest};
+use crate::app::github::report::{GithubSyncReport, PlannedRequest};
 use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::github_plan::plan_labels;
-use crate::core::github_status::{Desired, desired_all, label_spec};
+use crate::core::github_status::{Desired, label_spec};
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::github::api::{Api, LabelInfo};
@@ -21,10 +21,37 @@ use crate::io::github::cache::{self, SyncCache};
 use crate::io::github::client::Client;
 use crate::io::github::errors::{FailureKind, GithubError};
 use crate::io::github::outbox::{self, OutboxEntry};
-use crate::io::github::settings::Settings;
+use crate::io::github::settings::{self, Settings};
 use crate::io::lock::FeatureLock;
 use crate::io::{clock, notice};
 use std::collections::BTreeSet;
+
+/// Resolves the GitHub settings; exit 2 naming what is missing.
+pub fn settings_or_exit(project: &Project) -> CmdResult<Settings> {
+    match settings::resolve(&project.config, &project.root)? {
+        Ok(s) => Ok(s),
+        Err(missing) => Err(CommandError::input(format!(
+            "GitHub is not configured: missing {}",
+            missing.join(" and ")
+        ))),
+    }
+}
+
+/// Reads and git-syncs the state under the feature lock (released before any request).
+pub(crate) fn synced_state(
+    project: &Project,
+    feature: &str,
+    dry_run: bool,
+) -> CmdResult<FeatureState> {
+    let (txn, _) = crate::app::sync::open_synced(project, feature)?;
+    let state = txn.state.clone();
+    if dry_run {
+        drop(txn);
+    } else {
+        txn.commit()?;
+    }
+    Ok(state)
+}
 
 /// What a failed request was about.
 #[derive(Debug, Clone, Copy)]
@@ -122,6 +149,11 @@ impl<'p> Session<'p> {
 
     pub(crate) fn token_var(&self) -> &'static str {
         self.api.client.settings.token.source
+    }
+
+    /// How many outbox entries were loaded (replayed first).
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
     }
 
     /// Pending outbox entries of one target kind.
@@ -309,76 +341,6 @@ impl<'p> Session<'p> {
         self.labels_ready = true;
         self.cache.labels_ok = true;
         self.mark_done("labels", None, None);
-        Ok(())
-    }
-
-    /// The sync: outbox first (labels, tasks to publish, issues), then every linked issue.
-    pub fn run_sync(&mut self, mut state: FeatureState) -> CmdResult<()> {
-        if !self.pending_of("labels").is_empty() {
-            self.ensure_labels(true)?;
-        }
-        let to_publish: Vec<u32> = self
-            .pending_of("publish")
-            .iter()
-            .filter_map(|e| e.issue)
-            .filter(|n| state.task(*n).is_some_and(|t| t.github_issue.is_none()))
-            .collect();
-        if !to_publish.is_empty() {
-            state = crate::app::github_publish::publish_tasks(self, state, &to_publish)?;
-        }
-        for e in self.pending_of("publish") {
-            // linked meanwhile (by hand or by another run): nothing to replay
-            if e.issue
-                .and_then(|n| state.task(n))
-                .is_some_and(|t| t.github_issue.is_some())
-            {
-                self.mark_done("publish", e.issue, None);
-            }
-        }
-        self.sync_issues(&state)
-    }
-
-    /// Brings every linked issue in line (outbox targets first, read fresh).
-    pub fn sync_issues(&mut self, state: &FeatureState) -> CmdResult<()> {
-        let close = self.project.config.github.close_on_done;
-        let token = self.api.client.settings.token.clone();
-        let mut desired = desired_all(state, close);
-        for d in &mut desired {
-            d.body = token.redact(&d.body);
-        }
-        let replay: BTreeSet<u64> = self
-            .pending_of("issue")
-            .iter()
-            .filter_map(|e| e.github_issue)
-            .collect();
-        // entries whose issue is no longer linked are dropped
-        for e in self.pending_of("issue") {
-            if !e
-                .github_issue
-                .is_some_and(|g| desired.iter().any(|d| d.github_issue == g))
-            {
-                self.mark_done("issue", e.issue, e.github_issue);
-            }
-        }
-        if !self.only.is_empty() {
-            desired.retain(|d| {
-                self.only.contains(&d.github_issue) || replay.contains(&d.github_issue)
-            });
-        }
-        if desired.is_empty() {
-            return Ok(());
-        }
-        self.ensure_labels(false)?;
-        desired.sort_by_key(|d| !replay.contains(&d.github_issue));
-        for d in &desired {
-            let fresh = replay.contains(&d.github_issue);
-            let mut r = self.reconcile(d, fresh)?;
-            r.replayed = fresh;
-            self.report.issues.push(r);
-        }
-        if self.recheck_labels && !self.dry_run {
-            self.ensure_labels(true)?;
-        }
         Ok(())
     }
 

@@ -1,9 +1,8 @@
-//! The Action's GitHub port ([`GithubPort`]) over the real client: permissions, issues
+//! The Action's GitHub port ([`GithubPort`]) over the real client (or offline): permissions, issues
 //! carrying the trigger label, and the sync of a feature's linked issues.
 
 use crate::app::action::GithubPort;
-use crate::app::github_session::Session;
-use crate::app::github_sync::settings_or_exit;
+use crate::app::github::session::{Session, settings_or_exit};
 use crate::app::project::Project;
 use crate::core::action::IssueSnapshot;
 use crate::error::{CmdResult, CommandError};
@@ -110,4 +109,32 @@ impl GithubPort for LiveGithub {
         }
         Ok(())
     }
+}
+
+/// Stand-in used when no GitHub client is available: reads nothing, trusts nobody by
+/// permission, writes nothing.
+pub struct OfflineGithub;
+
+impl GithubPort for OfflineGithub {
+    fn permission(&self, _user: &str) -> CmdResult<String> {
+        Ok("none".into())
+    }
+    fn labeled_issues(&self, _label: &str) -> CmdResult<Vec<IssueSnapshot>> {
+        Ok(Vec::new())
+    }
+    fn sync(&self, _project: &Project, _feature: &str, _only: &[u64]) -> CmdResult<()> {
+        crate::io::notice::info(
+            "GitHub is not configured (no token or repository); labels and comments not updated",
+        );
+        Ok(())
+    }
+}
+
+/// The Action's GitHub port: the live client, or [`OfflineGithub`] when no token or
+/// repository is configured.
+pub fn port(project: &Project) -> CmdResult<Box<dyn GithubPort>> {
+    Ok(match LiveGithub::connect(project)? {
+        Some(live) => Box::new(live),
+        None => Box::new(OfflineGithub),
+    })
 }

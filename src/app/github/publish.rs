@@ -4,8 +4,8 @@
 //! open and closed issues) before creating, and again after a failed create, so an issue
 //! that GitHub created behind a 502 is found, never created twice.
 
-use crate::app::github_session::{Session, Target};
-use crate::app::github_sync::{GithubSyncReport, settings_or_exit, synced_state};
+use crate::app::github::report::GithubSyncReport;
+use crate::app::github::session::{Session, Target, settings_or_exit, synced_state};
 use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::github_status::task_marker;

@@ -1,0 +1,246 @@
+//! Rules about the layout that the compiler does not check, read from the sources: the
+//! modules of `app` import each other without a cycle; no stage is assigned outside the
+//! core's state machine; one place triggers the GitHub mirror.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn src_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The module path of a source file: `src/app/run/mod.rs` → `app::run`.
+fn module_of(file: &Path) -> String {
+    let rel = file.strip_prefix(src_dir()).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// Code without `//` comments (doc links name modules without importing them).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every `crate::app::a::b::...` path in `code`, as its segments after `crate::`.
+fn app_paths(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::app::") {
+        let tail = &rest[i + "crate::".len()..];
+        let path: String = tail
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
+            .collect();
+        out.push(
+            path.split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect(),
+        );
+        rest = &tail[path.len().max(1)..];
+    }
+    out
+}
+
+/// The import graph of `app`: module → the modules it names. A module may use its own
+/// ancestors (a folder's `mod.rs` is its interface), so those edges are not counted;
+/// `tests` modules are left out.
+fn app_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(&src_dir().join("app"), &mut files);
+    let modules: BTreeMap<String, PathBuf> =
+        files.iter().map(|f| (module_of(f), f.clone())).collect();
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
+        if module.ends_with("::tests") || module.contains("::tests::") {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let mut targets = BTreeSet::new();
+        let mut named: Vec<Vec<String>> = app_paths(&code);
+        // `super::x` from `a::b::c` names `a::b::x`
+        let parent: Vec<String> = module.split("::").map(String::from).collect();
+        for (i, _) in code.match_indices("super::") {
+            let name: String = code[i + "super::".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let mut p = parent[..parent.len() - 1].to_vec();
+            p.push(name);
+            named.push(p);
+        }
+        for path in named {
+            // the longest prefix that is a module
+            let Some(target) = (1..=path.len())
+                .rev()
+                .map(|n| path[..n].join("::"))
+                .find(|m| modules.contains_key(m))
+            else {
+                continue;
+            };
+            let ancestor = module.starts_with(&format!("{target}::"));
+            if target != *module && !ancestor {
+                targets.insert(target);
+            }
+        }
+        graph.insert(module.clone(), targets);
+    }
+    graph
+}
+
+/// A cycle in `graph`, if there is one (depth-first search).
+fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for m in graph.get(n).into_iter().flatten() {
+            match state.get(m.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let from = stack.iter().position(|s| s == m).unwrap_or(0);
+                    let mut cycle = stack[from..].to_vec();
+                    cycle.push(m.clone());
+                    return Some(cycle);
+                }
+                0 => {
+                    if let Some(c) = visit(m, graph, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
+            let mut stack = Vec::new();
+            if let Some(c) = visit(n, graph, &mut state, &mut stack) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn app_modules_import_each_other_without_a_cycle() {
+    let graph = app_graph();
+    assert!(graph.len() > 20, "the app sources were not found");
+    assert!(
+        graph["app::github::sync"].contains("app::github::session"),
+        "the graph misses plain `use crate::app::...` imports"
+    );
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("import cycle between app modules: {}", cycle.join(" → "));
+    }
+}
+
+#[test]
+fn the_cycle_finder_finds_a_cycle() {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    g.entry("a".into()).or_default().insert("b".into());
+    g.entry("b".into()).or_default().insert("c".into());
+    g.entry("c".into()).or_default().insert("a".into());
+    g.entry("d".into()).or_default().insert("a".into());
+    assert_eq!(find_cycle(&g).unwrap(), ["a", "b", "c", "a"]);
+    g.get_mut("c").unwrap().clear();
+    assert_eq!(find_cycle(&g), None);
+}
+
+/// Every source file under `src/` with its path relative to the crate and its code.
+fn sources() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&src_dir(), &mut files);
+    files
+        .iter()
+        .filter(|f| !f.ends_with("architecture_tests.rs"))
+        .map(|f| {
+            let rel = f
+                .strip_prefix(src_dir().parent().unwrap())
+                .unwrap()
+                .display()
+                .to_string();
+            (rel, code_of(&std::fs::read_to_string(f).unwrap()))
+        })
+        .collect()
+}
+
+/// `x.stage = ...` (not `==`).
+fn assigns_stage(line: &str) -> bool {
+    line.match_indices(".stage").any(|(i, m)| {
+        let rest = line[i + m.len()..].trim_start();
+        rest.starts_with('=') && !rest.starts_with("==")
+    })
+}
+
+#[test]
+fn no_stage_is_assigned_outside_the_core_state_machine() {
+    assert!(assigns_stage("    t.stage = Stage::Done;"));
+    assert!(!assigns_stage("if t.stage == Stage::Done {"));
+    let mut found = Vec::new();
+    for (file, code) in sources() {
+        for (no, line) in code.lines().enumerate() {
+            if assigns_stage(line) {
+                found.push(format!("{file}:{}: {}", no + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "stages change through the transitions of swarm_attack_core::transition; found:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn one_place_triggers_the_github_mirror() {
+    let sources = sources();
+    let files_with = |needle: &str| -> Vec<String> {
+        sources
+            .iter()
+            .filter(|(_, code)| code.contains(needle))
+            .map(|(f, _)| f.clone())
+            .collect()
+    };
+    // installed once, as the project's finish hook
+    assert_eq!(files_with("github::mirror::mirror"), ["src/cli/mod.rs"]);
+    // run only by the project, after a transaction that asked for it
+    assert_eq!(
+        files_with("finish_hook"),
+        ["src/app/project.rs", "src/cli/mod.rs"]
+    );
+    assert_eq!(files_with("fn mirror("), ["src/app/github/mirror.rs"]);
+}

@@ -1,0 +1,134 @@
+//! `-v` and `-vv`: what is synced, which commands run, which GitHub requests are sent.
+//! Without them, none of that detail is printed.
+
+use crate::common::agents::{GOOD_AGENT, Setup};
+use crate::common::github::{TOKEN, setup};
+use serde_json::json;
+
+fn lines_with<'a>(text: &'a str, needle: &str) -> Vec<&'a str> {
+    text.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn status_and_greenlight_tell_what_the_git_sync_did_with_v_and_its_rule_with_vv() {
+    let s = Setup::new("auth", json!([{"order":1,"title":"a"}]), GOOD_AGENT, "");
+    let env = &s.env;
+    env.commit("feat(auth): Implement issue #1");
+
+    // the first sync after the commit finds it
+    let v = env.run(&["-v", "status", "auth"]);
+    v.ok();
+    let synced = lines_with(&v.stderr, "git sync of `auth`:");
+    assert_eq!(synced.len(), 1, "{}", v.stderr);
+    assert!(synced[0].contains("DONE from git: [1]"), "{}", synced[0]);
+    assert!(!v.stderr.contains("done patterns"), "{}", v.stderr);
+
+    let quiet = env.run(&["status", "auth"]);
+    quiet.ok();
+    assert!(!quiet.stderr.contains("git sync of"), "{}", quiet.stderr);
+    // stdout is the command's output, unchanged by -v
+    assert_eq!(quiet.stdout, env.run(&["-v", "status", "auth"]).stdout);
+
+    let vv = env.run(&["-vv", "status", "auth"]);
+    vv.ok();
+    assert!(vv.stderr.contains("done patterns"), "{}", vv.stderr);
+    assert!(
+        vv.stderr.contains("status of `auth`: state read from"),
+        "{}",
+        vv.stderr
+    );
+
+    let g = env.run(&["-v", "greenlight", "auth"]);
+    g.ok();
+    assert!(
+        g.stderr.contains(
+            "greenlight `auth`: 1 issue(s) in specs/auth/issues.json; added [], kept [1]"
+        ),
+        "{}",
+        g.stderr
+    );
+    assert!(g.stderr.contains("git sync of `auth`"), "{}", g.stderr);
+}
+
+#[test]
+fn run_names_the_commands_it_runs_with_v_and_the_git_commands_with_vv() {
+    let s = Setup::new("auth", json!([{"order":1,"title":"a"}]), GOOD_AGENT, "");
+    let r = s.env.run(&["-vv", "run", "auth"]);
+    r.ok();
+    assert!(
+        r.stderr.contains("claimed issue #1 of `auth` (attempt 1)"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        lines_with(&r.stderr, "running `")
+            .iter()
+            .any(|l| l.contains("agent.sh")),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        lines_with(&r.stderr, "running `")
+            .iter()
+            .any(|l| l.contains("runner.sh")),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("running `git "), "{}", r.stderr);
+
+    let s = Setup::new("auth", json!([{"order":1,"title":"a"}]), GOOD_AGENT, "");
+    let r = s.env.run(&["-v", "run", "auth"]);
+    r.ok();
+    assert!(r.stderr.contains("agent.sh"), "{}", r.stderr);
+    assert!(!r.stderr.contains("running `git "), "{}", r.stderr);
+
+    let s = Setup::new("auth", json!([{"order":1,"title":"a"}]), GOOD_AGENT, "");
+    let r = s.env.run(&["run", "auth"]);
+    r.ok();
+    assert!(!r.stderr.contains("running `"), "{}", r.stderr);
+}
+
+#[test]
+fn github_sync_tells_what_it_synced_with_v_and_each_request_with_vv() {
+    let gh = setup(false);
+    let a = gh.fake.add_issue("a", &[]);
+    gh.env
+        .issues("auth", json!([{"order":1,"title":"a","github_issue":a}]));
+    gh.env.run(&["greenlight", "auth"]).ok();
+
+    let v = gh.env.run(&["-v", "github", "sync", "auth"]);
+    v.ok();
+    assert!(
+        v.stderr
+            .contains("GitHub sync of `auth` → octo/repo: 1 linked issue(s)"),
+        "{}",
+        v.stderr
+    );
+    assert!(
+        v.stderr
+            .contains(&format!("GitHub #{a} (issue 1 of `auth`, READY): ")),
+        "{}",
+        v.stderr
+    );
+    assert!(!v.stderr.contains("GitHub request:"), "{}", v.stderr);
+
+    let vv = gh.env.run(&["-vv", "github", "sync", "auth"]);
+    vv.ok();
+    assert!(
+        vv.stderr
+            .contains(&format!("GitHub request: GET /repos/octo/repo/issues/{a}")),
+        "{}",
+        vv.stderr
+    );
+    assert!(
+        vv.stderr.contains("(issue 1 of `auth`, READY): unchanged"),
+        "{}",
+        vv.stderr
+    );
+    // the token is never printed
+    assert!(!vv.stderr.contains(TOKEN), "{}", vv.stderr);
+
+    let quiet = gh.env.run(&["github", "sync", "auth"]);
+    quiet.ok();
+    assert!(!quiet.stderr.contains("GitHub sync of"), "{}", quiet.stderr);
+}
