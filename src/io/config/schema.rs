@@ -97,7 +97,15 @@ pub static COORDINATION: Section = Section {
 pub static AGENT: Section = Section {
     fields: &[
         f("name", Ty::Str(Rule::AgentName)),
+        f("preset", Ty::Enum(crate::core::agent_preset::PRESET_NAMES)),
         f("command", Ty::Command),
+        f(
+            "args",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::Any,
+            },
+        ),
         f("angle", Ty::Str(Rule::Any)),
         f(
             "covers",
@@ -123,7 +131,7 @@ pub static AGENT: Section = Section {
             },
         ),
     ],
-    required: &["name", "command"],
+    required: &["name"],
     legacy: &[],
 };
 
@@ -336,7 +344,9 @@ pub fn expected(ty: &Ty) -> String {
         Ty::Command => "a list of strings (the program and its arguments)".into(),
         Ty::OptCommand => "a list of strings (the program and its arguments) or `null`".into(),
         Ty::Section(_) => "a mapping of keys".into(),
-        Ty::Agents => "a list of agents (each a mapping with `name`, `command`, ...)".into(),
+        Ty::Agents => {
+            "a list of agents (each a mapping with `name`, `preset` or `command`, ...)".into()
+        }
     }
 }
 

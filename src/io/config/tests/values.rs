@@ -137,10 +137,15 @@ fn agent_command_and_name_rules() {
     let m = err("agents:\n  - command: [a]\n");
     assert_eq!(
         m,
-        "config.yaml:2: `agents[0]` has no `name`; every agent needs `name` and `command`"
+        "config.yaml:2: `agents[0]` has no `name`; every agent needs `name`"
     );
     let m = err("agents:\n  - name: a\n");
-    assert!(m.contains("`agents[0]` has no `command`"), "{m}");
+    assert_eq!(
+        m,
+        "config.yaml:2: `agents[0]` (`a`) has neither `command` nor `preset`; every agent needs one (e.g. `preset: claude-code`, or `command: [\"my-agent\"]` with the prompt on stdin)"
+    );
+    let m = err("agents:\n  - name: a\n    preset: claude\n");
+    assert!(m.contains("`agents[0].preset` must be ") && m.contains("claude-code"), "{m}");
     let m = err("agents:\n  - name: a\n    command: [a]\n    env_passthrough: [MY-TOKEN]\n");
     assert!(
         m.contains("`agents[0].env_passthrough[0]` must be an environment variable name"),
