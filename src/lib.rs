@@ -7,6 +7,9 @@
 
 pub mod app;
 pub mod cli;
-pub mod core;
 pub mod error;
 pub mod io;
+
+/// The pure floor, its own crate (`crates/swarm-attack-core`) so that it cannot import
+/// the adapters: re-exported here so that `crate::core::…` names it.
+pub use swarm_attack_core as core;

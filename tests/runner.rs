@@ -9,6 +9,7 @@ mod acceptance_journeys;
 mod acceptance_run;
 mod action;
 mod action_github;
+mod architecture;
 mod config;
 mod events;
 mod fake_github;

@@ -1,0 +1,265 @@
+//! One-line texts for the audit and the event timeline: event descriptions, durations,
+//! short commits, fallback and convergence summaries.
+
+use super::fields::{b, f, list, s, text, u};
+use crate::event_filter::parse_ts;
+use serde_json::{Map, Value};
+
+/// Milliseconds from `a` to `b` (None when either is unreadable or `b` is before `a`).
+pub fn millis_between(a: &str, b: &str) -> Option<u64> {
+    let d = parse_ts(b)? - parse_ts(a)?;
+    u64::try_from(d.whole_milliseconds()).ok()
+}
+
+/// The first line of a text, cut to `max` characters.
+pub fn short(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("").trim();
+    let mut out: String = line.chars().take(max).collect();
+    if line.chars().count() > max || text.trim().lines().count() > 1 {
+        out.push('…');
+    }
+    out
+}
+
+fn secs(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", ms as f64 / 1000.0)
+    } else {
+        let total = ms / 1000;
+        format!("{}m{:02}s", total / 60, total % 60)
+    }
+}
+
+/// A one-line description of an event for a timeline.
+pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
+    let opt = |k: &str| s(rec, k).unwrap_or_else(|| "-".into());
+    match event {
+        "issue_started" => match u(rec, "attempt") {
+            Some(n) => format!("attempt {n} started"),
+            None => "started".into(),
+        },
+        "retry_started" => format!("retry: attempt {} started", opt("attempt")),
+        "agents_selected" => {
+            let mut d = format!("{} — winner {}", opt("mode"), opt("winner"));
+            if let Some(r) = s(rec, "runner_up") {
+                d.push_str(&format!(", runner-up {r}"));
+            }
+            if let Some(r) = s(rec, "reason") {
+                d.push_str(&format!(" ({})", short(&r, 80)));
+            }
+            if let Some(fb) = fallback_text(rec) {
+                d.push_str(&format!("; fallback {}", short(&fb, 160)));
+            }
+            d
+        }
+        "context_injected" => {
+            let mut d = format!(
+                "prompt {} bytes, CLAUDE.md {}, {} summaries",
+                opt("prompt_bytes"),
+                if b(rec, "has_claude_md") { "yes" } else { "no" },
+                u(rec, "summaries_count").unwrap_or(0)
+            );
+            let cut = list(rec, "truncated");
+            if !cut.is_empty() {
+                d.push_str(&format!("; cut: {cut}"));
+            }
+            d
+        }
+        "agent_started" => match s(rec, "role") {
+            Some(r) => format!("{} started ({r})", opt("agent")),
+            None => format!("{} started", opt("agent")),
+        },
+        "agent_finished" => {
+            let mut d = format!("{} ", opt("agent"));
+            if b(rec, "timed_out") {
+                d.push_str("timed out");
+            } else {
+                d.push_str(&format!("exited {}", opt("exit_code")));
+            }
+            if let Some(ms) = u(rec, "duration_ms") {
+                d.push_str(&format!(" after {}", secs(ms)));
+            }
+            if let Some(c) = f(rec, "cost_usd") {
+                d.push_str(&format!(", ${c:.2}"));
+            }
+            d
+        }
+        "tests_written" => format!("{} tests written to {}", opt("count"), opt("path")),
+        "implementation_complete" => {
+            let created = list(rec, "files_created");
+            let modified = list(rec, "files_modified");
+            let d = format!(
+                "created: {}; modified: {}",
+                if created.is_empty() { "-" } else { &created },
+                if modified.is_empty() { "-" } else { &modified }
+            );
+            match s(rec, "agent") {
+                Some(a) => format!("{a}: {d}"),
+                None => d,
+            }
+        }
+        "verification_passed" => {
+            let mut d = match u(rec, "tests_passed") {
+                Some(n) => format!("verification passed ({n} tests)"),
+                None => "verification passed".into(),
+            };
+            if let Some(a) = s(rec, "agent") {
+                d = format!("{a}: {d}");
+            }
+            d
+        }
+        "verification_failed" => {
+            let mut d = match u(rec, "tests_failed") {
+                Some(n) => format!("verification failed ({n} failing)"),
+                None => "verification failed".into(),
+            };
+            if let Some(a) = s(rec, "agent") {
+                d = format!("{a}: {d}");
+            }
+            if let Some(t) = text(rec, "failures") {
+                d.push_str(&format!(": {}", short(&t, 100)));
+            }
+            d
+        }
+        "issue_blocked" => format!(
+            "BLOCKED after {} retries: {}",
+            u(rec, "retries").unwrap_or(0),
+            short(&s(rec, "reason").unwrap_or_default(), 120)
+        ),
+        "issue_done" => {
+            let mut d = "DONE".to_string();
+            if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
+                d.push_str(&format!(", commit {}", short_sha(&c)));
+            }
+            if let Some(c) = f(rec, "cost_usd") {
+                d.push_str(&format!(", ${c:.2}"));
+            }
+            if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
+                d.push_str(&format!(" [{}]", convergence_text(c)));
+            }
+            if let Some(sm) = s(rec, "summary") {
+                d.push_str(&format!(": {}", short(&sm, 80)));
+            }
+            d
+        }
+        "issue_skipped" => match u(rec, "blocking_issue") {
+            Some(n) => format!("skipped (blocked by #{n})"),
+            None => "skipped".into(),
+        },
+        "issue_unblocked" => "unblocked (back to READY)".into(),
+        "state_reverted" => format!(
+            "back to READY: its commit {} was reverted",
+            short_sha(&opt("commit"))
+        ),
+        "duplicate_detected" => {
+            let parts: Vec<String> = ["git", "tests", "files"]
+                .iter()
+                .filter_map(|k| match rec.get(*k) {
+                    None | Some(Value::Null) | Some(Value::Bool(false)) => None,
+                    Some(v) => Some(format!("{k}: {}", short(&v.to_string(), 60))),
+                })
+                .collect();
+            format!("already implemented ({})", parts.join("; "))
+        }
+        "github_sync" => format!(
+            "GitHub #{} {}: {}",
+            opt("github_issue"),
+            opt("action"),
+            if b(rec, "success") { "ok" } else { "failed" }
+        ),
+        "github_error" => format!(
+            "GitHub {} failed ({}): {}",
+            opt("op"),
+            opt("status"),
+            short(&opt("message"), 100)
+        ),
+        "git_sync" => format!(
+            "git sync: {} commits scanned, head {}",
+            opt("commits_scanned"),
+            short_sha(&opt("head"))
+        ),
+        _ => {
+            let rest: Vec<String> = rec
+                .iter()
+                .filter(|(k, _)| {
+                    !matches!(
+                        k.as_str(),
+                        "ts" | "event" | "feature" | "session" | "seq" | "issue"
+                    )
+                })
+                .map(|(k, v)| format!("{k}={}", short(&v.to_string(), 40)))
+                .collect();
+            rest.join(" ")
+        }
+    }
+}
+
+pub(super) fn short_sha(c: &str) -> String {
+    if c.len() > 12 && c.bytes().all(|b| b.is_ascii_hexdigit()) {
+        c[..12].to_string()
+    } else {
+        c.to_string()
+    }
+}
+
+/// `agents_selected.fallback` as `"<to>: <reason>"` (an object `{to, reason}`), or the text.
+pub fn fallback_text(rec: &Map<String, Value>) -> Option<String> {
+    match rec.get("fallback")? {
+        Value::Null => None,
+        Value::Object(o) => {
+            let to = o.get("to").and_then(Value::as_str).unwrap_or("?");
+            let reason = o.get("reason").and_then(Value::as_str).unwrap_or("");
+            Some(format!("{to}: {reason}"))
+        }
+        Value::String(t) => Some(t.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// One line on how a two-agent run converged (`issue_done.convergence`).
+pub fn convergence_text(c: &Value) -> String {
+    let mut parts = Vec::new();
+    let mode = c.get("mode").and_then(Value::as_str).unwrap_or("");
+    let mut head = mode.to_string();
+    if let Some(j) = c.get("join").and_then(Value::as_str) {
+        head.push_str(&format!(" (join {j})"));
+    }
+    parts.push(head);
+    if let Some(cands) = c.get("candidates").and_then(Value::as_array) {
+        for cand in cands {
+            let name = cand.get("agent").and_then(Value::as_str).unwrap_or("?");
+            let result = cand.get("result").and_then(Value::as_str).unwrap_or("?");
+            let mut d = format!("{name} {result}");
+            let files = cand
+                .get("added_files")
+                .or_else(|| cand.get("files"))
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            if !files.is_empty() {
+                d.push_str(&format!(" [{files}]"));
+            }
+            parts.push(d);
+        }
+    }
+    if let Some(w) = c.get("winner").and_then(Value::as_str) {
+        parts.push(format!("landed: {w}"));
+    }
+    if let Some(sc) = c.get("score").and_then(Value::as_f64) {
+        parts.push(format!("convergence {sc:.2}"));
+    }
+    if let Some(fb) = c.get("fallback").and_then(Value::as_object) {
+        parts.push(format!(
+            "fallback {}",
+            fb.get("to").and_then(Value::as_str).unwrap_or("?")
+        ));
+    }
+    parts.join("; ")
+}

@@ -1,0 +1,317 @@
+//! Configuration *types* (SPEC §9) with their defaults: what `config.yaml` means, with no
+//! loading code (that lives in the binary crate's `io::config`).
+
+use crate::agent_preset::{self, Preset};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    pub repo_root: String,
+    pub specs_dir: String,
+    pub swarm_dir: String,
+    pub coordination: CoordinationConfig,
+    pub agents: Vec<AgentConfig>,
+    pub llm: LlmConfig,
+    pub context: ContextConfig,
+    pub tests: TestsConfig,
+    pub sessions: SessionsConfig,
+    pub git: GitConfig,
+    pub github: GithubConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            repo_root: ".".into(),
+            specs_dir: "specs".into(),
+            swarm_dir: ".swarm".into(),
+            coordination: CoordinationConfig::default(),
+            agents: vec![AgentConfig::default()],
+            llm: LlmConfig::default(),
+            context: ContextConfig::default(),
+            tests: TestsConfig::default(),
+            sessions: SessionsConfig::default(),
+            git: GitConfig::default(),
+            github: GithubConfig::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Fills in each agent from its preset: `command` becomes the full command line (the
+    /// preset's, unless `command` was given, then `args`), and an empty angle or covers takes
+    /// the preset's default. An agent without a preset keeps its command, angle and covers;
+    /// its preset becomes the CLI its program names (for the output parser), else `custom`.
+    pub fn resolve_agents(&mut self) {
+        let mut tests = vec![self.tests.command.as_str()];
+        if let Some(ic) = self.tests.issue_command.as_deref() {
+            tests.push(ic);
+        }
+        for a in &mut self.agents {
+            a.command = agent_preset::command_line(a.preset, &a.command, &a.args, &tests);
+            a.args.clear();
+            if let Some(p) = a.preset {
+                let (angle, covers) = p.default_angle_covers();
+                if a.angle.is_empty() {
+                    a.angle = angle.to_string();
+                }
+                if a.covers.is_empty() {
+                    a.covers = covers.iter().map(|c| c.to_string()).collect();
+                }
+            } else {
+                a.preset = a
+                    .command
+                    .first()
+                    .and_then(|p| Preset::for_program(p))
+                    .or(Some(Preset::Custom));
+            }
+        }
+    }
+
+    /// This configuration with its agents resolved ([`Config::resolve_agents`]); what
+    /// loading config.yaml returns.
+    pub fn resolved(mut self) -> Self {
+        self.resolve_agents();
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ProposalSource {
+    #[default]
+    Heuristic,
+    Llm,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum JoinStrategy {
+    #[default]
+    First,
+    All,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CoordinationConfig {
+    pub auto_sync_from_git: bool,
+    pub github_sync_enabled: bool,
+    pub llm_coordinator_enabled: bool,
+    pub generate_summaries: bool,
+    pub event_logging_enabled: bool,
+    pub proposal_source: ProposalSource,
+    pub thresholds: Thresholds,
+    pub join: JoinStrategy,
+    pub synthesis_wait_seconds: u64,
+}
+
+impl Default for CoordinationConfig {
+    fn default() -> Self {
+        CoordinationConfig {
+            auto_sync_from_git: true,
+            github_sync_enabled: true,
+            llm_coordinator_enabled: false,
+            generate_summaries: true,
+            event_logging_enabled: true,
+            proposal_source: ProposalSource::Heuristic,
+            thresholds: Thresholds::default(),
+            join: JoinStrategy::First,
+            synthesis_wait_seconds: 15,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Thresholds {
+    pub confidence_gap: f64,
+    pub angle_overlap: f64,
+    pub high_confidence: f64,
+    pub low_confidence: f64,
+    pub synthesis_confidence: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            confidence_gap: 0.30,
+            angle_overlap: 0.50,
+            high_confidence: 0.50,
+            low_confidence: 0.30,
+            synthesis_confidence: 0.70,
+        }
+    }
+}
+
+/// One agent of the swarm. `Default` is the built-in `claude` agent (preset `claude-code`,
+/// used when `agents` is not configured); an agent declared in config.yaml must give `name`
+/// and `command` or `preset`, and its other keys default to empty (`angle`, `covers`,
+/// `env_passthrough`, `args`), `false` and 1800 s — or, with a preset, to the preset's angle
+/// and covers — never to the built-in agent's angle and covers. After loading, `command` is
+/// the full command line (see [`Config::resolve_agents`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentConfig {
+    pub name: String,
+    /// A known CLI whose headless command line, output parser and defaults are used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// The command line; overrides the preset's.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Extra arguments appended to the command line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub angle: String,
+    #[serde(default)]
+    pub covers: Vec<String>,
+    #[serde(default)]
+    pub builds_on_other: bool,
+    #[serde(default = "default_agent_timeout")]
+    pub timeout_seconds: u64,
+    /// Environment variables (e.g. a token) passed through to the agent.
+    #[serde(default)]
+    pub env_passthrough: Vec<String>,
+}
+
+fn default_agent_timeout() -> u64 {
+    1800
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            name: "claude".into(),
+            preset: Some(Preset::ClaudeCode),
+            command: Vec::new(),
+            args: Vec::new(),
+            angle: "implementation and tests".into(),
+            covers: vec!["rust".into(), "api".into(), "tests".into()],
+            builds_on_other: false,
+            timeout_seconds: default_agent_timeout(),
+            env_passthrough: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LlmConfig {
+    pub command: Option<Vec<String>>,
+    pub timeout_seconds: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            command: None,
+            timeout_seconds: 120,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ContextConfig {
+    pub max_prompt_tokens: u64,
+}
+
+impl Default for ContextConfig {
+    fn default() -> Self {
+        ContextConfig {
+            max_prompt_tokens: 15000,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TestsConfig {
+    pub command: String,
+    pub timeout_seconds: u64,
+    /// Runs one issue's test file; `{test_file}` is replaced.
+    pub issue_command: Option<String>,
+}
+
+impl Default for TestsConfig {
+    fn default() -> Self {
+        TestsConfig {
+            command: "cargo test".into(),
+            timeout_seconds: 600,
+            issue_command: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionsConfig {
+    pub max_implementation_retries: u32,
+    pub stale_timeout_minutes: u64,
+    pub lock_timeout_seconds: u64,
+    /// Consecutive agent-process failures that stop a run (circuit breaker).
+    pub max_consecutive_agent_failures: u32,
+}
+
+impl Default for SessionsConfig {
+    fn default() -> Self {
+        SessionsConfig {
+            max_implementation_retries: 3,
+            stale_timeout_minutes: 30,
+            lock_timeout_seconds: 30,
+            max_consecutive_agent_failures: 3,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GitConfig {
+    pub base_branch: String,
+    pub sync_refs: Vec<String>,
+    pub done_patterns: Vec<String>,
+    pub worktrees_root: String,
+}
+
+impl Default for GitConfig {
+    fn default() -> Self {
+        GitConfig {
+            base_branch: "main".into(),
+            sync_refs: vec!["HEAD".into()],
+            done_patterns: Vec::new(),
+            worktrees_root: ".swarm/worktrees".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GithubConfig {
+    pub repo: Option<String>,
+    pub api_url: Option<String>,
+    pub close_on_done: bool,
+    pub trigger_label: String,
+    pub default_feature: String,
+    pub run_agents: bool,
+    pub bot_login: String,
+    pub allowed_bots: Vec<String>,
+    pub min_write_interval_ms: u64,
+}
+
+impl Default for GithubConfig {
+    fn default() -> Self {
+        GithubConfig {
+            repo: None,
+            api_url: None,
+            close_on_done: true,
+            trigger_label: "swarm".into(),
+            default_feature: "github".into(),
+            run_agents: false,
+            bot_login: "github-actions[bot]".into(),
+            allowed_bots: Vec::new(),
+            min_write_interval_ms: 1000,
+        }
+    }
+}

@@ -1,0 +1,502 @@
+//! What GitHub should show for a task (SPEC §8, §11): the one `swarm:*` label for its stage
+//! and the body of its status comment. Pure: the same task always renders the same bytes,
+//! so an unchanged task never causes a write.
+
+use crate::readiness;
+use crate::stage::Stage;
+use crate::state::{FeatureState, Task};
+use sha2::{Digest, Sha256};
+
+/// The hidden marker that starts the status comment; the comment is found by it.
+pub const STATUS_MARKER: &str = "<!-- swarm-attack:status -->";
+
+/// Every label this tool owns starts with this.
+pub const LABEL_PREFIX: &str = "swarm:";
+
+/// One of the four labels, with its colour (six hex digits, no `#`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabelSpec {
+    pub name: &'static str,
+    pub color: &'static str,
+    pub description: &'static str,
+}
+
+/// The four labels and their colours (SPEC §8).
+pub const LABELS: [LabelSpec; 4] = [
+    LabelSpec {
+        name: "swarm:ready",
+        color: "0E8A16",
+        description: "swarm-attack: queued, or waiting on its dependencies",
+    },
+    LabelSpec {
+        name: "swarm:in-progress",
+        color: "FBCA04",
+        description: "swarm-attack: an agent is working on it",
+    },
+    LabelSpec {
+        name: "swarm:blocked",
+        color: "D93F0B",
+        description: "swarm-attack: stopped after its attempts; needs a human",
+    },
+    LabelSpec {
+        name: "swarm:done",
+        color: "1D76DB",
+        description: "swarm-attack: implemented and committed",
+    },
+];
+
+/// The spec of one of the four labels.
+pub fn label_spec(name: &str) -> Option<&'static LabelSpec> {
+    LABELS.iter().find(|l| l.name.eq_ignore_ascii_case(name))
+}
+
+/// Whether a label name is one this tool owns (`swarm:*`; the trigger label `swarm` is not).
+pub fn is_swarm_label(name: &str) -> bool {
+    name.len() > LABEL_PREFIX.len() && name[..LABEL_PREFIX.len()].eq_ignore_ascii_case(LABEL_PREFIX)
+}
+
+/// The hidden marker `github publish` puts in the body of the issue it creates for a task.
+pub fn task_marker(feature: &str, issue: u32) -> String {
+    format!("<!-- swarm-attack:task {feature}#{issue} -->")
+}
+
+/// Whether a comment body is a status comment (the marker starts it; a quote of it in a
+/// human's reply does not count).
+pub fn is_status_comment(body: &str) -> bool {
+    body.trim_start().starts_with(STATUS_MARKER)
+}
+
+/// A short digest of a body, to remember what was written without keeping it.
+pub fn body_digest(body: &str) -> String {
+    let d = Sha256::digest(body.as_bytes());
+    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// What one linked issue should look like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Desired {
+    /// The task's number in the feature.
+    pub issue: u32,
+    pub github_issue: u64,
+    pub stage: Stage,
+    /// The one `swarm:*` label (None: SKIPPED/SPLIT carry none).
+    pub label: Option<&'static str>,
+    /// The status comment body, starting with [`STATUS_MARKER`].
+    pub body: String,
+    /// Whether the issue should be closed (DONE and `github.close_on_done`).
+    pub close: bool,
+}
+
+/// The desired view of every linked task whose stage is known, in task order.
+pub fn desired_all(state: &FeatureState, close_on_done: bool) -> Vec<Desired> {
+    state
+        .tasks
+        .iter()
+        .filter_map(|t| desired_for(state, t, close_on_done))
+        .collect()
+}
+
+/// The desired view of one task; None when it is not linked or its stage is unknown (an
+/// unknown stage is left alone on GitHub).
+pub fn desired_for(state: &FeatureState, task: &Task, close_on_done: bool) -> Option<Desired> {
+    let github_issue = task.github_issue?;
+    if !task.stage.is_known() {
+        return None;
+    }
+    Some(Desired {
+        issue: task.issue_number,
+        github_issue,
+        stage: task.stage.clone(),
+        label: task.stage.label(),
+        body: render_comment(state, task),
+        close: close_on_done && task.stage == Stage::Done,
+    })
+}
+
+/// How another task of the feature is named in a comment: `#G` when linked (GitHub links
+/// it), else `issue N of \`feature\``.
+fn issue_ref(state: &FeatureState, n: u32) -> String {
+    match state.task(n).and_then(|t| t.github_issue) {
+        Some(g) => format!("#{g}"),
+        None => format!("issue {n} of `{}`", state.feature_id),
+    }
+}
+
+/// Free text from agents or the state, made safe for a comment: no mentions that ping
+/// people, no hidden HTML comments, one line.
+fn inline_text(s: &str) -> String {
+    let one_line: Vec<&str> = s.split_whitespace().collect();
+    one_line
+        .join(" ")
+        .replace("<!--", "&lt;!--")
+        .replace('@', "@\u{200b}")
+}
+
+/// The last lines of a failure excerpt, fenced so nothing in it is rendered.
+fn fenced_excerpt(text: &str, max_lines: usize, max_chars: usize) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    let start = lines.len().saturating_sub(max_lines);
+    let mut excerpt = lines[start..].join("\n");
+    if excerpt.chars().count() > max_chars {
+        let skip = excerpt.chars().count() - max_chars;
+        excerpt = excerpt.chars().skip(skip).collect();
+    }
+    let cut = start > 0 || excerpt.len() < text.trim_end().len();
+    let mut longest = 0;
+    let mut run = 0;
+    for c in excerpt.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let fence = "`".repeat((longest + 1).max(3));
+    format!(
+        "{}{fence}text\n{excerpt}\n{fence}",
+        if cut { "(last lines)\n" } else { "" }
+    )
+}
+
+fn code_list(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|f| format!("`{}`", f.replace('`', "'")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn task_files(task: &Task) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for f in task.outputs.files_created.iter().chain(task.files.iter()) {
+        if !files.contains(f) {
+            files.push(f.clone());
+        }
+    }
+    files
+}
+
+fn attempts(task: &Task) -> u32 {
+    task.attempts.max(task.retries + 1)
+}
+
+/// The status comment body for a task (SPEC §8): always starts with [`STATUS_MARKER`].
+pub fn render_comment(state: &FeatureState, task: &Task) -> String {
+    let f = &state.feature_id;
+    let n = task.issue_number;
+    let mut out = String::new();
+    out.push_str(STATUS_MARKER);
+    out.push('\n');
+    let label = task
+        .stage
+        .label()
+        .map(|l| format!(" · `{l}`"))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "**swarm-attack** · feature `{f}` · issue {n}{label}\n\n"
+    ));
+    match &task.stage {
+        Stage::Ready => {
+            out.push_str(&format!(
+                "**Ready** — queued for the next `swarm-attack run {f}`.\n"
+            ));
+        }
+        Stage::Backlog => {
+            // A dependency's stage is named only when it needs a human (so the comment is
+            // not edited at every step of its dependencies).
+            let waiting: Vec<String> = readiness::waiting_on(state, n)
+                .iter()
+                .map(|(d, s)| match s {
+                    Stage::Blocked | Stage::Skipped => format!("{} ({s})", issue_ref(state, *d)),
+                    _ => issue_ref(state, *d),
+                })
+                .collect();
+            if waiting.is_empty() {
+                out.push_str("**Waiting** — on its dependencies.\n");
+            } else {
+                out.push_str(&format!(
+                    "**Waiting** on {}; queued as soon as {} done.\n",
+                    waiting.join(", "),
+                    if waiting.len() == 1 {
+                        "it is"
+                    } else {
+                        "they are"
+                    }
+                ));
+            }
+        }
+        Stage::Interrupted => {
+            out.push_str(&format!(
+                "**Interrupted** — attempt {} stopped before it finished; the next `swarm-attack run {f}` resumes it.\n",
+                attempts(task)
+            ));
+        }
+        Stage::InProgress => {
+            out.push_str(&format!("**In progress** — attempt {}", attempts(task)));
+            if let Some(m) = &task.last_mode {
+                out.push_str(&format!(" ({})", inline_text(m)));
+            }
+            out.push_str(".\n");
+        }
+        Stage::Blocked => render_blocked(&mut out, task, f),
+        Stage::Done => render_done(&mut out, state, task),
+        Stage::Skipped => {
+            out.push_str(&format!(
+                "**Skipped** — the swarm does not work on this issue, and issues that depend on it wait. To queue it again: `swarm-attack unblock {f} --issue {n}`.\n"
+            ));
+        }
+        Stage::Split => {
+            let children: Vec<String> = task
+                .child_issues
+                .iter()
+                .map(|c| issue_ref(state, *c))
+                .collect();
+            if children.is_empty() {
+                out.push_str("**Split** into smaller issues.\n");
+            } else {
+                out.push_str(&format!("**Split** into {}.\n", children.join(", ")));
+            }
+        }
+        Stage::Unknown(s) => {
+            out.push_str(&format!("Stage `{}`.\n", inline_text(s)));
+        }
+    }
+    out
+}
+
+/// `**Mode:**` — how the last attempt ran: the mode and its agents (both of a PARALLEL or
+/// SYNTHESIS pair, which one's result landed, any fallback), from `last_mode`.
+fn render_mode(out: &mut String, task: &Task) {
+    if let Some(m) = task
+        .last_mode
+        .as_deref()
+        .map(inline_text)
+        .filter(|m| !m.is_empty())
+    {
+        out.push_str(&format!("**Mode:** {m}\n\n"));
+    }
+}
+
+fn render_blocked(out: &mut String, task: &Task, f: &str) {
+    let n = task.issue_number;
+    let a = attempts(task);
+    out.push_str(&format!(
+        "**Blocked** after {a} attempt{}.\n\n",
+        if a == 1 { "" } else { "s" }
+    ));
+    let reason = task
+        .blocked_reason
+        .as_deref()
+        .map(inline_text)
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "not recorded".into());
+    out.push_str(&format!("**Reason:** {reason}\n\n"));
+    render_mode(out, task);
+    if let Some(fail) = task
+        .last_failure
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        out.push_str("<details><summary>Test output (excerpt)</summary>\n\n");
+        out.push_str(&fenced_excerpt(fail, 40, 3000));
+        out.push_str("\n\n</details>\n\n");
+    }
+    let files = task_files(task);
+    if !files.is_empty() {
+        out.push_str(&format!("**Files:** {}\n\n", code_list(&files)));
+    }
+    out.push_str("**Next steps**\n");
+    out.push_str(&format!(
+        "- see what happened: `swarm-attack events {f} --issue {n}` and `swarm-attack audit {f}`\n"
+    ));
+    out.push_str(&format!(
+        "- see what the agent was told: `swarm-attack prompt {f} --issue {n}`\n"
+    ));
+    out.push_str(&format!(
+        "- once the cause is fixed: `swarm-attack unblock {f} --issue {n}`, then `swarm-attack run {f} --issue {n}` (or comment `/swarm unblock` here)\n"
+    ));
+}
+
+fn render_done(out: &mut String, state: &FeatureState, task: &Task) {
+    match &task.commit {
+        Some(c) => out.push_str(&format!("**Done** — implemented in {c}.\n\n")),
+        None => out.push_str("**Done**.\n\n"),
+    }
+    render_mode(out, task);
+    if !task.evidence.is_empty() {
+        let ev: Vec<String> = task
+            .evidence
+            .iter()
+            .map(|e| match &e.commit {
+                Some(c) => format!("{} ({})", e.source, &c[..c.len().min(12)]),
+                None => e.source.clone(),
+            })
+            .collect();
+        out.push_str(&format!("**Evidence:** {}\n\n", ev.join(", ")));
+    }
+    let files = task_files(task);
+    out.push_str(&format!(
+        "**Files:** {}\n\n",
+        if files.is_empty() {
+            "none recorded".to_string()
+        } else {
+            code_list(&files)
+        }
+    ));
+    out.push_str(&format!(
+        "**Tests:** {}\n\n",
+        match &task.test_file {
+            Some(t) => code_list(std::slice::from_ref(t)),
+            None => "no issue test file declared".to_string(),
+        }
+    ));
+    if let Some(s) = task.summary() {
+        out.push_str(&format!("**Summary:** {}\n\n", inline_text(s)));
+    }
+    let unblocks: Vec<String> = readiness::dependents(state, task.issue_number)
+        .iter()
+        .map(|d| issue_ref(state, *d))
+        .collect();
+    out.push_str(&format!(
+        "**Unblocks:** {}\n",
+        if unblocks.is_empty() {
+            "no other issue of this feature".to_string()
+        } else {
+            unblocks.join(", ")
+        }
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::EvidenceRecord;
+
+    fn state() -> FeatureState {
+        let mut s = FeatureState::new("auth", "t");
+        let mut t1 = Task::new(1, "one");
+        t1.github_issue = Some(41);
+        let mut t2 = Task::new(2, "two");
+        t2.dependencies = vec![1];
+        t2.github_issue = Some(42);
+        let mut t3 = Task::new(3, "three");
+        t3.dependencies = vec![1];
+        s.tasks = vec![t1, t2, t3];
+        s
+    }
+
+    #[test]
+    fn done_and_blocked_comments_show_the_mode_and_both_agents() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Done;
+        s.tasks[0].last_mode =
+            Some("PARALLEL alpha + beta (join first): beta's result landed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** PARALLEL alpha + beta (join first): beta's result landed"),
+            "{body}"
+        );
+        s.tasks[0].stage = Stage::Blocked;
+        s.tasks[0].last_mode = Some("SYNTHESIS alpha then beta: neither passed".into());
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(
+            body.contains("**Mode:** SYNTHESIS alpha then beta: neither passed"),
+            "{body}"
+        );
+        s.tasks[0].last_mode = None;
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(!body.contains("**Mode:**"), "{body}");
+    }
+
+    #[test]
+    fn labels_have_spec_colours() {
+        let pairs: Vec<(&str, &str)> = LABELS.iter().map(|l| (l.name, l.color)).collect();
+        assert_eq!(
+            pairs,
+            vec![
+                ("swarm:ready", "0E8A16"),
+                ("swarm:in-progress", "FBCA04"),
+                ("swarm:blocked", "D93F0B"),
+                ("swarm:done", "1D76DB")
+            ]
+        );
+        assert!(is_swarm_label("swarm:x") && is_swarm_label("Swarm:Ready"));
+        assert!(!is_swarm_label("swarm") && !is_swarm_label("bug"));
+    }
+
+    #[test]
+    fn backlog_names_what_it_waits_on_linked_or_not() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Blocked;
+        s.tasks[2].dependencies = vec![1, 2];
+        let body = render_comment(&s, &s.tasks[2].clone());
+        assert!(body.starts_with(STATUS_MARKER));
+        assert!(body.contains("#41 (BLOCKED)"), "{body}");
+        assert!(body.contains("#41 (BLOCKED), #42;"), "{body}");
+        s.tasks[1].github_issue = None;
+        let body = render_comment(&s, &s.tasks[2].clone());
+        assert!(body.contains("issue 2 of `auth`;"), "{body}");
+    }
+
+    #[test]
+    fn blocked_comment_has_reason_attempts_excerpt_files_and_existing_commands() {
+        let mut s = state();
+        let t = &mut s.tasks[0];
+        t.stage = Stage::Blocked;
+        t.retries = 2;
+        t.blocked_reason = Some("tests failed @alice".into());
+        t.last_failure = Some("line\n```\nassertion failed: x == 1".into());
+        t.files = vec!["src/auth.rs".into()];
+        let body = render_comment(&s, &s.tasks[0].clone());
+        assert!(body.contains("after 3 attempts"));
+        assert!(body.contains("tests failed @\u{200b}alice"));
+        assert!(body.contains("````text\nline\n```\nassertion failed: x == 1\n````"));
+        assert!(body.contains("`src/auth.rs`"));
+        assert!(body.contains("`swarm-attack unblock auth --issue 1`"));
+        assert!(body.contains("`swarm-attack prompt auth --issue 1`"));
+    }
+
+    #[test]
+    fn done_lists_commit_files_tests_summary_and_unblocked_issues() {
+        let mut s = state();
+        let t = &mut s.tasks[0];
+        t.stage = Stage::Done;
+        t.commit = Some("0123456789abcdef".into());
+        t.evidence = vec![EvidenceRecord {
+            source: "subject".into(),
+            commit: Some("0123456789abcdef".into()),
+            detail: None,
+        }];
+        t.test_file = Some("tests/auth.rs".into());
+        t.outputs.semantic_summary = Some("adds login".into());
+        let d = desired_for(&s, &s.tasks[0], true).unwrap();
+        assert_eq!(d.label, Some("swarm:done"));
+        assert!(d.close);
+        assert!(d.body.contains("implemented in 0123456789abcdef"));
+        assert!(d.body.contains("`tests/auth.rs`"));
+        assert!(d.body.contains("adds login"));
+        assert!(
+            d.body.contains("**Unblocks:** #42, issue 3 of `auth`"),
+            "{}",
+            d.body
+        );
+        assert!(!desired_for(&s, &s.tasks[0], false).unwrap().close);
+    }
+
+    #[test]
+    fn rendering_is_deterministic_and_unlinked_or_unknown_is_skipped() {
+        let mut s = state();
+        assert_eq!(desired_all(&s, true), desired_all(&s, true));
+        assert_eq!(desired_all(&s, true).len(), 2);
+        s.tasks[0].stage = Stage::Unknown("REVIEWING".into());
+        assert_eq!(desired_all(&s, true).len(), 1);
+    }
+
+    #[test]
+    fn a_quoted_marker_is_not_a_status_comment() {
+        assert!(is_status_comment(&format!("{STATUS_MARKER}\nx")));
+        assert!(!is_status_comment(&format!("> {STATUS_MARKER}\nx")));
+        assert_eq!(task_marker("auth", 3), "<!-- swarm-attack:task auth#3 -->");
+    }
+}

@@ -1,0 +1,290 @@
+//! The feature state (SPEC §2): a compatible superset of the original tool's state file.
+//! Unknown keys (including `_signature`) are kept in `extra` and written back.
+
+use crate::stage::{Phase, Stage};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One piece of evidence that an issue is implemented (or already present).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvidenceRecord {
+    /// `subject`, `trailers`, `closing_keyword`, `pattern` (git, SPEC §3), or `tests`, `files`
+    /// (duplicate detection, SPEC §7).
+    pub source: String,
+    /// The commit giving the evidence, for git sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// A human-readable detail (the matched text, the test file, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What a task produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Outputs {
+    #[serde(default)]
+    pub files_created: Vec<String>,
+    /// The original tool writes `{file: [class, ...]}`; kept as JSON to load any shape.
+    #[serde(default = "empty_object")]
+    pub classes_defined: Value,
+    #[serde(default)]
+    pub semantic_summary: Option<String>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+/// One task: an issue of the feature and its progress.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub issue_number: u32,
+    pub stage: Stage,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub dependencies: Vec<u32>,
+    #[serde(default)]
+    pub estimated_size: Option<String>,
+    #[serde(default)]
+    pub business_value_score: Option<f64>,
+    #[serde(default)]
+    pub technical_risk_score: Option<f64>,
+    #[serde(default)]
+    pub blocked_reason: Option<String>,
+    #[serde(default)]
+    pub outputs: Outputs,
+    #[serde(default)]
+    pub completion_summary: Option<String>,
+    #[serde(default)]
+    pub parent_issue: Option<u32>,
+    #[serde(default)]
+    pub child_issues: Vec<u32>,
+
+    // ---- this tool's own fields (omitted when empty, so original files stay clean) ----
+    /// The issue body (from issues.json), sanitised when used in a prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automation_type: Option<String>,
+    /// The linked GitHub issue number (always written, `null` when unlinked).
+    #[serde(default)]
+    pub github_issue: Option<u64>,
+    /// Files the issue declares (duplicate detection: all exist → already implemented).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_file: Option<String>,
+    /// The implementing commit (always written, `null` until DONE).
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The evidence the tool used to decide the task is implemented (always written).
+    #[serde(default)]
+    pub evidence: Vec<EvidenceRecord>,
+    /// Retries used (attempts after the first; always written).
+    #[serde(default)]
+    pub retries: u32,
+    /// Attempts started in total.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempts: u32,
+    /// Set when the task is no longer in issues.json (kept, reported, never deleted).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub missing_from_issues: bool,
+    /// The GitHub body snapshot used for prompts (Action, SPEC §11).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github_body: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github_body_sha256: Option<String>,
+    /// The process that holds the task IN_PROGRESS (`pid@host`), for crash recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    /// An excerpt of the last failure (test output, agent error), for retries and the
+    /// blocked status comment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<String>,
+    /// How the task was worked on last (mode, agents), for the status comment and audit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_mode: Option<String>,
+    /// Keys this tool does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Task {
+    /// A new task in BACKLOG with only the essentials set.
+    pub fn new(issue_number: u32, title: impl Into<String>) -> Self {
+        Task {
+            issue_number,
+            stage: Stage::Backlog,
+            title: title.into(),
+            dependencies: Vec::new(),
+            estimated_size: None,
+            business_value_score: None,
+            technical_risk_score: None,
+            blocked_reason: None,
+            outputs: Outputs {
+                classes_defined: empty_object(),
+                ..Outputs::default()
+            },
+            completion_summary: None,
+            parent_issue: None,
+            child_issues: Vec::new(),
+            body: None,
+            labels: Vec::new(),
+            automation_type: None,
+            github_issue: None,
+            files: Vec::new(),
+            test_file: None,
+            commit: None,
+            evidence: Vec::new(),
+            retries: 0,
+            attempts: 0,
+            missing_from_issues: false,
+            github_body: None,
+            github_body_sha256: None,
+            owner: None,
+            cost_usd: None,
+            last_failure: None,
+            last_mode: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// The semantic summary, from either field.
+    pub fn summary(&self) -> Option<&str> {
+        self.outputs
+            .semantic_summary
+            .as_deref()
+            .or(self.completion_summary.as_deref())
+            .filter(|s| !s.trim().is_empty())
+    }
+}
+
+/// The whole state of one feature.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeatureState {
+    pub feature_id: String,
+    pub phase: Phase,
+    #[serde(default)]
+    pub tasks: Vec<Task>,
+    #[serde(default)]
+    pub current_session: Option<Value>,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: String,
+    #[serde(default)]
+    pub cost_total_usd: f64,
+    #[serde(default = "empty_object")]
+    pub cost_by_phase: Value,
+    /// Keys this tool does not know (e.g. `_signature`), kept as they were.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl FeatureState {
+    /// A fresh state for `feature` created at `now` (RFC 3339).
+    pub fn new(feature: &str, now: &str) -> Self {
+        FeatureState {
+            feature_id: feature.to_string(),
+            phase: Phase::ReadyToImplement,
+            tasks: Vec::new(),
+            current_session: None,
+            created_at: now.to_string(),
+            updated_at: now.to_string(),
+            cost_total_usd: 0.0,
+            cost_by_phase: empty_object(),
+            extra: Map::new(),
+        }
+    }
+
+    pub fn task(&self, issue: u32) -> Option<&Task> {
+        self.tasks.iter().find(|t| t.issue_number == issue)
+    }
+
+    pub fn task_mut(&mut self, issue: u32) -> Option<&mut Task> {
+        self.tasks.iter_mut().find(|t| t.issue_number == issue)
+    }
+
+    /// Warnings about names this tool does not know (unknown stage or phase).
+    pub fn unknown_name_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Phase::Unknown(p) = &self.phase {
+            out.push(format!("unknown phase \"{p}\" (kept as written)"));
+        }
+        for t in &self.tasks {
+            if let Stage::Unknown(s) = &t.stage {
+                out.push(format!(
+                    "task {} has unknown stage \"{s}\" (kept as written)",
+                    t.issue_number
+                ));
+            }
+        }
+        out
+    }
+
+    /// Whether `other` differs from `self` in anything but `updated_at`.
+    pub fn differs_from(&self, other: &FeatureState) -> bool {
+        let mut a = self.clone();
+        a.updated_at.clear();
+        let mut b = other.clone();
+        b.updated_at.clear();
+        a != b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn original_state_round_trips_unknown_keys() {
+        let text = r#"{"feature_id":"auth","phase":"IMPLEMENTING","tasks":[{"issue_number":1,
+          "stage":"REVIEWING","title":"t","dependencies":[],"estimated_size":"small",
+          "business_value_score":0.5,"technical_risk_score":0.2,"blocked_reason":null,
+          "outputs":{"files_created":["a.py"],"classes_defined":{"a.py":["A"]},"semantic_summary":null,"x":1},
+          "completion_summary":null,"parent_issue":null,"child_issues":[],"custom":"keep"}],
+          "current_session":"s1","created_at":"c","updated_at":"u","cost_total_usd":1.5,
+          "cost_by_phase":{"IMPLEMENTING":1.5},"_signature":"abc","future":{"k":[1]}}"#;
+        let s: FeatureState = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            s.extra.get("_signature"),
+            Some(&Value::String("abc".into()))
+        );
+        assert_eq!(
+            s.tasks[0].extra.get("custom"),
+            Some(&Value::String("keep".into()))
+        );
+        assert_eq!(s.unknown_name_warnings().len(), 1);
+        let back = serde_json::to_value(&s).unwrap();
+        let orig: Value = serde_json::from_str(text).unwrap();
+        // every original key comes back unchanged; this tool only adds its own fields
+        fn contains(back: &Value, orig: &Value) -> bool {
+            match (back, orig) {
+                (Value::Object(b), Value::Object(o)) => o
+                    .iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|bv| contains(bv, v))),
+                (Value::Array(b), Value::Array(o)) => {
+                    b.len() == o.len() && b.iter().zip(o).all(|(x, y)| contains(x, y))
+                }
+                _ => back == orig,
+            }
+        }
+        assert!(contains(&back, &orig), "{back}");
+        assert_eq!(back["tasks"][0]["retries"], 0);
+        assert!(back["tasks"][0]["github_issue"].is_null());
+    }
+}
