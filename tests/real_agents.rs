@@ -229,7 +229,11 @@ fn codex_preset_gets_both_issues_done_with_tokens_and_unknown_cost() {
     for f in &fin {
         // two model calls per run (tool call, then the answer), each as the fake reports
         assert_eq!(f["tokens_in"], 2 * crate::fake_model::USAGE_IN, "{f:#}");
-        assert_eq!(f["tokens_cached"], 2 * crate::fake_model::USAGE_CACHED, "{f:#}");
+        assert_eq!(
+            f["tokens_cached"],
+            2 * crate::fake_model::USAGE_CACHED,
+            "{f:#}"
+        );
         assert_eq!(f["tokens_out"], 2 * crate::fake_model::USAGE_OUT, "{f:#}");
         assert!(f["cost_usd"].is_null(), "{f:#}");
         assert!(f["session_id"].is_string(), "{f:#}");
@@ -238,7 +242,11 @@ fn codex_preset_gets_both_issues_done_with_tokens_and_unknown_cost() {
     audit.ok();
     assert!(audit.stdout.contains("cost unknown"), "{}", audit.stdout);
     assert!(!audit.stdout.contains("$0.00"), "{}", audit.stdout);
-    assert!(audit.stdout.contains("2 agent runs reported none"), "{}", audit.stdout);
+    assert!(
+        audit.stdout.contains("2 agent runs reported none"),
+        "{}",
+        audit.stdout
+    );
 }
 
 #[test]
@@ -254,7 +262,10 @@ fn claude_without_accept_edits_is_blocked_naming_the_denial() {
     assert_eq!(env.stage("calc", 1), "BLOCKED");
     let state = env.state("calc");
     let task = &state["tasks"][0];
-    let reason = task["blocked_reason"].as_str().unwrap_or_default().to_string();
+    let reason = task["blocked_reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
     assert!(
         reason.contains("agent `claude` was denied permission to write")
             && reason.contains("calc/add.py")
@@ -267,7 +278,10 @@ fn claude_without_accept_edits_is_blocked_naming_the_denial() {
         .filter(|e| e["event"] == "issue_blocked")
         .collect();
     assert!(
-        blocked[0]["reason"].as_str().unwrap().contains("denied permission to write"),
+        blocked[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("denied permission to write"),
         "{blocked:#?}"
     );
     let fin = finished(&env);

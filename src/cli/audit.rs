@@ -172,7 +172,10 @@ pub fn render(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
 fn total_cost(t: &crate::core::audit::Totals) -> String {
     match t.cost_unknown_runs {
         0 => usd(Some(t.cost_usd)),
-        n if t.cost_usd == 0.0 => format!("unknown ({n} agent run{} reported none)", if n == 1 { "" } else { "s" }),
+        n if t.cost_usd == 0.0 => format!(
+            "unknown ({n} agent run{} reported none)",
+            if n == 1 { "" } else { "s" }
+        ),
         n => format!(
             "{} + unknown ({n} agent run{} reported none)",
             usd(Some(t.cost_usd)),

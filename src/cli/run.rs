@@ -203,13 +203,19 @@ fn print_summary(report: &RunReport) {
     let unknown = report
         .results
         .iter()
-        .filter(|r| r.cost_usd.is_none() && matches!(r.outcome, Outcome::Done { .. } | Outcome::Blocked { .. }))
+        .filter(|r| {
+            r.cost_usd.is_none()
+                && matches!(r.outcome, Outcome::Done { .. } | Outcome::Blocked { .. })
+        })
         .count();
     if cost > 0.0 || unknown > 0 {
         let known = crate::core::audit::usd(Some(cost));
         parts.push(match unknown {
             0 => format!("cost {known}"),
-            n => format!("cost {known} + unknown for {n} issue{}", if n == 1 { "" } else { "s" }),
+            n => format!(
+                "cost {known} + unknown for {n} issue{}",
+                if n == 1 { "" } else { "s" }
+            ),
         });
     }
     println!("run {}: {}", report.feature, parts.join(", "));

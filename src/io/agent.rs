@@ -54,12 +54,14 @@ impl AgentOutcome {
     /// One sentence on how the process failed (for retries and the blocked reason); the
     /// agent's own cause (from its report) when it gives one.
     pub fn failure(&self, agent: &str) -> Option<String> {
-        if !self.timed_out
-            && (self.reported_error || self.exit_code != Some(0))
-            && let Some(cause) = self.report.cause(agent)
-        {
-            return Some(cause);
-        }
+        let symptom = self.symptom(agent)?;
+        Some(match self.report.predicate() {
+            Some(p) if !self.timed_out => format!("{symptom}: it {p}"),
+            _ => symptom,
+        })
+    }
+
+    fn symptom(&self, agent: &str) -> Option<String> {
         if self.timed_out {
             return Some(format!(
                 "agent `{agent}` timed out after {} s and was stopped",
@@ -67,7 +69,13 @@ impl AgentOutcome {
             ));
         }
         if self.reported_error {
-            return Some(format!("agent `{agent}` reported an error in its output"));
+            let said = match (&self.report.message, self.report.predicate()) {
+                (Some(m), None) => format!(": {}", m.lines().next().unwrap_or("").trim()),
+                _ => String::new(),
+            };
+            return Some(format!(
+                "agent `{agent}` reported an error in its output{said}"
+            ));
         }
         match self.exit_code {
             Some(0) => None,
@@ -180,7 +188,9 @@ pub fn run_agent(
     }
     if out.timed_out {
         report.error_kind = Some(ErrorKind::Timeout);
-    } else if report.error_kind.is_none() && out.exit_code.is_none_or(|c| c != 0) && !report.is_error
+    } else if report.error_kind.is_none()
+        && out.exit_code.is_none_or(|c| c != 0)
+        && !report.is_error
     {
         report.error_kind = Some(ErrorKind::Crashed);
     }

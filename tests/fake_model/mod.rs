@@ -103,8 +103,7 @@ impl FakeModel {
         self.requests()
             .into_iter()
             .filter(|r| {
-                r.method == "POST"
-                    && (r.path == "/v1/messages" || r.path.ends_with("/responses"))
+                r.method == "POST" && (r.path == "/v1/messages" || r.path.ends_with("/responses"))
             })
             .collect()
     }
@@ -220,10 +219,7 @@ fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply 
 /// The rules whose needle is in the last user message's text.
 fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
     let texts = user_texts(body).join("\n");
-    rules
-        .iter()
-        .filter(|r| texts.contains(&r.needle))
-        .collect()
+    rules.iter().filter(|r| texts.contains(&r.needle)).collect()
 }
 
 fn sse(events: &[Value]) -> String {
@@ -256,8 +252,10 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
         .to_string();
     let mut blocks = Vec::new();
     for (i, w) in writes.iter().enumerate() {
-        blocks.push(json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "Write",
-            "input": {"file_path": format!("{cwd}/{}", w.path), "content": w.content}}));
+        blocks.push(
+            json!({"type": "tool_use", "id": format!("toolu_{i:02}"), "name": "Write",
+            "input": {"file_path": format!("{cwd}/{}", w.path), "content": w.content}}),
+        );
     }
     if blocks.is_empty() {
         blocks.push(json!({"type": "text", "text": "Done."}));
@@ -275,11 +273,13 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
             "content": blocks, "stop_reason": stop, "stop_sequence": null, "usage": usage});
         return (200, "application/json", msg.to_string());
     }
-    let mut events = vec![json!({"type": "message_start", "message": {"id": "msg_fake",
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"id": "msg_fake",
         "type": "message", "role": "assistant", "model": model, "content": [],
         "stop_reason": null, "stop_sequence": null,
         "usage": {"input_tokens": USAGE_IN - USAGE_CACHED, "cache_read_input_tokens": USAGE_CACHED,
-                  "cache_creation_input_tokens": 0, "output_tokens": 1}}})];
+                  "cache_creation_input_tokens": 0, "output_tokens": 1}}}),
+    ];
     for (index, b) in blocks.iter().enumerate() {
         let (start, delta) = if b["type"] == "tool_use" {
             (
@@ -292,14 +292,14 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
                 json!({"type": "text_delta", "text": b["text"]}),
             )
         };
-        events.push(
-            json!({"type": "content_block_start", "index": index, "content_block": start}),
-        );
+        events.push(json!({"type": "content_block_start", "index": index, "content_block": start}));
         events.push(json!({"type": "content_block_delta", "index": index, "delta": delta}));
         events.push(json!({"type": "content_block_stop", "index": index}));
     }
-    events.push(json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-        "usage": {"output_tokens": USAGE_OUT}}));
+    events.push(
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        "usage": {"output_tokens": USAGE_OUT}}),
+    );
     events.push(json!({"type": "message_stop"}));
     (200, "text/event-stream", sse(&events))
 }
@@ -324,9 +324,11 @@ fn openai(body: &Value, rules: &[WriteRule]) -> Reply {
     };
     let mut events = vec![json!({"type": "response.created", "response": {"id": "resp_fake"}})];
     if writes.is_empty() {
-        events.push(json!({"type": "response.output_item.done", "item": {"type": "message",
+        events.push(
+            json!({"type": "response.output_item.done", "item": {"type": "message",
             "role": "assistant", "id": "msg_fake",
-            "content": [{"type": "output_text", "text": "Done."}]}}));
+            "content": [{"type": "output_text", "text": "Done."}]}}),
+        );
     }
     for (i, w) in writes.iter().enumerate() {
         let dir = std::path::Path::new(&w.path)
@@ -343,13 +345,17 @@ fn openai(body: &Value, rules: &[WriteRule]) -> Reply {
             quote(&w.content),
             quote(&w.path)
         );
-        events.push(json!({"type": "response.output_item.done", "item": {"type": "function_call",
+        events.push(
+            json!({"type": "response.output_item.done", "item": {"type": "function_call",
             "name": "exec_command", "call_id": format!("call_{i}"),
-            "arguments": json!({"cmd": cmd}).to_string()}}));
+            "arguments": json!({"cmd": cmd}).to_string()}}),
+        );
     }
-    events.push(json!({"type": "response.completed", "response": {"id": "resp_fake",
+    events.push(
+        json!({"type": "response.completed", "response": {"id": "resp_fake",
         "usage": {"input_tokens": USAGE_IN, "input_tokens_details": {"cached_tokens": USAGE_CACHED},
                   "output_tokens": USAGE_OUT, "output_tokens_details": {"reasoning_tokens": 0},
-                  "total_tokens": USAGE_IN + USAGE_OUT}}}));
+                  "total_tokens": USAGE_IN + USAGE_OUT}}}),
+    );
     (200, "text/event-stream", sse(&events))
 }

@@ -102,7 +102,13 @@ impl Preset {
                 "--skip-git-repo-check",
                 "-",
             ]),
-            Preset::Gemini => v(&["gemini", "--output-format", "json", "--approval-mode", "yolo"]),
+            Preset::Gemini => v(&[
+                "gemini",
+                "--output-format",
+                "json",
+                "--approval-mode",
+                "yolo",
+            ]),
             Preset::Opencode => v(&["opencode", "run", "--format", "json", "--auto"]),
             Preset::Goose => v(&["goose", "run", "--no-session", "-i", "-"]),
             Preset::Aider => v(&[

@@ -38,6 +38,11 @@ impl Default for Config {
     }
 }
 
+/// `null` reads as an empty list.
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
+}
+
 impl Config {
     /// Fills in each agent from its preset: `command` becomes the full command line (the
     /// preset's, unless `command` was given, then `args`), and an empty angle or covers takes
@@ -157,8 +162,8 @@ pub struct AgentConfig {
     /// A known CLI whose headless command line, output parser and defaults are used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// The command line; overrides the preset's.
-    #[serde(default)]
+    /// The command line; overrides the preset's (`null` or absent: the preset's).
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub command: Vec<String>,
     /// Extra arguments appended to the command line.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -309,6 +309,16 @@ mod tests {
                 duration_ms: 1500,
                 timed_out: false,
                 cost_usd: Some(0.25),
+                report: AgentFinishedReport {
+                    tokens_in: Some(1200),
+                    tokens_out: Some(80),
+                    tokens_cached: Some(1000),
+                    turns: Some(3),
+                    session_id: Some("s-1".into()),
+                    error_kind: None,
+                    permission_denials: 0,
+                    output: None,
+                },
             },
             Event::TestsWritten {
                 issue: 1,

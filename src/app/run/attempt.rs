@@ -292,7 +292,11 @@ pub fn run_attempt(
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
     if !v.passed {
-        let reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
+        let mut reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
+        // the agent's own trouble (e.g. it was not allowed to run the tests) explains it
+        if let Some(cause) = outcome.report.cause(&name) {
+            reason.push_str(&format!("; {cause}"));
+        }
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
         let pending = vec![Event::VerificationFailed {
             issue,

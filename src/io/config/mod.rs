@@ -18,9 +18,9 @@ mod validate;
 mod walk;
 mod yaml;
 
-pub use swarm_attack_core::config::*;
 #[cfg(test)]
 use swarm_attack_core::agent_preset::Preset;
+pub use swarm_attack_core::config::*;
 
 /// A loaded configuration with the warnings its loading produced.
 #[derive(Debug, Clone)]

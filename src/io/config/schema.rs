@@ -98,7 +98,7 @@ pub static AGENT: Section = Section {
     fields: &[
         f("name", Ty::Str(Rule::AgentName)),
         f("preset", Ty::Enum(crate::core::agent_preset::PRESET_NAMES)),
-        f("command", Ty::Command),
+        f("command", Ty::OptCommand),
         f(
             "args",
             Ty::StrList {

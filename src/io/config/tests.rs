@@ -22,9 +22,10 @@ fn err(text: &str) -> String {
 
 #[test]
 fn empty_text_and_comments_give_defaults() {
-    assert_eq!(ok("").config, Config::default());
-    assert_eq!(ok("# only a comment\n").config, Config::default());
-    assert_eq!(ok("{}").config, Config::default());
+    let defaults = Config::default().resolved();
+    assert_eq!(ok("").config, defaults);
+    assert_eq!(ok("# only a comment\n").config, defaults);
+    assert_eq!(ok("{}").config, defaults);
 }
 
 #[test]
@@ -32,7 +33,7 @@ fn root_example_config_yaml_is_valid_and_equals_the_defaults() {
     let text = include_str!("../../../config.yaml");
     let loaded = parse(text, "config.yaml").unwrap_or_else(|e| panic!("{}", e.message));
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    assert_eq!(loaded.config, Config::default());
+    assert_eq!(loaded.config, Config::default().resolved());
 }
 
 #[test]
@@ -339,7 +340,10 @@ fn values_are_not_echoed() {
 fn load_missing_file() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("config.yaml");
-    assert_eq!(load(&p, false).unwrap().config, Config::default());
+    assert_eq!(
+        load(&p, false).unwrap().config,
+        Config::default().resolved()
+    );
     let e = load(&p, true).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Input);
     assert!(e.message.contains("does not exist"), "{}", e.message);
@@ -414,5 +418,9 @@ fn presets_resolve_to_headless_command_lines() {
     // the built-in agent is the claude-code preset
     let d = ok("tests: {command: make test}\n").config;
     assert_eq!(d.agents[0].preset, Some(Preset::ClaudeCode));
-    assert!(d.agents[0].command.contains(&"Bash(make test:*)".to_string()));
+    assert!(
+        d.agents[0]
+            .command
+            .contains(&"Bash(make test:*)".to_string())
+    );
 }

@@ -2,8 +2,8 @@
 
 use super::Config;
 use super::ProposalSource;
-use crate::core::agent_preset::Preset;
 use super::walk::error_at;
+use crate::core::agent_preset::Preset;
 use crate::error::CommandError;
 use crate::io::paths::is_valid_feature_id;
 use std::collections::HashMap;

@@ -39,7 +39,10 @@ pub fn parse(lines: &[Value]) -> AgentReport {
         (r.tokens_in, r.tokens_out, r.tokens_cached) = (i, o, c);
         r.turns = u(res, "num_turns");
         r.session_id = s(res, "session_id");
-        r.is_error = res.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+        r.is_error = res
+            .get("is_error")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         r.text = s(res, "result");
         let subtype = s(res, "subtype").unwrap_or_default();
         r.error_kind = match subtype.as_str() {
@@ -122,7 +125,11 @@ pub fn parse(lines: &[Value]) -> AgentReport {
 /// reads cost 0.1× and cache writes 1.25× the input price. `None` for an unknown model.
 fn price(model: &str) -> Option<(f64, f64)> {
     let m = model.to_lowercase();
-    if m.contains("opus-4-1") || m.contains("opus-4-0") || m.contains("opus-4-2025") || m.contains("3-opus") {
+    if m.contains("opus-4-1")
+        || m.contains("opus-4-0")
+        || m.contains("opus-4-2025")
+        || m.contains("3-opus")
+    {
         Some((15.0, 75.0))
     } else if m.contains("opus-4") {
         Some((5.0, 25.0))

@@ -10,6 +10,8 @@ use serde_json::Value;
 pub fn is_gemini(v: &Value) -> bool {
     v.get("stats").and_then(|s| s.get("models")).is_some()
         || (v.get("response").is_some() && v.get("stats").is_some())
+        || (v.get("error").and_then(|e| e.get("type")).is_some()
+            && (v.get("session_id").is_some() || v.get("response").is_some()))
         || v.get("type").and_then(Value::as_str) == Some("init") && v.get("model").is_some()
 }
 

@@ -124,7 +124,12 @@ pub fn json_lines(stdout: &str) -> Vec<Value> {
 /// Reads the report from an agent's stdout and stderr, whichever CLI wrote them.
 pub fn parse(stdout: &str, stderr: &str) -> AgentReport {
     let lines = json_lines(stdout);
-    let ty = |v: &Value| v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    let ty = |v: &Value| {
+        v.get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
     let types: Vec<String> = lines.iter().map(ty).collect();
     let has = |t: &str| types.iter().any(|x| x == t);
     let mut report = if lines.iter().any(claude::is_claude) {
@@ -265,44 +270,48 @@ impl AgentReport {
     /// report gives one: e.g. "agent `claude` was denied permission to write src/x.py
     /// (3 writes denied): use preset claude-code or add --permission-mode acceptEdits".
     pub fn cause(&self, agent: &str) -> Option<String> {
+        self.predicate().map(|p| format!("agent `{agent}` {p}"))
+    }
+
+    /// The cause as a predicate ("was denied permission to ...", "could not authenticate
+    /// ..."), for a sentence whose subject is the agent.
+    pub fn predicate(&self) -> Option<String> {
         let msg = || {
             self.message
                 .as_deref()
                 .map(|m| format!(": {}", one_line(m)))
                 .unwrap_or_default()
         };
-        let sentence = match self.error_kind? {
-            ErrorKind::PermissionDenied => self.denial_sentence(agent)?,
+        let p = match self.error_kind? {
+            ErrorKind::PermissionDenied => self.denial_predicate()?,
             ErrorKind::ReadOnly => format!(
-                "agent `{agent}` ran in a read-only sandbox and could not write files{}; use preset codex or add `--sandbox workspace-write`",
+                "ran in a read-only sandbox and could not write files{}; use preset codex or add `--sandbox workspace-write`",
                 msg()
             ),
             ErrorKind::Auth => format!(
-                "agent `{agent}` could not authenticate with its model API{}; set the CLI's API key variable (docs/agents.md) or log in with the CLI",
+                "could not authenticate with its model API{}; set the CLI's API key variable (docs/agents.md) or log in with the CLI",
                 msg()
             ),
-            ErrorKind::RateLimit => {
-                format!("agent `{agent}` was rate-limited by its model API{}", msg())
-            }
+            ErrorKind::RateLimit => format!("was rate-limited by its model API{}", msg()),
             ErrorKind::MaxTurns => format!(
-                "agent `{agent}` stopped at its turn limit{}{}",
+                "stopped at its turn limit{}{}",
                 self.turns
                     .map(|t| format!(" after {t} turns"))
                     .unwrap_or_default(),
                 msg()
             ),
             ErrorKind::MaxBudget => format!(
-                "agent `{agent}` stopped at its budget limit{}",
+                "stopped at its budget limit{}",
                 self.cost_usd
                     .map(|c| format!(" (${c:.2} spent)"))
                     .unwrap_or_default()
             ),
             ErrorKind::NotFound | ErrorKind::Timeout | ErrorKind::Crashed => return None,
         };
-        Some(sentence)
+        Some(p)
     }
 
-    fn denial_sentence(&self, agent: &str) -> Option<String> {
+    fn denial_predicate(&self) -> Option<String> {
         let writes: Vec<&Denial> = self.denials.iter().filter(|d| d.is_write()).collect();
         if let Some(first) = writes.first() {
             let what = first.target.as_deref().unwrap_or("a file");
@@ -315,7 +324,7 @@ impl AgentReport {
                 _ => ": allow the agent to edit files in its worktree (see docs/agents.md)",
             };
             return Some(format!(
-                "agent `{agent}` was denied permission to write {what} ({n} {plural} denied){fix}"
+                "was denied permission to write {what} ({n} {plural} denied){fix}"
             ));
         }
         let first = self.denials.first()?;
@@ -332,14 +341,18 @@ impl AgentReport {
         };
         let calls = if n == 1 { "call" } else { "calls" };
         Some(format!(
-            "agent `{agent}` was denied permission to {what} ({n} tool {calls} denied){fix}"
+            "was denied permission to {what} ({n} tool {calls} denied){fix}"
         ))
     }
 }
 
 /// The first line of `s`, at most 200 characters.
 fn one_line(s: &str) -> String {
-    let line = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let line = s
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     let mut out: String = line.chars().take(200).collect();
     if line.chars().count() > 200 {
         out.push('…');

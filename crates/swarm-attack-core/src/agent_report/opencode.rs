@@ -27,7 +27,10 @@ pub fn parse(lines: &[Value]) -> AgentReport {
                 let t = part.get("tokens").unwrap_or(&Value::Null);
                 let cache = t.get("cache").unwrap_or(&Value::Null);
                 let read = u(cache, "read");
-                r.tokens_in = add(r.tokens_in, add(add(u(t, "input"), read), u(cache, "write")));
+                r.tokens_in = add(
+                    r.tokens_in,
+                    add(add(u(t, "input"), read), u(cache, "write")),
+                );
                 r.tokens_out = add(r.tokens_out, add(u(t, "output"), u(t, "reasoning")));
                 r.tokens_cached = add(r.tokens_cached, read);
             }
@@ -43,7 +46,12 @@ pub fn parse(lines: &[Value]) -> AgentReport {
             }
             "done" => {
                 r.complete = true;
-                for p in v.get("rejected").and_then(Value::as_array).into_iter().flatten() {
+                for p in v
+                    .get("rejected")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     r.denials.push(Denial {
                         tool: p.as_str().unwrap_or("tool").to_string(),
                         target: None,

@@ -25,9 +25,15 @@ fn claude_json_result_with_denied_writes() {
     let r = parse(CLAUDE_JSON_DENIED, "");
     assert_eq!(r.source, Some(Source::Claude));
     assert_eq!(r.cost_usd, Some(0.0016));
-    assert_eq!((r.tokens_in, r.tokens_out, r.tokens_cached), (Some(200), Some(40), Some(0)));
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(200), Some(40), Some(0))
+    );
     assert_eq!(r.turns, Some(2));
-    assert_eq!(r.session_id.as_deref(), Some("99204bf2-d7d5-4cf0-b053-dd30e85fc8a5"));
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("99204bf2-d7d5-4cf0-b053-dd30e85fc8a5")
+    );
     assert_eq!(r.error_kind, Some(ErrorKind::PermissionDenied));
     assert_eq!(r.denials.len(), 2);
     assert_eq!(
@@ -43,7 +49,10 @@ fn claude_stream_cut_short_keeps_what_it_saw() {
     assert!(!r.complete);
     assert_eq!(r.session_id.as_deref(), Some("48527923"));
     // one message (two lines with the same id): 1000 + 2000 cached in, 100 out
-    assert_eq!((r.tokens_in, r.tokens_out, r.tokens_cached), (Some(3000), Some(100), Some(2000)));
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(3000), Some(100), Some(2000))
+    );
     // sonnet list prices: 1000*3 + 2000*0.3 + 100*15 per million
     let c = r.cost_usd.unwrap();
     assert!((c - 0.0051).abs() < 1e-9, "{c}");
@@ -72,7 +81,10 @@ fn codex_tokens_and_no_cost() {
     let r = parse(CODEX_JSONL, "");
     assert_eq!(r.source, Some(Source::Codex));
     assert_eq!(r.cost_usd, None);
-    assert_eq!((r.tokens_in, r.tokens_out, r.tokens_cached), (Some(240), Some(30), Some(60)));
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(240), Some(30), Some(60))
+    );
     assert_eq!(r.turns, Some(1));
     assert_eq!(r.session_id.as_deref(), Some("01a20a5b-21aa"));
     assert_eq!(r.error_kind, None);
@@ -87,7 +99,11 @@ fn codex_read_only_sandbox_and_failed_turn() {
     );
     let r = parse(&ro, "");
     assert_eq!(r.error_kind, Some(ErrorKind::ReadOnly));
-    assert!(r.cause("codex").unwrap().contains("--sandbox workspace-write"));
+    assert!(
+        r.cause("codex")
+            .unwrap()
+            .contains("--sandbox workspace-write")
+    );
     let failed = "{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"exceeded retry limit, last status: 429 Too Many Requests\"}}\n";
     let r = parse(failed, "");
     assert!(r.is_error);
@@ -99,7 +115,10 @@ fn gemini_json_output() {
     let out = r#"{"session_id":"g1","response":"All done.","stats":{"models":{"gemini-2.5-pro":{"api":{"totalRequests":3,"totalErrors":0,"totalLatencyMs":10},"tokens":{"input":900,"prompt":1000,"candidates":50,"total":1060,"cached":100,"thoughts":10,"tool":0}}},"tools":{"totalCalls":1}}}"#;
     let r = parse(out, "");
     assert_eq!(r.source, Some(Source::Gemini));
-    assert_eq!((r.tokens_in, r.tokens_out, r.tokens_cached), (Some(1000), Some(60), Some(100)));
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(1000), Some(60), Some(100))
+    );
     assert_eq!(r.turns, Some(3));
     assert_eq!(r.cost_usd, None);
     assert_eq!(unwrap_text(out), "All done.");
@@ -116,7 +135,10 @@ fn opencode_steps_and_rejections() {
     let r = parse(out, "");
     assert_eq!(r.source, Some(Source::Opencode));
     assert_eq!(r.cost_usd, Some(0.01));
-    assert_eq!((r.tokens_in, r.tokens_out, r.tokens_cached), (Some(150), Some(25), Some(50)));
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(150), Some(25), Some(50))
+    );
     assert_eq!(r.session_id.as_deref(), Some("ses_1"));
     assert_eq!(r.error_kind, Some(ErrorKind::PermissionDenied));
 }

@@ -335,7 +335,9 @@ impl Auditor {
                 .attempts
                 .iter()
                 .flat_map(|t| &t.agents)
-                .filter(|r| r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some()))
+                .filter(|r| {
+                    r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some())
+                })
                 .count() as u64;
             totals.cost_usd += a.cost_usd.unwrap_or(0.0);
             issues.push(acc.audit);
