@@ -1,6 +1,8 @@
 //! config.yaml through the binary: strict errors (exit 2, one `error:` line naming the key,
 //! nothing written), legacy keys warned about, `--config` honoured, the root example valid.
 
+use crate::common::fixtures::chain;
+use crate::common::output::input_error;
 use crate::common::{Run, TestEnv, snapshot_files};
 use serde_json::json;
 
@@ -248,4 +250,146 @@ fn root_example_config_yaml_loads_without_warnings() {
         run.stderr
     );
     assert_eq!(env.stage("auth", 3), "READY");
+}
+
+#[test]
+fn every_documented_config_key_is_accepted_without_a_warning() {
+    let env = TestEnv::new();
+    chain(&env);
+    env.write(
+        "config.yaml",
+        r#"repo_root: "."
+specs_dir: "specs"
+swarm_dir: ".swarm"
+coordination:
+  auto_sync_from_git: true
+  github_sync_enabled: true
+  llm_coordinator_enabled: false
+  generate_summaries: true
+  event_logging_enabled: true
+  proposal_source: heuristic   # heuristic | llm
+  thresholds: {confidence_gap: 0.30, angle_overlap: 0.50, high_confidence: 0.50,
+               low_confidence: 0.30, synthesis_confidence: 0.70}
+  join: first                  # first | all
+  synthesis_wait_seconds: 15
+agents:                        # the swarm; order matters only for fail-open
+  - name: claude
+    command: ["claude", "-p", "--output-format", "json"]
+    angle: "implementation and tests"
+    covers: ["rust", "api", "tests"]
+    builds_on_other: false
+    timeout_seconds: 1800
+    env_passthrough: []
+llm:
+  command: null                # e.g. ["claude", "-p", "--model", "haiku"]; summaries, proposals
+context: {max_prompt_tokens: 15000}
+tests: {command: "cargo test", timeout_seconds: 600, issue_command: "cargo test {test_file}"}
+sessions: {max_implementation_retries: 3, stale_timeout_minutes: 30, lock_timeout_seconds: 30}
+git: {base_branch: main, sync_refs: ["HEAD"], done_patterns: [], worktrees_root: ".swarm/worktrees"}
+github: {repo: null, api_url: null, close_on_done: true, trigger_label: swarm,
+         default_feature: github, run_agents: false, bot_login: "github-actions[bot]",
+         allowed_bots: [], min_write_interval_ms: 1000}
+"#,
+    );
+    for args in [
+        &["status", "auth"][..],
+        &["greenlight", "auth"],
+        &["status"],
+    ] {
+        let r = env.run(args);
+        r.ok();
+        assert!(
+            !r.stderr.contains("warning:") && !r.stderr.contains("error:"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+}
+
+#[test]
+fn original_top_level_keys_warn_naming_each_key() {
+    let env = TestEnv::new();
+    chain(&env);
+    env.write(
+        "config.yaml",
+        "retry:\n  max: 3\npreflight:\n  enabled: true\nbug_bash: {x: 1}\nchief_of_staff:\n  budget: 5\nauto_fix: {enabled: true}\n",
+    );
+    let r = env.run(&["status", "auth"]);
+    r.ok();
+    for key in [
+        "retry",
+        "preflight",
+        "bug_bash",
+        "chief_of_staff",
+        "auto_fix",
+    ] {
+        assert!(
+            r.stderr
+                .lines()
+                .any(|l| l.starts_with("warning:") && l.contains(&format!("`{key}`"))),
+            "{key}: {}",
+            r.stderr
+        );
+    }
+    assert!(!r.stderr.contains("error:"), "{}", r.stderr);
+}
+
+#[test]
+fn unknown_keys_in_every_section_name_the_key_and_the_nearest_valid_one() {
+    let env = TestEnv::new();
+    chain(&env);
+    for (yaml, key, near) in [
+        ("swarm_dri: x\n", "swarm_dri", "swarm_dir"),
+        ("githb:\n  repo: a/b\n", "githb", "github"),
+        (
+            "coordination:\n  auto_sync_from_gti: true\n",
+            "coordination.auto_sync_from_gti",
+            "auto_sync_from_git",
+        ),
+        ("git:\n  sync_ref: [HEAD]\n", "git.sync_ref", "sync_refs"),
+        (
+            "sessions:\n  lock_timeout_second: 3\n",
+            "sessions.lock_timeout_second",
+            "lock_timeout_seconds",
+        ),
+        (
+            "github:\n  min_write_interval: 0\n",
+            "github.min_write_interval",
+            "min_write_interval_ms",
+        ),
+        (
+            "context:\n  max_prompt_token: 10\n",
+            "context.max_prompt_token",
+            "max_prompt_tokens",
+        ),
+        ("tests:\n  comand: make\n", "tests.comand", "command"),
+    ] {
+        env.write("config.yaml", yaml);
+        let before = snapshot_files(&env.root);
+        let r = env.run(&["greenlight", "auth"]);
+        input_error(
+            &r,
+            &["config.yaml", &format!("`{key}`"), &format!("`{near}`")],
+        );
+        assert_eq!(before, snapshot_files(&env.root), "{yaml}");
+    }
+}
+
+#[test]
+fn repo_root_must_be_a_directory_and_is_used_as_the_project_root() {
+    let env = TestEnv::new();
+    env.write("config.yaml", "repo_root: nowhere\n");
+    let before = snapshot_files(&env.root);
+    let r = env.run(&["init", "auth"]);
+    input_error(
+        &r,
+        &["config.yaml", "`repo_root`", "nowhere", "not a directory"],
+    );
+    assert_eq!(before, snapshot_files(&env.root));
+    std::fs::create_dir_all(env.path("app")).unwrap();
+    env.write("config.yaml", "repo_root: app\n");
+    env.run(&["init", "auth"]).ok();
+    assert!(env.path("app/specs/auth/issues.json").exists());
+    assert!(env.path("app/.swarm/state/auth.json").exists());
+    assert!(!env.path("specs").exists());
 }

@@ -1,26 +1,100 @@
-//! The one integration-test binary: each area is a module.
+//! The one integration-test binary (`autotests = false`): each area is a module. Files are
+//! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
+//! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs`,
+//! `journeys.rs` and `workflows.rs`; every helper is in `common/`. A file under `tests/`
+//! that is not declared here never runs, so `test_no_forgotten_test_files` fails on one.
 
 mod common;
 
-mod acceptance_core;
-mod acceptance_github;
-mod acceptance_inputs;
-mod acceptance_journeys;
-mod acceptance_run;
-mod action;
-mod action_github;
 mod architecture;
+mod cli;
+mod cmd_action;
+mod cmd_action_github;
+mod cmd_action_install;
+mod cmd_demo;
+mod cmd_events;
+mod cmd_github;
+mod cmd_github_faults;
+mod cmd_github_spec;
+mod cmd_greenlight;
+mod cmd_init;
+mod cmd_matrix;
+mod cmd_plan;
+mod cmd_prompt;
+mod cmd_run;
+mod cmd_run_modes;
+mod cmd_run_real_agents;
+mod cmd_run_safety;
+mod cmd_run_spec;
+mod cmd_status;
+mod cmd_unblock;
 mod config;
-mod events;
-mod fake_github;
-mod fake_model;
-mod foundation;
-mod github;
-mod github_faults;
-mod plan;
-mod prompt;
-mod real_agents;
-mod run;
-mod run_modes;
-mod run_safety;
-mod sync;
+mod git_sync;
+mod inputs;
+mod journeys;
+mod workflows;
+
+/// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the
+/// same name): with `autotests = false`, a forgotten file would silently never run.
+#[test]
+fn test_no_forgotten_test_files() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut forgotten = Vec::new();
+    let mut stack = vec![tests.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") || path.ends_with("runner.rs") {
+                continue;
+            }
+            // declared in the parent module: `runner.rs` for top-level files, else the
+            // folder's `mod.rs`; a `mod.rs` is declared by its folder's name one level up
+            let (name, declared_in) = if path.file_name().unwrap() == "mod.rs" {
+                let folder = path.parent().unwrap();
+                let parent = folder.parent().unwrap();
+                let owner = if parent == tests {
+                    tests.join("runner.rs")
+                } else {
+                    parent.join("mod.rs")
+                };
+                (folder.file_name().unwrap().to_owned(), owner)
+            } else {
+                let folder = path.parent().unwrap();
+                let owner = if folder == tests {
+                    tests.join("runner.rs")
+                } else {
+                    folder.join("mod.rs")
+                };
+                (path.file_stem().unwrap().to_owned(), owner)
+            };
+            let name = name.to_string_lossy().into_owned();
+            let source = std::fs::read_to_string(&declared_in).unwrap_or_default();
+            let declared = source.lines().any(|l| {
+                let l = l.trim_start();
+                let l = l
+                    .strip_prefix("pub(crate) ")
+                    .or(l.strip_prefix("pub "))
+                    .unwrap_or(l);
+                l.strip_prefix("mod ")
+                    .is_some_and(|rest| rest.trim_end_matches(';').trim() == name)
+            });
+            if !declared {
+                forgotten.push(format!(
+                    "{} (add `mod {name};` to {})",
+                    path.strip_prefix(&tests).unwrap().display(),
+                    declared_in.strip_prefix(&tests).unwrap().display()
+                ));
+            }
+        }
+    }
+    forgotten.sort();
+    assert!(
+        forgotten.is_empty(),
+        "test files that never run:\n{}",
+        forgotten.join("\n")
+    );
+}

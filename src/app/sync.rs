@@ -66,7 +66,7 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
 }
 
 /// The rule for one feature: its links (rule 3) come from the tasks' `github_issue`.
-fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
+pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
     let done_patterns =
         evidence::compile_patterns(&project.config.git.done_patterns).map_err(|e| {
             CommandError::input(format!(

@@ -6,6 +6,7 @@ pub mod demo;
 pub mod events;
 pub mod feature_cmds;
 pub mod github;
+pub mod matrix;
 pub mod output;
 pub mod plan;
 pub mod prompt;
@@ -113,6 +114,8 @@ pub enum Command {
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
     Github(github::GithubCommand),
+    /// Print the dispatchable issues as a GitHub Actions matrix (fan-out over runners).
+    Matrix(matrix::MatrixArgs),
     /// The GitHub Action entry point.
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
@@ -165,6 +168,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Events(a) => events::events(g, a),
         Command::Audit(a) => audit::audit(g, a),
         Command::Github(c) => github::github(g, c),
+        Command::Matrix(a) => matrix::matrix(g, a),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => demo::demo(g, a),
         Command::DebugAppendEvents(a) => events::debug_append(g, a),

@@ -122,11 +122,11 @@ impl Api {
         &self.client.settings.repo
     }
 
-    fn path(&self, rest: &str) -> String {
+    pub(super) fn path(&self, rest: &str) -> String {
         format!("{}{rest}", self.base)
     }
 
-    fn get_all(&mut self, first: String) -> Result<Vec<Value>, GithubError> {
+    pub(super) fn get_all(&mut self, first: String) -> Result<Vec<Value>, GithubError> {
         let mut out = Vec::new();
         let mut next = Some(first);
         let mut pages = 0;

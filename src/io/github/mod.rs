@@ -7,4 +7,5 @@ pub mod cache;
 pub mod client;
 pub mod errors;
 pub mod outbox;
+pub mod pulls;
 pub mod settings;

@@ -1,98 +1,7 @@
 //! `run` and `demo` against real temp repositories with script agents.
 
-use crate::common::TestEnv;
-use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-/// The test runner used as `tests.command`: runs `checks/*.sh` (or the files given) and
-/// prints `N passed, M failed`.
-pub const RUNNER: &str = r#"#!/bin/sh
-p=0; f=0
-if [ "$#" -gt 0 ]; then files="$*"; else files=$(ls checks/*.sh 2>/dev/null); fi
-for t in $files; do
-  if sh "$t"; then p=$((p + 1)); else f=$((f + 1)); echo "FAILED: $t"; fi
-done
-echo "$p passed, $f failed"
-[ "$f" -eq 0 ]
-"#;
-
-/// A repository with a feature, a script agent and the runner, greenlit.
-pub struct Setup {
-    pub env: TestEnv,
-    /// Where agents leave their traces (outside the repository).
-    pub trace: PathBuf,
-}
-
-impl Setup {
-    pub fn new(feature: &str, issues: Value, agent_body: &str, config_extra: &str) -> Setup {
-        let env = TestEnv::new();
-        let trace = env.tmp.path().join("trace");
-        std::fs::create_dir_all(&trace).unwrap();
-        let body = agent_body.replace("$TRACE", &trace.to_string_lossy());
-        let agent = env.script("agent.sh", &format!("#!/bin/sh\n{body}"));
-        let runner = env.script("runner.sh", RUNNER);
-        env.write(
-            "config.yaml",
-            &format!(
-                "coordination:\n  github_sync_enabled: false\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\n{config_extra}",
-                agent.display(),
-                runner.display()
-            ),
-        );
-        env.issues(feature, issues);
-        env.run(&["greenlight", feature]).ok();
-        Setup { env, trace }
-    }
-
-    pub fn calls(&self) -> Vec<String> {
-        std::fs::read_to_string(self.trace.join("calls.log"))
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect()
-    }
-
-    pub fn task(&self, feature: &str, issue: u64) -> Value {
-        self.env.state(feature)["tasks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["issue_number"] == issue)
-            .cloned()
-            .unwrap()
-    }
-
-    pub fn events_named(&self, feature: &str, name: &str) -> Vec<Value> {
-        self.env
-            .events(feature)
-            .into_iter()
-            .filter(|e| e["event"] == name)
-            .collect()
-    }
-
-    /// Implementing commits (by the Swarm-Issue trailer) for each issue on HEAD.
-    pub fn implementing_commits(&self, feature: &str, issue: u32) -> usize {
-        let log = self
-            .env
-            .git(&["log", "--format=%(trailers:key=Swarm-Feature,valueonly)|%(trailers:key=Swarm-Issue,valueonly)%x00"]);
-        log.split('\0')
-            .filter(|r| {
-                let r = r.trim().replace('\n', "");
-                r == format!("{feature}|{issue}")
-            })
-            .count()
-    }
-}
-
-/// An agent that writes `src/<issue>.txt` and a passing check, and logs the call.
-pub const GOOD_AGENT: &str = r#"cat > /dev/null
-echo "$SWARM_ISSUE $SWARM_ATTEMPT" >> "$TRACE/calls.log"
-mkdir -p src checks
-echo "issue $SWARM_ISSUE" > "src/$SWARM_ISSUE.txt"
-echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
-echo '{"result": "ok", "total_cost_usd": 0.25}'
-"#;
+use crate::common::agents::{GOOD_AGENT, Setup};
+use serde_json::json;
 
 #[test]
 fn success_commits_only_the_agents_files_with_trailers() {
@@ -636,40 +545,6 @@ mkdir -p checks; echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
         s.env.git(&["log", "-1", "--format=%s"]),
         "feat(par): Implement issue #3"
     );
-}
-
-#[test]
-fn demo_runs_green_and_shows_git_found_issue_implemented_issues_and_audit() {
-    let env = TestEnv::empty();
-    let dir = env.tmp.path().join("demo");
-    let start = Instant::now();
-    let r = env.run(&["demo", "--dir", dir.to_str().unwrap()]);
-    r.ok();
-    assert!(start.elapsed() < Duration::from_secs(30));
-    let out = &r.stdout;
-    assert!(
-        out.contains("issue #1: found already implemented in git"),
-        "{out}"
-    );
-    assert!(
-        out.contains("implemented by the demo agent, verified and committed: #2, #3, #4"),
-        "{out}"
-    );
-    assert!(out.contains("$ swarm-attack audit greeter"), "{out}");
-    assert!(out.contains("all 4 issues DONE: yes"), "{out}");
-    let audit = out.split("$ swarm-attack audit greeter").nth(1).unwrap();
-    assert!(
-        audit.contains("#2") && audit.contains("verification_passed"),
-        "{audit}"
-    );
-    assert!(dir.join("tools/demo-agent.sh").exists());
-    assert!(
-        std::fs::read_to_string(dir.join("tools/demo-agent.sh"))
-            .unwrap()
-            .contains("DEMONSTRATION AGENT")
-    );
-    // a non-empty folder is refused
-    env.run(&["demo", "--dir", dir.to_str().unwrap()]).code(2);
 }
 
 #[test]

@@ -1,128 +1,11 @@
 //! `github sync`, `github publish` and the automatic sync, against the fake GitHub server.
 
-use crate::common::{Run, TestEnv};
-use crate::fake_github::FakeGithub;
+use crate::common::Run;
+use crate::common::files::{assert_same_files, files_without_locks};
+use crate::common::github::{
+    MARKER, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup,
+};
 use serde_json::{Value, json};
-
-pub(crate) const TOKEN: &str = "ghs_fakeTOKEN0123456789abcdef";
-pub(crate) const REPO: &str = "octo/repo";
-pub(crate) const MARKER: &str = "<!-- swarm-attack:status -->";
-
-pub(crate) struct Gh {
-    pub env: TestEnv,
-    pub fake: FakeGithub,
-}
-
-/// A repository linked to the fake; `auto` turns the automatic sync on.
-pub(crate) fn setup(auto: bool) -> Gh {
-    let fake = FakeGithub::start(REPO, TOKEN);
-    let mut env = TestEnv::new();
-    env.extra_env.extend([
-        ("GITHUB_API_URL".to_string(), fake.url.clone()),
-        ("GITHUB_TOKEN".to_string(), TOKEN.to_string()),
-        (
-            "SWARM_ATTACK_GITHUB_MAX_WAIT_MS".to_string(),
-            "5000".to_string(),
-        ),
-        (
-            "SWARM_ATTACK_GITHUB_BACKOFF_MS".to_string(),
-            "1".to_string(),
-        ),
-    ]);
-    env.write(
-        "config.yaml",
-        &format!(
-            "coordination:\n  github_sync_enabled: {auto}\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\n"
-        ),
-    );
-    Gh { env, fake }
-}
-
-impl Gh {
-    pub(crate) fn sync(&self) -> Run {
-        self.env.run(&["github", "sync", "auth"])
-    }
-
-    /// Changes one task in the state file (as `run` would).
-    pub(crate) fn set(&self, issue: u64, stage: &str, fields: Value) {
-        let mut state = self.env.state("auth");
-        let task = state["tasks"]
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|t| t["issue_number"] == issue)
-            .unwrap();
-        task["stage"] = json!(stage);
-        if let Value::Object(m) = fields {
-            for (k, v) in m {
-                task[k] = v;
-            }
-        }
-        self.env.write(
-            ".swarm/state/auth.json",
-            &serde_json::to_string_pretty(&state).unwrap(),
-        );
-    }
-
-    /// Every output the binary produced or wrote, to check that the token is nowhere.
-    pub(crate) fn all_written(&self) -> String {
-        let mut out = String::new();
-        for (_, bytes) in crate::common::snapshot_files(&self.env.root) {
-            out.push_str(&String::from_utf8_lossy(&bytes));
-        }
-        out
-    }
-}
-
-/// The files under the repository except the lock files (whose holder text changes).
-pub(crate) fn files_without_locks(env: &TestEnv) -> Vec<(std::path::PathBuf, Vec<u8>)> {
-    crate::common::snapshot_files(&env.root)
-        .into_iter()
-        .filter(|(p, _)| !p.to_string_lossy().contains("/.swarm/locks/"))
-        .collect()
-}
-
-#[track_caller]
-pub(crate) fn assert_same_files(
-    a: &[(std::path::PathBuf, Vec<u8>)],
-    b: &[(std::path::PathBuf, Vec<u8>)],
-) {
-    let names =
-        |v: &[(std::path::PathBuf, Vec<u8>)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-    assert_eq!(names(a), names(b));
-    for ((p, x), (_, y)) in a.iter().zip(b) {
-        assert!(x == y, "{} changed", p.display());
-    }
-}
-
-pub(crate) fn no_auto_coloured_swarm_label(fake: &FakeGithub) -> bool {
-    fake.labels()
-        .iter()
-        .all(|(n, c)| !n.starts_with("swarm:") || c != "ededed")
-}
-
-pub(crate) fn colour_of(fake: &FakeGithub, name: &str) -> Option<String> {
-    fake.labels()
-        .into_iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, c)| c)
-}
-
-/// Every linked issue carries exactly `want`'s label and exactly one status comment.
-#[track_caller]
-pub(crate) fn assert_issue(fake: &FakeGithub, number: u64, label: &str) {
-    assert_eq!(
-        fake.swarm_labels(number),
-        vec![label.to_string()],
-        "labels of #{number}"
-    );
-    assert_eq!(
-        fake.status_comments(number).len(),
-        1,
-        "status comments of #{number}: {:?}",
-        fake.comments(number)
-    );
-}
 
 #[test]
 fn sync_creates_the_four_labels_with_exact_colours_in_a_repo_that_has_none() {
@@ -457,7 +340,7 @@ fn dry_run_prints_the_planned_requests_and_sends_no_write() {
 
 #[test]
 fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
-    use crate::action::{comment_payload, issue_payload, run_action};
+    use crate::common::action::{comment_payload, issue_payload, run_action};
     let gh = setup(false);
     let n = gh.fake.add_issue("Issue 1", &["swarm"]);
     let r = run_action(
@@ -495,7 +378,7 @@ fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
     let r = run_action(
         &gh.env,
         "workflow_dispatch",
-        &crate::action::payload("workflow_dispatch"),
+        &crate::common::action::payload("workflow_dispatch"),
     );
     r.run.ok();
     assert_issue(&gh.fake, m, "swarm:ready");

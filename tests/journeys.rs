@@ -2,8 +2,8 @@
 //! agent, every flag of the SPEC §4 table, read commands that must not surprise, and the
 //! README's own claims (config example, docs links, the workflow's inputs).
 
+use crate::common::agents::{GOOD_AGENT, RUNNER};
 use crate::common::{TestEnv, snapshot_files};
-use crate::run::{GOOD_AGENT, RUNNER};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -1,13 +1,20 @@
 //! Black-box acceptance checks of SPEC §8, §8.1 and their §11 clarifications, written from
 //! the contract only, against the fake GitHub (whose shapes follow `@octokit/fixtures`).
 
-use crate::action::{comment_payload, issue_payload, payload, run_action};
 use crate::common::Run;
-use crate::fake_github::Fault;
-use crate::github::{REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup};
+use crate::common::action::{comment_payload, issue_payload, payload, run_action};
+use crate::common::fake_github::Fault;
+use crate::common::github::{
+    REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup,
+};
 use serde_json::json;
 
-fn run_with(gh: &crate::github::Gh, env: &[(&str, &str)], remove: &[&str], args: &[&str]) -> Run {
+fn run_with(
+    gh: &crate::common::github::Gh,
+    env: &[(&str, &str)],
+    remove: &[&str],
+    args: &[&str],
+) -> Run {
     let mut cmd = gh.env.command();
     for k in remove {
         cmd.env_remove(k);
@@ -18,7 +25,7 @@ fn run_with(gh: &crate::github::Gh, env: &[(&str, &str)], remove: &[&str], args:
     cmd.args(args).output().unwrap().into()
 }
 
-fn one_linked_issue(gh: &crate::github::Gh) -> u64 {
+fn one_linked_issue(gh: &crate::common::github::Gh) -> u64 {
     let a = gh.fake.add_issue("a", &[]);
     gh.env
         .issues("auth", json!([{"order":1,"title":"a","github_issue":a}]));
@@ -692,7 +699,7 @@ fn the_blocked_and_done_comments_carry_what_section_8_lists() {
 
 #[test]
 fn labels_are_set_through_the_labels_endpoint_when_an_issue_update_ignores_them() {
-    let gh = crate::github::setup(false);
+    let gh = crate::common::github::setup(false);
     gh.fake.ignore_labels_in_issue_updates();
     let n = gh.fake.add_issue("Login", &["bug"]);
     gh.env.issues(

@@ -16,7 +16,7 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::fake_github::read_request;
+use super::fake_github::read_request;
 
 /// Write `content` to `path` (relative to the agent's working directory) when the user text
 /// contains `needle`.

@@ -2,8 +2,10 @@
 //! and 422, rate limits, an unreachable API — against the fake GitHub server.
 
 use crate::common::Run;
-use crate::fake_github::Fault;
-use crate::github::{REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup};
+use crate::common::fake_github::Fault;
+use crate::common::github::{
+    REPO, TOKEN, assert_issue, colour_of, no_auto_coloured_swarm_label, setup,
+};
 use serde_json::json;
 use std::time::Instant;
 

@@ -3,7 +3,7 @@
 //! SPEC's sentences only.
 
 use crate::common::TestEnv;
-use crate::run::{GOOD_AGENT, Setup};
+use crate::common::agents::{GOOD_AGENT, Setup};
 use serde_json::{Value, json};
 
 /// `YYYY-MM-DDTHH:MM:SS[.fraction]Z`: RFC 3339 in UTC with `Z`.

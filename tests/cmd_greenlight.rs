@@ -1,33 +1,11 @@
 //! init / greenlight / status / unblock against real temp repositories: progress kept,
 //! idempotence, original state files, bad inputs, locking.
 
+use crate::common::fixtures::{chain, two_issues};
+use crate::common::output::one_json_document;
+use crate::common::state::{edit_state, set_stage, stages, task_mut};
 use crate::common::{TestEnv, snapshot_files};
 use serde_json::{Value, json};
-
-fn two_issues(env: &TestEnv) {
-    env.issues(
-        "auth",
-        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]),
-    );
-}
-
-fn edit_state(env: &TestEnv, feature: &str, f: impl FnOnce(&mut Value)) {
-    let mut s = env.state(feature);
-    f(&mut s);
-    env.write(
-        &format!(".swarm/state/{feature}.json"),
-        &serde_json::to_string_pretty(&s).unwrap(),
-    );
-}
-
-fn task_mut(s: &mut Value, issue: u64) -> &mut Value {
-    s["tasks"]
-        .as_array_mut()
-        .unwrap()
-        .iter_mut()
-        .find(|t| t["issue_number"] == issue)
-        .unwrap()
-}
 
 #[test]
 fn greenlight_creates_state_and_second_run_is_byte_identical() {
@@ -100,38 +78,6 @@ fn dry_run_writes_nothing() {
     r.ok();
     assert!(r.stdout.contains("would add 2"), "{}", r.stdout);
     assert_eq!(before, snapshot_files(&env.root));
-}
-
-#[test]
-fn unblock_moves_blocked_to_ready_and_clears_reason() {
-    let env = TestEnv::new();
-    two_issues(&env);
-    env.run(&["greenlight", "auth"]).ok();
-    edit_state(&env, "auth", |s| {
-        let t = task_mut(s, 1);
-        t["stage"] = json!("BLOCKED");
-        t["blocked_reason"] = json!("x");
-        t["retries"] = json!(3);
-    });
-    env.run(&["unblock", "auth", "--issue", "1"]).ok();
-    let s = env.state("auth");
-    assert_eq!(s["tasks"][0]["stage"], "READY");
-    assert!(s["tasks"][0]["blocked_reason"].is_null());
-    assert_eq!(s["tasks"][0]["retries"], 0);
-    assert!(
-        env.events("auth")
-            .iter()
-            .any(|e| e["event"] == "issue_unblocked" && e["issue"] == 1)
-    );
-    // a READY issue cannot be unblocked
-    let r = env.run(&["unblock", "auth", "--issue", "1"]);
-    r.code(2);
-    assert!(
-        r.stderr.contains("issue 1") && r.stderr.contains("READY"),
-        "{}",
-        r.stderr
-    );
-    env.run(&["unblock", "auth", "--issue", "9"]).code(2);
 }
 
 #[test]
@@ -293,44 +239,6 @@ fn bad_feature_ids_and_missing_features() {
 }
 
 #[test]
-fn init_creates_issues_file_and_state_once() {
-    let env = TestEnv::new();
-    let r = env.run(&["init", "auth", "--json"]);
-    r.ok();
-    assert_eq!(r.json()["issues_file_created"], true);
-    let issues: Value = serde_json::from_str(&env.read("specs/auth/issues.json")).unwrap();
-    assert_eq!(issues["feature_id"], "auth");
-    assert!(env.path(".swarm/state/auth.json").exists());
-    let r = env.run(&["init", "auth", "--json"]);
-    r.ok();
-    assert_eq!(r.json()["state_created"], false);
-}
-
-#[test]
-fn status_lists_all_features_and_json_is_one_document() {
-    let env = TestEnv::new();
-    two_issues(&env);
-    env.issues("billing", json!([{"order":1,"title":"x"}]));
-    env.run(&["greenlight", "auth"]).ok();
-    env.run(&["greenlight", "billing"]).ok();
-    let r = env.run(&["status", "--json"]);
-    r.ok();
-    let v = r.json();
-    let names: Vec<&str> = v["features"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["feature"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["auth", "billing"]);
-    let r = env.run(&["status", "auth", "--json"]);
-    let v = r.json();
-    assert_eq!(v["tasks"][1]["waiting_on"], json!([1]));
-    let r = env.run(&["status", "auth"]);
-    assert!(r.stdout.contains("waiting on #1 (READY)"), "{}", r.stdout);
-}
-
-#[test]
 fn concurrent_read_modify_write_never_loses_an_update() {
     let env = TestEnv::new();
     let n = 12u64;
@@ -456,4 +364,68 @@ fn without_github_configured_the_automatic_sync_is_skipped_with_one_notice() {
     );
     let r = env.run(&["greenlight", "auth"]);
     assert!(!r.stderr.contains("GitHub"), "{}", r.stderr);
+}
+
+#[test]
+fn greenlight_new_issues_enter_ready_or_backlog_by_their_dependencies() {
+    let env = TestEnv::new();
+    chain(&env);
+    set_stage(&env, "auth", 1, "DONE");
+    set_stage(&env, "auth", 2, "BLOCKED");
+    env.issues(
+        "auth",
+        json!([
+            {"order":1,"title":"a"},
+            {"order":2,"title":"b","dependencies":[1]},
+            {"order":3,"title":"c","dependencies":[2]},
+            {"order":4,"title":"d","dependencies":[1]},
+            {"order":5,"title":"e","dependencies":[2]},
+            {"order":6,"title":"f","dependencies":[4]}
+        ]),
+    );
+    let r = env.run(&["greenlight", "auth", "--json"]);
+    r.ok();
+    assert_eq!(one_json_document(&r)["added"], json!([4, 5, 6]));
+    let got = stages(&env, "auth");
+    let want = ["DONE", "BLOCKED", "BACKLOG", "READY", "BACKLOG", "BACKLOG"];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(got[i].1, *w, "issue {}: {got:?}", i + 1);
+    }
+    let r = env.run(&["status", "auth", "--json"]);
+    assert_eq!(r.json()["tasks"][4]["waiting_on"], json!([2]));
+}
+
+#[test]
+fn issues_json_with_every_documented_field_and_unknown_keys_loads() {
+    let env = TestEnv::new();
+    env.write(
+        "specs/auth/issues.json",
+        &serde_json::to_string_pretty(&json!({
+            "feature_id": "auth",
+            "generated_at": "2026-01-01T00:00:00Z",
+            "generator": {"name": "ccpm", "version": 3},
+            "issues": [
+                {"order": 1, "title": "Login", "body": "Add login.", "labels": ["backend"],
+                 "estimated_size": "small", "dependencies": [], "automation_type": "automated",
+                 "parent_issue": null, "github_issue": 42, "files": ["src/auth.rs"],
+                 "test_file": "tests/auth.rs", "acceptance": ["works"], "priority": 1},
+                {"order": 2, "title": "Logout", "body": "", "labels": [],
+                 "estimated_size": "large", "dependencies": [1], "automation_type": "manual",
+                 "parent_issue": 1}
+            ]
+        }))
+        .unwrap(),
+    );
+    let r = env.run(&["greenlight", "auth", "--json"]);
+    r.ok();
+    assert!(!r.stderr.contains("error"), "{}", r.stderr);
+    assert_eq!(one_json_document(&r)["added"], json!([1, 2]));
+    let s = env.state("auth");
+    assert_eq!(s["tasks"][0]["title"], "Login");
+    assert_eq!(s["tasks"][0]["github_issue"], 42);
+    assert_eq!(s["tasks"][0]["estimated_size"], "small");
+    assert_eq!(s["tasks"][1]["dependencies"], json!([1]));
+    assert_eq!(s["tasks"][1]["parent_issue"], 1);
+    assert_eq!(env.stage("auth", 1), "READY");
+    assert_eq!(env.stage("auth", 2), "BACKLOG");
 }

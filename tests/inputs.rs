@@ -3,8 +3,9 @@
 //! SIGKILL at random moments. Bad input is exit 2 with one `error:` sentence naming the
 //! thing, nothing is overwritten; a corrupted cache never stops a command.
 
+use crate::common::github::setup;
+use crate::common::rng::Rng;
 use crate::common::{Run, TestEnv, snapshot_files};
-use crate::github::setup;
 use serde_json::{Value, json};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
@@ -50,17 +51,6 @@ fn write_bytes(env: &TestEnv, rel: &str, bytes: &[u8]) {
     let p = env.path(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, bytes).unwrap();
-}
-
-/// A small xorshift generator (the tests stay deterministic).
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 #[test]
@@ -301,7 +291,7 @@ fn a_corrupted_github_cache_or_outbox_never_stops_github_sync_and_good_entries_s
     assert_eq!(r.json()["replayed"], 1, "{}", r.stderr);
     assert!(r.stderr.contains("line 1"), "{}", r.stderr);
     assert!(r.stderr.contains("line 3"), "{}", r.stderr);
-    crate::github::assert_issue(&gh.fake, a, "swarm:blocked");
+    crate::common::github::assert_issue(&gh.fake, a, "swarm:blocked");
 }
 
 #[test]
@@ -331,7 +321,7 @@ fn a_ten_megabyte_event_line_is_read_and_appended_after() {
 
 #[test]
 fn an_agent_printing_50_mb_of_binary_is_saved_whole_and_the_issue_lands() {
-    let s = crate::run::Setup::new(
+    let s = crate::common::agents::Setup::new(
         "auth",
         json!([{"order":1,"title":"a"}]),
         "head -c 52428800 /dev/urandom\necho hi > hello.txt\n",
@@ -350,7 +340,7 @@ fn an_agent_printing_50_mb_of_binary_is_saved_whole_and_the_issue_lands() {
 
 #[test]
 fn a_tests_command_that_never_exits_is_killed_at_its_timeout_and_blocks_the_issue() {
-    let s = crate::run::Setup::new(
+    let s = crate::common::agents::Setup::new(
         "auth",
         json!([{"order":1,"title":"a"}]),
         "echo hi > hello.txt\n",
@@ -557,7 +547,7 @@ fn a_webhook_payload_that_is_not_an_object_is_exit_2_naming_the_file() {
         (Value::Null, "found null"),
     ] {
         let before = snapshot_files(&env.root);
-        let r = crate::action::run_action(&env, "issues", &payload).run;
+        let r = crate::common::action::run_action(&env, "issues", &payload).run;
         r.code(2);
         let errors: Vec<&str> = r
             .stderr
@@ -579,7 +569,7 @@ fn a_webhook_payload_that_is_not_an_object_is_exit_2_naming_the_file() {
         assert_eq!(before, snapshot_files(&env.root));
     }
     // an object without the field names the file and the field
-    let r = crate::action::run_action(&env, "issues", &json!({"action": "labeled"})).run;
+    let r = crate::common::action::run_action(&env, "issues", &json!({"action": "labeled"})).run;
     r.code(2);
     assert!(
         r.stderr

@@ -1,7 +1,8 @@
 //! `run` safety: timeouts, signals, crashes at random moments, concurrent runs, stale
 //! owners, and the feature lock not being held while agents work.
 
-use crate::run::{GOOD_AGENT, Setup};
+use crate::common::agents::{GOOD_AGENT, Setup};
+use crate::common::rng::Rng;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -129,26 +130,6 @@ fn in_progress_task_of_a_dead_run_is_interrupted_and_resumed() {
     assert_eq!(s.task("resume", 1)["stage"], "DONE");
     assert!(!left.exists());
     assert_eq!(s.env.git(&["worktree", "list"]).lines().count(), 1);
-}
-
-/// A tiny deterministic PRNG (xorshift), seeded from the clock; the seed is printed.
-struct Rng(u64);
-impl Rng {
-    fn new() -> Rng {
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos() as u64
-            | 1;
-        eprintln!("crash test seed: {seed}");
-        Rng(seed)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
 }
 
 /// Issues `from..=to`: some independent, some chained.

@@ -1,7 +1,7 @@
 //! The Action against the fake GitHub server: what it writes, and what it never writes.
 
-use crate::action::{comment_payload, issue_payload, payload, run_action};
-use crate::github::setup;
+use crate::common::action::{comment_payload, issue_payload, payload, run_action};
+use crate::common::github::setup;
 use serde_json::json;
 
 #[test]
@@ -150,7 +150,7 @@ fn an_edit_refreshes_the_body_snapshot_only_for_a_trusted_editor() {
     )
     .run
     .ok();
-    let body = |gh: &crate::github::Gh| {
+    let body = |gh: &crate::common::github::Gh| {
         gh.env.state("github")["tasks"][0]["github_body"]
             .as_str()
             .unwrap()
@@ -187,7 +187,7 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
         "agent.sh",
         "#!/bin/sh\ncat > /dev/null\nmkdir -p checks\necho \"exit 0\" > \"checks/t_$SWARM_ISSUE.sh\"\necho done > \"impl_$SWARM_ISSUE.txt\"\n",
     );
-    let runner = gh.env.script("runner.sh", crate::run::RUNNER);
+    let runner = gh.env.script("runner.sh", crate::common::agents::RUNNER);
     let config = gh.env.read("config.yaml");
     gh.env.write(
         "config.yaml",
@@ -239,7 +239,8 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
     assert!(!gh.fake.is_open(n));
     assert_eq!(gh.fake.status_comments(n).len(), 1);
     assert!(
-        !run.stdout.contains(crate::github::TOKEN) && !run.stderr.contains(crate::github::TOKEN)
+        !run.stdout.contains(crate::common::github::TOKEN)
+            && !run.stderr.contains(crate::common::github::TOKEN)
     );
 }
 
@@ -258,7 +259,7 @@ fn a_permission_lookup_github_refuses_counts_as_no_write_access_and_the_job_succ
     gh.fake.fail_next(
         "GET",
         "/collaborators/ghost/permission",
-        crate::fake_github::Fault::Reply(404, "Not Found"),
+        crate::common::fake_github::Fault::Reply(404, "Not Found"),
         1,
     );
     let r = run_action(

@@ -1,0 +1,110 @@
+//! The pull-request routes: open pull requests for the supersession gate, and the ones a
+//! `git.landing: pr` landing opens, finds and updates. Boring on purpose: which issue a
+//! pull request links is decided in `core::pull_link`.
+
+use crate::core::pull_link::OpenPull;
+use crate::io::github::api::{Api, encode_segment};
+use crate::io::github::client::Request;
+use crate::io::github::errors::GithubError;
+use http::Method;
+use serde_json::{Value, json};
+
+/// A pull request as the landing needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullInfo {
+    pub number: u64,
+    /// `open` or `closed`.
+    pub state: String,
+    pub merged: bool,
+    pub head_ref: String,
+    pub html_url: String,
+    pub title: String,
+    pub body: String,
+}
+
+fn pull_of(v: &Value) -> PullInfo {
+    PullInfo {
+        number: v["number"].as_u64().unwrap_or(0),
+        state: v["state"].as_str().unwrap_or("open").to_string(),
+        merged: v["merged"].as_bool().unwrap_or(false)
+            || v["merged_at"].as_str().is_some_and(|s| !s.is_empty()),
+        head_ref: v["head"]["ref"].as_str().unwrap_or_default().to_string(),
+        html_url: v["html_url"].as_str().unwrap_or_default().to_string(),
+        title: v["title"].as_str().unwrap_or_default().to_string(),
+        body: v["body"].as_str().unwrap_or_default().to_string(),
+    }
+}
+
+impl Api {
+    /// Every open pull request of the repository (one listing, paginated).
+    pub fn list_open_pulls(&mut self) -> Result<Vec<OpenPull>, GithubError> {
+        let items = self.get_all(self.path("/pulls?state=open&per_page=100"))?;
+        Ok(items
+            .iter()
+            .map(|v| {
+                let p = pull_of(v);
+                OpenPull {
+                    number: p.number,
+                    head_ref: p.head_ref,
+                    title: p.title,
+                    body: p.body,
+                }
+            })
+            .collect())
+    }
+
+    /// Pull requests (open and closed) whose head is `branch` of this repository.
+    pub fn pulls_for_branch(&mut self, branch: &str) -> Result<Vec<PullInfo>, GithubError> {
+        let owner = self
+            .repo()
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let path = self.path(&format!(
+            "/pulls?state=all&per_page=100&head={}",
+            encode_segment(&format!("{owner}:{branch}"))
+        ));
+        let items = self.get_all(path)?;
+        Ok(items.iter().map(pull_of).collect())
+    }
+
+    /// One pull request.
+    pub fn get_pull(&mut self, number: u64) -> Result<PullInfo, GithubError> {
+        let resp = self
+            .client
+            .send(&Request::get(self.path(&format!("/pulls/{number}"))))?;
+        Ok(pull_of(&resp.body))
+    }
+
+    /// Opens a pull request from `head` into `base`.
+    pub fn create_pull(
+        &mut self,
+        title: &str,
+        head: &str,
+        base: &str,
+        body: &str,
+    ) -> Result<PullInfo, GithubError> {
+        let req = Request::write(
+            Method::POST,
+            self.path("/pulls"),
+            Some(json!({"title": title, "head": head, "base": base, "body": body})),
+        );
+        Ok(pull_of(&self.client.send(&req)?.body))
+    }
+
+    /// Sets a pull request's title and body.
+    pub fn update_pull(
+        &mut self,
+        number: u64,
+        title: &str,
+        body: &str,
+    ) -> Result<PullInfo, GithubError> {
+        let req = Request::write(
+            Method::PATCH,
+            self.path(&format!("/pulls/{number}")),
+            Some(json!({"title": title, "body": body})),
+        );
+        Ok(pull_of(&self.client.send(&req)?.body))
+    }
+}
