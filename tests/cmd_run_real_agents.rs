@@ -32,6 +32,23 @@ fn both_issues_done(env: &TestEnv) {
     assert_eq!(env.git(&["show", "HEAD:calc/sub.py"]), SUB_PY.trim_end());
 }
 
+/// Runs the 2-issue project with the agent `agent_yaml` to the end (both issues DONE, one
+/// commit each), and checks that each issue's prompt reached the model byte for byte.
+fn done_with(agent_yaml: &str) -> (FakeModel, TestEnv) {
+    let model = FakeModel::start(python_rules());
+    let env = python_project(&model, &format!("{agent_yaml}\n    timeout_seconds: 300"));
+    both_issues_done(&env);
+    for n in [1, 2] {
+        let prompt = env.read(&format!(".swarm/runs/calc/issue-{n}/attempt-1/prompt.md"));
+        assert!(
+            model.received_prompt(&prompt),
+            "the prompt of #{n} did not reach the model byte for byte; user texts: {:#?}",
+            model.all_user_texts()
+        );
+    }
+    (model, env)
+}
+
 /// The `agent_finished` events.
 fn finished(env: &TestEnv) -> Vec<serde_json::Value> {
     env.events("calc")
@@ -42,19 +59,7 @@ fn finished(env: &TestEnv) -> Vec<serde_json::Value> {
 
 #[test]
 fn claude_code_preset_gets_both_issues_done_and_reports_its_cost() {
-    let model = FakeModel::start(python_rules());
-    let env = python_project(
-        &model,
-        "  - name: claude\n    preset: claude-code\n    timeout_seconds: 300",
-    );
-    both_issues_done(&env);
-    // the prompt reaches the model byte for byte
-    let prompt = env.read(".swarm/runs/calc/issue-1/attempt-1/prompt.md");
-    assert!(
-        model.received_prompt(&prompt),
-        "the prompt did not reach the model byte for byte; user texts: {:#?}",
-        model.all_user_texts()
-    );
+    let (_model, env) = done_with("  - name: claude\n    preset: claude-code");
     // Claude's own total_cost_usd lands in agent_finished and audit
     let stdout = env.read(".swarm/runs/calc/issue-1/attempt-1/agent.stdout");
     let result: serde_json::Value = stdout
@@ -88,18 +93,7 @@ fn claude_code_preset_gets_both_issues_done_and_reports_its_cost() {
 
 #[test]
 fn codex_preset_gets_both_issues_done_with_tokens_and_unknown_cost() {
-    let model = FakeModel::start(python_rules());
-    let env = python_project(
-        &model,
-        "  - name: codex\n    preset: codex\n    timeout_seconds: 300",
-    );
-    both_issues_done(&env);
-    let prompt = env.read(".swarm/runs/calc/issue-2/attempt-1/prompt.md");
-    assert!(
-        model.received_prompt(&prompt),
-        "the prompt did not reach the model byte for byte; user texts: {:#?}",
-        model.all_user_texts()
-    );
+    let (_model, env) = done_with("  - name: codex\n    preset: codex");
     let fin = finished(&env);
     assert_eq!(fin.len(), 2, "{fin:#?}");
     for f in &fin {

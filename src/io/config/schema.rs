@@ -29,9 +29,8 @@ pub enum Ty {
         min_items: usize,
         rule: Rule,
     },
-    /// argv: a non-empty list of strings whose first one (the program) is not empty.
-    Command,
-    /// A `Command`, or `null` for "not set".
+    /// argv: a non-empty list of strings whose first one (the program) is not empty, or
+    /// `null` for "not set".
     OptCommand,
     Section(&'static Section),
     /// The non-empty list of agents.
@@ -341,7 +340,6 @@ pub fn expected(ty: &Ty) -> String {
             }
         }
         Ty::StrList { .. } => "a list of strings".into(),
-        Ty::Command => "a list of strings (the program and its arguments)".into(),
         Ty::OptCommand => "a list of strings (the program and its arguments) or `null`".into(),
         Ty::Section(_) => "a mapping of keys".into(),
         Ty::Agents => {

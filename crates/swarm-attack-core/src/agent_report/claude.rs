@@ -88,11 +88,7 @@ pub fn parse(lines: &[Value]) -> AgentReport {
     let mut turns = 0;
     for v in lines {
         match v.get("type").and_then(Value::as_str) {
-            Some("system") => {
-                if r.session_id.is_none() {
-                    r.session_id = s(v, "session_id");
-                }
-            }
+            Some("system") if r.session_id.is_none() => r.session_id = s(v, "session_id"),
             Some("assistant") => {
                 let m = v.get("message").unwrap_or(&Value::Null);
                 let id = s(m, "id").unwrap_or_else(|| format!("#{}", seen.len()));
