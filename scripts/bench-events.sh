@@ -128,3 +128,21 @@ RSS_ALL=$(max_rss_kb "$BIN" -p "$WORK/big" events user-authentication --json)
 echo "grep:   $((T_GR / 1000)) ms (median of $RUNS), max RSS $((RSS_GR / 1024)) MB"
 echo "events: $((T_EV / 1000)) ms (median of $RUNS), max RSS $((RSS_EV / 1024)) MB ($((RSS_EV_SMALL / 1024)) MB on $((LINES / 10)) lines; $((RSS_ALL / 1024)) MB unfiltered)"
 awk -v a="$T_EV" -v b="$T_GR" 'BEGIN { printf("events/grep=%.2f\n", a / b) }'
+
+# `events --event issue_done` as a table against `grep -F '"event":"issue_done"'`
+TB=("$BIN" -p "$WORK/big" events user-authentication --event issue_done)
+GT=(grep -F '"event":"issue_done"' "$LOG")
+T_GT=$(time_runs grep-event "${GT[@]}")
+T_TB=$(time_runs events-table "${TB[@]}")
+echo "events --event issue_done (table): $((T_TB / 1000)) ms; grep -F: $((T_GT / 1000)) ms"
+awk -v a="$T_TB" -v b="$T_GT" 'BEGIN { printf("table/grep=%.2f (goal <= 1.5)\n", a / b) }'
+
+# `audit` (and --json) over the whole log against `wc -l`, with its maximum RSS
+T_WC=$(time_runs wc wc -l "$LOG")
+T_AU=$(time_runs audit "$BIN" -p "$WORK/big" audit user-authentication)
+T_AJ=$(time_runs audit-json "$BIN" -p "$WORK/big" audit user-authentication --json)
+RSS_AU=$(max_rss_kb "$BIN" -p "$WORK/big" audit user-authentication)
+RSS_AJ=$(max_rss_kb "$BIN" -p "$WORK/big" audit user-authentication --json)
+RSS_AU_SMALL=$(max_rss_kb "$BIN" -p "$WORK/small" audit user-authentication)
+echo "audit: $((T_AU / 1000)) ms, --json $((T_AJ / 1000)) ms (wc -l $((T_WC / 1000)) ms); max RSS $((RSS_AU / 1024)) MB, --json $((RSS_AJ / 1024)) MB ($((RSS_AU_SMALL / 1024)) MB on $((LINES / 10)) lines)"
+awk -v t="$T_AU" -v r="$RSS_AU" -v j="$RSS_AJ" 'BEGIN { printf("audit_s=%.2f (goal <= 1.5) audit_rss_mb=%d json_rss_mb=%d (goal <= 64)\n", t / 1e6, r / 1024, j / 1024) }'

@@ -198,3 +198,69 @@ fn closed_without_evidence_is_skipped_with_reason() {
             .contains("@bob")
     );
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_action_on_a_labeled_issue_and_an_unknown_event() {
+    let env = TestEnv::new().fixed_clock();
+    let p = issue_payload(
+        "labeled",
+        12,
+        &["swarm"],
+        "Make login work.",
+        ("alice", "User"),
+    );
+    let r = run_action(&env, "issues", &p);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+## swarm-attack
+
+Event: `issues.labeled #12 by @alice` — handled
+
+
+| issue | feature | stage | note |
+|---|---|---|---|
+| #12 | github | READY | registered |
+
+----- stderr -----
+GitHub is not configured (no token or repository); labels and comments not updated
+----- GITHUB_OUTPUT -----
+handled=true
+issues-done=
+issues-blocked=
+----- GITHUB_STEP_SUMMARY -----
+## swarm-attack
+
+Event: `issues.labeled #12 by @alice` — handled
+
+
+| issue | feature | stage | note |
+|---|---|---|---|
+| #12 | github | READY | registered |
+"#);
+    let r = run_action(&env, "deployment", &json!({}));
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+## swarm-attack
+
+Event: `deployment by @` — not handled
+
+- the `deployment` event is not one swarm-attack handles; nothing to do
+
+----- stderr -----
+the `deployment` event is not one swarm-attack handles; nothing to do
+----- GITHUB_OUTPUT -----
+handled=false
+issues-done=
+issues-blocked=
+----- GITHUB_STEP_SUMMARY -----
+## swarm-attack
+
+Event: `deployment by @` — not handled
+
+- the `deployment` event is not one swarm-attack handles; nothing to do
+"#);
+}

@@ -1,6 +1,7 @@
 //! The event log: `events` (filters, JSONL, follow), `audit`, the reader's tolerance (torn
 //! tail, garbage, original format), seq across processes, the SIGKILL crash loop, tokens.
 
+use crate::common::agents::{GOOD_AGENT, Setup};
 use crate::common::{Run, TestEnv};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
@@ -921,4 +922,72 @@ fn no_output_and_no_file_under_swarm_ever_contains_the_token() {
         }
     }
     assert!(!env.events("auth").is_empty());
+}
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_events_and_audit_after_a_run() {
+    let s = Setup::new_in(
+        TestEnv::new().fixed_clock(),
+        "auth",
+        json!([{"order":1,"title":"a"}]),
+        GOOD_AGENT,
+        "",
+    );
+    s.env.run(&["run", "auth"]).ok();
+    let r = s.env.run(&["events", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 0
+----- stdout -----
+   SEQ  TIME                      EVENT                    ISSUE  DETAIL
+     1  2026-01-02T03:04:05.000Z  git_sync                        git sync: 1 commits scanned, head [SHA]
+     2  2026-01-02T03:04:05.000Z  greenlight                      added=[1] kept=[] ready=[1]
+     3  2026-01-02T03:04:05.000Z  agents_selected             #1  SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
+     4  2026-01-02T03:04:05.000Z  issue_started               #1  attempt 1 started
+     5  2026-01-02T03:04:05.000Z  agents_selected             #1  SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
+     6  2026-01-02T03:04:05.000Z  context_injected            #1  prompt 932 bytes, CLAUDE.md no, 0 summaries
+     7  2026-01-02T03:04:05.000Z  agent_started               #1  fake started (primary)
+     8  2026-01-02T03:04:05.000Z  agent_finished              #1  fake exited 0 after [DURATION], $0.25
+     9  2026-01-02T03:04:05.000Z  implementation_complete     #1  created: checks/t_1.sh, src/1.txt; modified: -
+    10  2026-01-02T03:04:05.000Z  verification_passed         #1  verification passed (1 tests)
+    11  2026-01-02T03:04:05.000Z  issue_done                  #1  DONE, commit [SHA], $0.25: Issue #1 (a) was implemented in commit [SHA] "feat(auth): Implement issue #1".…
+    12  2026-01-02T03:04:05.000Z  git_sync                        git sync: 1 commits scanned, head [SHA]
+----- stderr -----
+"#);
+    let r = s.env.run(&["events", "auth", "--issue", "1", "--json"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 0
+----- stdout -----
+{"ts":"2026-01-02T03:04:05.000Z","event":"agents_selected","feature":"auth","session":"20260102T030405Z-[PID]","seq":3,"issue":1,"mode":"SOLO","winner":"fake","runner_up":null,"reason":"one eligible agent (fake 0.35) → SOLO fake","proposals":[{"agent":"fake","source":"heuristic","angle":"","confidence":0.35,"covers":[],"solo_sufficient":false,"builds_on_other":false}]}
+{"ts":"2026-01-02T03:04:05.000Z","event":"issue_started","feature":"auth","session":"20260102T030405Z-[PID]","seq":4,"issue":1,"attempt":1}
+{"ts":"2026-01-02T03:04:05.000Z","event":"agents_selected","feature":"auth","session":"20260102T030405Z-[PID]","seq":5,"issue":1,"mode":"SOLO","winner":"fake","runner_up":null,"reason":"one eligible agent (fake 0.35) → SOLO fake","proposals":[{"agent":"fake","source":"heuristic","angle":"","confidence":0.35,"covers":[],"solo_sufficient":false,"builds_on_other":false}]}
+{"ts":"2026-01-02T03:04:05.000Z","event":"context_injected","feature":"auth","session":"20260102T030405Z-[PID]","seq":6,"issue":1,"has_claude_md":false,"summaries_count":0,"prompt_bytes":932,"truncated":[]}
+{"ts":"2026-01-02T03:04:05.000Z","event":"agent_started","feature":"auth","session":"20260102T030405Z-[PID]","seq":7,"issue":1,"agent":"fake","role":"primary"}
+{"ts":"2026-01-02T03:04:05.000Z","event":"agent_finished","feature":"auth","session":"20260102T030405Z-[PID]","seq":8,"issue":1,"agent":"fake","exit_code":0,"duration_ms":[DURATION],"timed_out":false,"cost_usd":0.25}
+{"ts":"2026-01-02T03:04:05.000Z","event":"implementation_complete","feature":"auth","session":"20260102T030405Z-[PID]","seq":9,"issue":1,"files_created":["checks/t_1.sh","src/1.txt"],"files_modified":[]}
+{"ts":"2026-01-02T03:04:05.000Z","event":"verification_passed","feature":"auth","session":"20260102T030405Z-[PID]","seq":10,"issue":1,"tests_passed":1}
+{"ts":"2026-01-02T03:04:05.000Z","event":"issue_done","feature":"auth","session":"20260102T030405Z-[PID]","seq":11,"issue":1,"commit":"[SHA]","cost_usd":0.25,"summary":"Issue #1 (a) was implemented in commit [SHA] \"feat(auth): Implement issue #1\". It adds `checks/t_1.sh` and `src/1.txt`."}
+----- stderr -----
+"#);
+    let r = s.env.run(&["audit", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 0
+----- stdout -----
+audit auth: 12 events, 2 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
+issues: 1 (1 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started); attempts 1 (0 retries); agent runs 1 ([DURATION]); cost $0.25
+
+#1 a  DONE  1 attempt, SOLO (fake), [DURATION], $0.25, commit [SHA]
+  attempt 1 SOLO: done in [DURATION]; fake exit 0 [DURATION] $0.25; tests passed (1)
+    2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
+    2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
+    2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
+    2026-01-02T03:04:05.000Z  context_injected         prompt 932 bytes, CLAUDE.md no, 0 summaries
+    2026-01-02T03:04:05.000Z  agent_started            fake started (primary)
+    2026-01-02T03:04:05.000Z  agent_finished           fake exited 0 after [DURATION], $0.25
+    2026-01-02T03:04:05.000Z  implementation_complete  created: checks/t_1.sh, src/1.txt; modified: -
+    2026-01-02T03:04:05.000Z  verification_passed      verification passed (1 tests)
+    2026-01-02T03:04:05.000Z  issue_done               DONE, commit [SHA], $0.25: Issue #1 (a) was implemented in commit [SHA] "feat(auth): Implement issue #1".…
+----- stderr -----
+"#);
 }

@@ -384,3 +384,46 @@ fn the_action_mirrors_to_github_and_asks_github_for_permissions() {
     assert_issue(&gh.fake, m, "swarm:ready");
     assert_eq!(gh.fake.status_comments(n).len(), 1);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_github_sync_dry_run_then_sync_then_publish() {
+    let gh = setup(false).fixed_clock();
+    let a = gh.fake.add_issue("a", &[]);
+    gh.env.issues(
+        "auth",
+        json!([{"order":1,"title":"a","github_issue":a},
+               {"order":2,"title":"b","dependencies":[1]}]),
+    );
+    gh.env.run(&["greenlight", "auth"]).ok();
+    let r = gh.env.run(&["github", "sync", "auth", "--dry-run"]);
+    insta::assert_snapshot!(r.snapshot(&gh.env), @r#"
+exit: 0
+----- stdout -----
+github sync auth → octo/repo (dry run): 6 write(s) planned, none sent
+  POST /repos/octo/repo/labels  (label)
+  POST /repos/octo/repo/labels  (label)
+  POST /repos/octo/repo/labels  (label)
+  POST /repos/octo/repo/labels  (label)
+  POST /repos/octo/repo/issues/1/comments  (issue 1 → #1: comment_created)
+  PATCH /repos/octo/repo/issues/1  (issue 1 → #1: labels_set)
+----- stderr -----
+"#);
+    let r = gh.sync();
+    insta::assert_snapshot!(r.snapshot(&gh.env), @r#"
+exit: 0
+----- stdout -----
+github sync auth → octo/repo: 1 issue(s) updated, 0 unchanged; 3 read(s), 6 write(s)
+  issue 1    → #1      swarm:ready        comment_created, labels_set
+----- stderr -----
+"#);
+    let r = gh.env.run(&["github", "publish", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&gh.env), @r#"
+exit: 0
+----- stdout -----
+  issue 2 → #2 (created)
+github publish auth → octo/repo: 0 issue(s) updated, 0 unchanged; 1 read(s), 1 write(s)
+----- stderr -----
+"#);
+}

@@ -429,3 +429,46 @@ fn issues_json_with_every_documented_field_and_unknown_keys_loads() {
     assert_eq!(env.stage("auth", 1), "READY");
     assert_eq!(env.stage("auth", 2), "BACKLOG");
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_greenlight_dry_run_then_greenlight_then_a_missing_feature() {
+    let env = TestEnv::new().fixed_clock();
+    two_issues(&env);
+    let r = env.run(&["greenlight", "auth", "--dry-run"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+greenlight auth: would add 2, kept 0, 1 ready
+  #1    READY        a
+  #2    BACKLOG      b  [waiting on #1 (READY)]
+plan:
+  #1    SOLO      claude  a
+        one eligible agent (claude 0.35) → SOLO claude
+        claude  0.35  heuristic
+----- stderr -----
+"#);
+    let r = env.run(&["greenlight", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+greenlight auth: added 2, kept 0, 1 ready
+  #1    READY        a
+  #2    BACKLOG      b  [waiting on #1 (READY)]
+plan:
+  #1    SOLO      claude  a
+        one eligible agent (claude 0.35) → SOLO claude
+        claude  0.35  heuristic
+----- stderr -----
+GitHub sync skipped: missing a token (set GITHUB_TOKEN or GH_TOKEN) and the repository (set github.repo: owner/name in config.yaml, GITHUB_REPOSITORY, or an `origin` remote) (turn it off with coordination.github_sync_enabled: false)
+"#);
+    let r = env.run(&["greenlight", "nope"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: specs/nope/issues.json does not exist
+hint: run `swarm-attack init <feature>` or write the file
+"#);
+}

@@ -48,3 +48,33 @@ fn init_keeps_an_existing_issues_file_and_builds_the_state_from_it() {
     );
     assert_eq!(before, snapshot_files(&env.root));
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_init_then_init_again() {
+    let env = TestEnv::new().fixed_clock();
+    let r = env.run(&["init", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+specs/auth/issues.json: created
+.swarm/state/auth.json: created (0 tasks)
+----- stderr -----
+"#);
+    let r = env.run(&["init", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+specs/auth/issues.json: exists
+.swarm/state/auth.json: exists (0 tasks)
+----- stderr -----
+"#);
+    let r = env.run(&["init", "Bad Id"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: `Bad Id` is not a valid feature id: use 2–64 characters a-z, 0-9, `.`, `_`, `-`, starting and ending with a letter or digit
+"#);
+}

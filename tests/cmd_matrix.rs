@@ -66,3 +66,36 @@ fn matrix_writes_github_output_and_rejects_max_zero() {
     assert!(r.stderr.contains("--max"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_matrix_and_a_bad_max() {
+    let env = setup().fixed_clock();
+    let r = env.run(&["matrix", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+{
+  "include": [
+    {
+      "issue": 1,
+      "title": "Model"
+    },
+    {
+      "issue": 4,
+      "title": "Docs"
+    }
+  ]
+}
+----- stderr -----
+"#);
+    let r = env.run(&["matrix", "auth", "--max", "0"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: --max 0 would give an empty matrix, which GitHub Actions rejects
+hint: give --max 1 or more, or leave it out
+"#);
+}

@@ -388,3 +388,79 @@ fn greenlight_prints_the_plan_emits_once_and_dry_run_writes_nothing() {
     env.run(&["greenlight", "shop"]).ok();
     assert_eq!(selected(&env, "shop").len(), 2);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_plan_of_every_ready_issue_and_of_one() {
+    let env = TestEnv::new().fixed_clock();
+    env.write("config.yaml", AGENTS_YAML);
+    env.issues(
+        "auth",
+        json!([
+            issue(1, "Add the login API handler"),
+            issue(2, "Write the SQL migration")
+        ]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    let r = env.run(&["plan", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+plan auth: 2 issues
+  #1    SOLO      alpha  Add the login API handler
+        rule 6: no other rule holds (alpha 0.35, beta 0.35, gap 0.00, overlap 0.14) → SOLO alpha
+        alpha  0.35  heuristic
+        beta   0.35  heuristic  [builds-on-other]
+  #2    SOLO      beta  Write the SQL migration
+        rule 1: gap 0.53 (beta 0.88, alpha 0.35) > 0.30 → SOLO beta
+        beta   0.88  heuristic  covers: sql, migration  [solo-sufficient, builds-on-other]
+        alpha  0.35  heuristic
+----- stderr -----
+"#);
+    let r = env.run(&["plan", "auth", "--issue", "2", "--json"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+{
+  "feature": "auth",
+  "decisions": [
+    {
+      "issue": 2,
+      "title": "Write the SQL migration",
+      "stage": "READY",
+      "mode": "SOLO",
+      "winner": "beta",
+      "runner_up": null,
+      "reason": "rule 1: gap 0.53 (beta 0.88, alpha 0.35) > 0.30 → SOLO beta",
+      "rule": 1,
+      "overlap": 0.11,
+      "proposals": [
+        {
+          "agent": "beta",
+          "source": "heuristic",
+          "angle": "data modelling and migrations",
+          "confidence": 0.88,
+          "covers": [
+            "sql",
+            "migration"
+          ],
+          "solo_sufficient": true,
+          "builds_on_other": true
+        },
+        {
+          "agent": "alpha",
+          "source": "heuristic",
+          "angle": "user interface and styling",
+          "confidence": 0.35,
+          "covers": [],
+          "solo_sufficient": false,
+          "builds_on_other": false
+        }
+      ]
+    }
+  ]
+}
+----- stderr -----
+"#);
+}

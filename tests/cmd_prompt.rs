@@ -229,3 +229,75 @@ fn a_sync_fills_in_the_summary_of_a_done_task_that_has_none() {
         "Adds `User` with `User::new`."
     );
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_prompt() {
+    let env = env_with_done_dependency().fixed_clock();
+    let r = env.run(&["prompt", "auth", "--issue", "2"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+## Original Request
+
+### Issue #2: Login
+
+Feature: `auth` · Depends on: #1
+
+Add login.
+
+#### Acceptance Criteria
+
+- [ ] login returns a token
+
+## Project Instructions
+
+From `CLAUDE.md`:
+
+### Rules
+
+Use `anyhow` in binaries only.
+
+## Accumulated Context
+
+### Completed issues
+
+- #1 User model (a dependency of this issue)
+  Summary: Adds `User` with `User::new`.
+  Files: `src/user.rs`
+
+### Module registry
+
+Files created by completed issues and the public items they define:
+
+- `src/user.rs`: struct User, fn User::new
+
+## Coordination
+
+Mode: SOLO (`claude` works on this issue alone). Your angle: implementation and tests.
+
+## Current Task
+
+You are `claude`, implementing issue #2 of feature `auth` as described in the Original Request. This is attempt 1 of 4.
+
+Work in the current directory (your own git worktree). Keep the change focused on this issue and reuse what completed issues already provide. You do not need to commit: swarm-attack runs the tests and commits your change.
+
+## Acceptance Criteria
+
+- [ ] login returns a token
+
+The change is accepted when these commands pass:
+- `cargo test`
+- `cargo test tests/login.rs` (this issue's test file `tests/login.rs`)
+----- stderr -----
+"#);
+    let r = env.run(&["prompt", "auth", "--issue", "9"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: feature `auth` has no issue 9
+hint: its issues are: 1, 2
+"#);
+}

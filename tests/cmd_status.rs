@@ -124,3 +124,98 @@ fn status_lists_all_features_and_json_is_one_document() {
     let r = env.run(&["status", "auth"]);
     assert!(r.stdout.contains("waiting on #1 (READY)"), "{}", r.stdout);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_status_of_every_feature_one_feature_and_json() {
+    let env = TestEnv::new().fixed_clock();
+    chain(&env);
+    set_stage(&env, "auth", 1, "BLOCKED");
+    let r = env.run(&["status"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+auth                     READY_TO_IMPLEMENT   2 backlog, 1 blocked
+----- stderr -----
+"#);
+    let r = env.run(&["status", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+feature auth (READY_TO_IMPLEMENT)
+  #1    BLOCKED      a  [reason: tests fail]
+  #2    BACKLOG      b  [waiting on #1 (BLOCKED)]
+  #3    BACKLOG      c  [waiting on #2 (BACKLOG)]
+----- stderr -----
+"#);
+    let r = env.run(&["status", "auth", "--json"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+{
+  "feature": "auth",
+  "phase": "READY_TO_IMPLEMENT",
+  "tasks": [
+    {
+      "issue": 1,
+      "title": "a",
+      "stage": "BLOCKED",
+      "dependencies": [],
+      "waiting_on": [],
+      "github_issue": null,
+      "commit": null,
+      "evidence": [],
+      "blocked_reason": "tests fail",
+      "retries": 3,
+      "summary": null,
+      "missing_from_issues": false
+    },
+    {
+      "issue": 2,
+      "title": "b",
+      "stage": "BACKLOG",
+      "dependencies": [
+        1
+      ],
+      "waiting_on": [
+        1
+      ],
+      "github_issue": null,
+      "commit": null,
+      "evidence": [],
+      "blocked_reason": null,
+      "retries": 0,
+      "summary": null,
+      "missing_from_issues": false
+    },
+    {
+      "issue": 3,
+      "title": "c",
+      "stage": "BACKLOG",
+      "dependencies": [
+        2
+      ],
+      "waiting_on": [
+        2
+      ],
+      "github_issue": null,
+      "commit": null,
+      "evidence": [],
+      "blocked_reason": null,
+      "retries": 0,
+      "summary": null,
+      "missing_from_issues": false
+    }
+  ],
+  "sync": {
+    "synced_issues": [],
+    "reverted_issues": [],
+    "commits_scanned": 0,
+    "head": "[SHA]",
+    "shallow": false
+  }
+}
+----- stderr -----
+"#);
+}

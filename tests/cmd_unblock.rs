@@ -90,3 +90,28 @@ fn unblock_accepts_interrupted_and_skipped_and_refuses_other_stages() {
     let r = env.run(&["unblock", "auth", "--issue", "42"]);
     input_error(&r, &["42"]);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_unblock_a_blocked_issue_then_a_ready_one() {
+    let env = TestEnv::new().fixed_clock();
+    two_issues(&env);
+    env.run(&["greenlight", "auth"]).ok();
+    set_stage(&env, "auth", 1, "BLOCKED");
+    let r = env.run(&["unblock", "auth", "--issue", "1"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 0
+----- stdout -----
+issue 1: BLOCKED → READY
+----- stderr -----
+GitHub sync skipped: missing a token (set GITHUB_TOKEN or GH_TOKEN) and the repository (set github.repo: owner/name in config.yaml, GITHUB_REPOSITORY, or an `origin` remote) (turn it off with coordination.github_sync_enabled: false)
+"#);
+    let r = env.run(&["unblock", "auth", "--issue", "1"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: issue 1 of `auth` is READY, not BLOCKED, SKIPPED or INTERRUPTED; nothing to unblock
+"#);
+}

@@ -441,6 +441,144 @@ fn not_a_git_repository_is_exit_2_naming_the_directory() {
     );
 }
 
+/// Commits `message` (empty) on the current branch with both dates at `epoch` seconds, or
+/// a merge of `merge` when given; returns the sha.
+fn dated_commit(env: &TestEnv, epoch: i64, message: &str, merge: Option<&str>) -> String {
+    let date = format!("@{epoch} +0000");
+    let mut args = vec!["-c", "user.name=T", "-c", "user.email=t@example.com"];
+    match merge {
+        Some(branch) => args.extend(["merge", "-q", "--no-ff", "-m", message, branch]),
+        None => args.extend(["commit", "-q", "--allow-empty", "-m", message]),
+    }
+    let out = std::process::Command::new("git")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &env.home)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .current_dir(&env.root)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    env.git(&["rev-parse", "HEAD"])
+}
+
+/// The tasks' sync results in the state file: (issue, stage, commit, evidence).
+fn synced(env: &TestEnv, feature: &str) -> Vec<Value> {
+    env.state(feature)["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| json!([t["issue_number"], t["stage"], t["commit"], t["evidence"]]))
+        .collect()
+}
+
+#[test]
+fn skewed_dates_incremental_scan_reads_only_new_commits_and_equals_a_full_scan() {
+    let env = TestEnv::new();
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b"},{"order":3,"title":"c"},
+               {"order":4,"title":"d"}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    let day = 86_400;
+    let t0 = 1_700_000_000;
+    let mut fork = String::new();
+    let mut first = String::new();
+    for i in 0..40 {
+        let msg = match i {
+            3 => "feat(auth): Implement issue #1".to_string(),
+            _ => format!("chore: noise {i} mentions #2 and #3"),
+        };
+        let sha = dated_commit(&env, t0 + i * day, &msg, None);
+        if i == 3 {
+            first = sha.clone();
+        }
+        if i == 5 {
+            fork = sha;
+        }
+    }
+    // a side branch from deep in the history, not merged yet: scanned once merged
+    env.git(&["checkout", "-q", "-b", "side", &fork]);
+    dated_commit(&env, t0 - 900 * day, "feat(auth): Implement issue #2", None);
+    dated_commit(&env, t0 - 800 * day, "chore: side work", None);
+    env.git(&["checkout", "-q", "main"]);
+    let r = env.run(&["status", "auth", "--json"]);
+    r.ok();
+    // the 40 new ones (greenlight scanned the initial commit)
+    assert_eq!(r.json()["sync"]["commits_scanned"], 40);
+    assert_eq!(env.stage("auth", 1), "DONE");
+    assert_eq!(env.stage("auth", 2), "READY");
+
+    // new commits dated before most of the history (clock skew, imported history)
+    dated_commit(
+        &env,
+        t0 - 1000 * day,
+        "feat(auth): Implement issue #3",
+        None,
+    );
+    dated_commit(&env, t0 - 999 * day, "merge side", Some("side"));
+    dated_commit(
+        &env,
+        t0 - 998 * day,
+        &format!("Revert \"feat(auth): Implement issue #1\"\n\nThis reverts commit {first}."),
+        None,
+    );
+    let r = env.run(&["status", "auth", "--json"]);
+    r.ok();
+    // exactly the five new commits (three on main, two on the merged branch)
+    assert_eq!(r.json()["sync"]["commits_scanned"], 5, "{}", r.stdout);
+    let incremental = synced(&env, "auth");
+    assert_eq!(env.stage("auth", 1), "READY");
+    assert_eq!(env.stage("auth", 2), "DONE");
+    assert_eq!(env.stage("auth", 3), "DONE");
+    let cache = |env: &TestEnv| -> Value {
+        serde_json::from_str(&env.read(".swarm/cache/history/auth.json")).unwrap()
+    };
+    let keys = |c: &Value, k: &str| -> Vec<String> {
+        c["ledger"][k]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let inc_cache = cache(&env);
+
+    // the same history scanned from scratch says the same
+    std::fs::remove_dir_all(env.path(".swarm/cache/history")).unwrap();
+    let r = env.run(&["status", "auth", "--json"]);
+    r.ok();
+    assert_eq!(r.json()["sync"]["commits_scanned"], 46);
+    assert_eq!(synced(&env, "auth"), incremental);
+    let full_cache = cache(&env);
+    assert_eq!(keys(&inc_cache, "evidence"), keys(&full_cache, "evidence"));
+    assert_eq!(keys(&inc_cache, "reverts"), keys(&full_cache, "reverts"));
+
+    // and the next incremental scan after a full one reads only the new commit again
+    dated_commit(
+        &env,
+        t0 - 2000 * day,
+        "feat(auth): Implement issue #4",
+        None,
+    );
+    let r = env.run(&["status", "auth", "--json"]);
+    assert_eq!(r.json()["sync"]["commits_scanned"], 1);
+    assert_eq!(env.stage("auth", 4), "DONE");
+    // and once more on top of an appended one
+    dated_commit(&env, t0 - 3000 * day, "chore: older still", None);
+    let r = env.run(&["status", "auth", "--json"]);
+    assert_eq!(r.json()["sync"]["commits_scanned"], 1);
+}
+
 fn linked_issues(env: &TestEnv, n: u64) {
     let issues: Vec<Value> = (1..=n)
         .map(|i| json!({"order": i, "title": format!("t{i}"), "github_issue": 100 + i}))

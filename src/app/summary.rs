@@ -9,7 +9,8 @@
 //! `outputs.classes_defined` are filled from the commit when empty.
 //!
 //! Called for every DONE task lacking a summary after each git sync
-//! ([`ensure_summaries`]), and by `run` when an issue becomes DONE.
+//! ([`ensure_summaries`], which reads the commits of all of them with one `git log`, not
+//! two processes per task), and by `run` when an issue becomes DONE.
 
 use crate::app::project::Project;
 use crate::app::prompt::{file_symbols, task_commit, task_files};
@@ -17,8 +18,9 @@ use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::core::summary::{self, CommitFacts};
+use crate::io::git::commit_info;
 use crate::io::llm::{self, LlmRequest};
-use crate::io::{commit_info, notice};
+use crate::io::notice;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 
@@ -38,15 +40,46 @@ pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureSta
     let budget = Duration::from_secs(project.config.sessions.lock_timeout_seconds) / 2;
     let per_call = Duration::from_secs(project.config.llm.timeout_seconds);
     let start = Instant::now();
+    // the commits of every task that needs a summary, read with one git process
+    let shas: Vec<String> = state
+        .tasks
+        .iter()
+        .filter(|t| needs_summary(project, t))
+        .filter_map(|t| task_commit(t).map(str::to_string))
+        .collect();
+    let mut infos = commit_info::commit_infos(&project.root, &shas);
     let mut changed = Vec::new();
     for task in &mut state.tasks {
+        if !needs_summary(project, task) {
+            continue;
+        }
         let left = budget.saturating_sub(start.elapsed());
         let llm_time = (!left.is_zero()).then(|| left.min(per_call));
-        if fill(project, feature, task, &project.root, llm_time) {
+        let facts = task_commit(task)
+            .and_then(|s| infos.remove(s))
+            .map(commit_facts);
+        if fill(project, feature, task, facts, &project.root, llm_time) {
             changed.push(task.issue_number);
         }
     }
     changed
+}
+
+/// Whether `task` gets a summary now: DONE, none yet, summaries on.
+fn needs_summary(project: &Project, task: &Task) -> bool {
+    task.stage == Stage::Done
+        && task.summary().is_none()
+        && project.config.coordination.generate_summaries
+}
+
+fn commit_facts(i: commit_info::CommitInfo) -> CommitFacts {
+    CommitFacts {
+        sha: i.sha,
+        subject: i.subject,
+        added: i.added,
+        modified: i.modified,
+        deleted: i.deleted,
+    }
 }
 
 /// Fills in the task's summary (`completion_summary`, `outputs.semantic_summary`) when it
@@ -64,36 +97,29 @@ pub fn ensure_summary_in(
     task: &mut Task,
     files_root: &std::path::Path,
 ) -> bool {
+    if !needs_summary(project, task) {
+        return false;
+    }
     let llm_time = Duration::from_secs(project.config.llm.timeout_seconds);
-    fill(project, feature, task, files_root, Some(llm_time))
+    let facts = task_commit(task)
+        .and_then(|s| commit_info::commit_info(&project.root, s))
+        .map(commit_facts);
+    fill(project, feature, task, facts, files_root, Some(llm_time))
 }
 
-/// The summary builder; `llm_time` is how long `llm.command` may take (`None`: no time
-/// left, build it from the commit).
+/// The summary builder, given what the task's commit did; `llm_time` is how long
+/// `llm.command` may take (`None`: no time left, build it from the commit).
 fn fill(
     project: &Project,
     feature: &str,
     task: &mut Task,
+    facts: Option<CommitFacts>,
     files_root: &std::path::Path,
     llm_time: Option<Duration>,
 ) -> bool {
-    if task.stage != Stage::Done
-        || task.summary().is_some()
-        || !project.config.coordination.generate_summaries
-    {
+    if !needs_summary(project, task) {
         return false;
     }
-    let sha = task_commit(task).map(str::to_string);
-    let facts = sha
-        .as_deref()
-        .and_then(|s| commit_info::commit_info(&project.root, s))
-        .map(|i| CommitFacts {
-            sha: i.sha,
-            subject: i.subject,
-            added: i.added,
-            modified: i.modified,
-            deleted: i.deleted,
-        });
     if task.outputs.files_created.is_empty()
         && let Some(f) = &facts
     {

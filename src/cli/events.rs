@@ -222,23 +222,35 @@ impl<W: Write> Printer<W> {
             );
             writeln!(self.out, "{}", paint(&h, "1"))?;
         }
-        writeln!(self.out, "{}", table_row(&rec))
+        write_row(&mut self.out, &rec)?;
+        self.out.write_all(b"\n")
     }
 }
 
 /// One table row: seq, time, event (coloured on a TTY), issue, a readable detail.
 pub fn table_row(rec: &Map<String, Value>) -> String {
-    let seq = rec
-        .get("seq")
-        .and_then(Value::as_u64)
-        .map_or_else(|| "-".to_string(), |s| s.to_string());
-    let ts = rec.get("ts").and_then(Value::as_str).unwrap_or("-");
+    let mut out = Vec::new();
+    let _ = write_row(&mut out, rec);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes one table row (without its newline) straight to `out`: no intermediate strings
+/// but the detail.
+pub fn write_row(out: &mut impl Write, rec: &Map<String, Value>) -> std::io::Result<()> {
+    let color = crate::cli::output::color();
     let event = rec.get("event").and_then(Value::as_str).unwrap_or("?");
-    let issue = match rec.get("issue") {
-        Some(Value::Number(n)) if event != "action_received" => format!("#{n}"),
-        _ => "".to_string(),
-    };
-    let padded = format!("{event:<23}");
+    if color {
+        out.write_all(b"\x1b[2m")?;
+    }
+    match rec.get("seq").and_then(Value::as_u64) {
+        Some(seq) => write!(out, "{seq:>6}")?,
+        None => write!(out, "{:>6}", "-")?,
+    }
+    if color {
+        out.write_all(b"\x1b[0m")?;
+    }
+    let ts = rec.get("ts").and_then(Value::as_str).unwrap_or("-");
+    write!(out, "  {ts:<24}  ")?;
     let colour = match event {
         "issue_blocked" | "verification_failed" | "github_error" => "31",
         "issue_done" | "verification_passed" => "32",
@@ -246,20 +258,30 @@ pub fn table_row(rec: &Map<String, Value>) -> String {
         "issue_started" => "36",
         _ => "",
     };
-    let event_col = if colour.is_empty() {
-        padded
+    if color && !colour.is_empty() {
+        write!(out, "\x1b[{colour}m{event:<23}\x1b[0m")?;
     } else {
-        paint(&padded, colour)
-    };
-    let detail = describe(event, rec).replace(['\n', '\r'], " ");
-    format!(
-        "{:>6}  {:<24}  {}  {:>5}  {}",
-        paint(&seq, "2"),
-        ts,
-        event_col,
-        issue,
-        detail
-    )
+        write!(out, "{event:<23}")?;
+    }
+    match rec.get("issue") {
+        Some(Value::Number(n)) if event != "action_received" => {
+            // `#n` right-aligned in 5 columns
+            let width = 1 + n.to_string().len();
+            write!(
+                out,
+                "  {:>pad$}#{n}  ",
+                "",
+                pad = 5usize.saturating_sub(width)
+            )?;
+        }
+        _ => out.write_all(b"         ")?,
+    }
+    let detail = describe(event, rec);
+    if detail.contains(['\n', '\r']) {
+        out.write_all(detail.replace(['\n', '\r'], " ").as_bytes())
+    } else {
+        out.write_all(detail.as_bytes())
+    }
 }
 
 /// `debug-append-events`: a test tool that appends events in a loop, each under the feature

@@ -17,8 +17,8 @@ pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
         let made = |b: bool| if b { "created" } else { "exists" };
-        println!("{}: {}", r.issues_file, made(r.issues_file_created));
-        println!(
+        crate::outln!("{}: {}", r.issues_file, made(r.issues_file_created));
+        crate::outln!(
             "{}: {} ({} tasks)",
             r.state_file,
             made(r.state_created),
@@ -58,7 +58,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
         return Ok(0);
     }
     let verb = if dry_run { "would add" } else { "added" };
-    println!(
+    crate::outln!(
         "greenlight {feature}: {verb} {}, kept {}, {} ready{}",
         o.merge.added.len(),
         o.merge.kept.len(),
@@ -71,7 +71,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
     );
     print_tasks(&o.state);
     if !o.plan.is_empty() {
-        println!("plan:");
+        crate::outln!("plan:");
         crate::cli::plan::print_planned(&o.plan);
     }
     Ok(0)
@@ -88,7 +88,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             if as_json {
                 print_json(&feature_json(&s.state, &s.sync));
             } else {
-                println!("feature {f} ({})", s.state.phase);
+                crate::outln!("feature {f} ({})", s.state.phase);
                 print_tasks(&s.state);
             }
         }
@@ -101,10 +101,10 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                     .collect();
                 print_json(&json!({ "features": list }));
             } else if all.is_empty() {
-                println!("no features yet (run `swarm-attack init <feature>`)");
+                crate::outln!("no features yet (run `swarm-attack init <feature>`)");
             } else {
                 for s in &all {
-                    println!(
+                    crate::outln!(
                         "{:<24} {:<20} {}",
                         s.state.feature_id,
                         s.state.phase.to_string(),
@@ -124,7 +124,7 @@ pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdR
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
-        println!("issue {}: {} → {}", r.issue, r.from, r.to);
+        crate::outln!("issue {}: {} → {}", r.issue, r.from, r.to);
     }
     Ok(0)
 }
@@ -156,6 +156,7 @@ fn stage_colour(stage: &Stage) -> &'static str {
 
 /// Prints one line per task: number, stage, title, and why (evidence, waiting on, reason).
 pub fn print_tasks(state: &FeatureState) {
+    let stages = readiness::Stages::of(state);
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -165,7 +166,8 @@ pub fn print_tasks(state: &FeatureState) {
                 why.push_str(&format!(" {}", &c[..c.len().min(10)]));
             }
         } else if t.stage == Stage::Backlog {
-            let w: Vec<String> = readiness::waiting_on(state, t.issue_number)
+            let w: Vec<String> = stages
+                .waiting_on(t)
                 .iter()
                 .map(|(n, s)| format!("#{n} ({s})"))
                 .collect();
@@ -182,7 +184,7 @@ pub fn print_tasks(state: &FeatureState) {
                 "; not in issues.json"
             });
         }
-        println!(
+        crate::outln!(
             "  #{:<4} {} {}{}",
             t.issue_number,
             paint(&stage, stage_colour(&t.stage)),
@@ -207,16 +209,14 @@ pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
 }
 
 pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
+    let stages = readiness::Stages::of(state);
     let tasks: Vec<_> = state
         .tasks
         .iter()
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
             let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
-                readiness::waiting_on(state, t.issue_number)
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect()
+                stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
             };

@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod audit;
+pub mod audit_store;
 pub mod demo;
 pub mod events;
 pub mod feature_cmds;

@@ -4,7 +4,9 @@
 //! The scan remembers, per feature, the tip it scanned for each ref together with the
 //! ledger and a fingerprint of the rule's inputs (`.swarm/cache/history/<feature>.json`).
 //! Next time only the commits reachable from the new tips and not from the old ones are
-//! read. A full rescan happens when there is no usable cache, when the rule's inputs
+//! read: the walk goes from the new tips by ancestry and stops at commits an earlier scan
+//! read (kept in `<feature>.seen`, see [`crate::io::history_seen`]), never by date, so a
+//! new commit dated before most of the history costs one commit, not a walk of everything. A full rescan happens when there is no usable cache, when the rule's inputs
 //! changed, when a shallow clone was deepened, or when a ref's old tip is no longer an
 //! ancestor of its new tip (rewritten history).
 //!
@@ -14,6 +16,7 @@
 
 use crate::core::evidence::{EvidenceRule, Hit, revert_targets};
 use crate::core::ledger::Ledger;
+use crate::io::history_seen::{self, SeenSet, SeenUpdate};
 use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
 use gix::objs::Exists;
@@ -24,7 +27,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The cache format; a change forces a full rescan.
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 
 /// What one feature's scan remembers between runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +40,18 @@ pub struct HistoryCache {
     /// Commits scanned since the last full scan.
     pub commits_total: u64,
     pub ledger: Ledger,
+    /// The token of the seen file (`<feature>.seen`, every commit scanned) this cache goes
+    /// with, and how many of its ids are valid.
+    #[serde(default)]
+    pub seen_token: u64,
+    #[serde(default)]
+    pub seen_count: u64,
+    /// Where the seen file is (set when loaded).
+    #[serde(skip)]
+    pub seen_path: Option<PathBuf>,
+    /// What this scan adds to the seen file (written with the cache).
+    #[serde(skip)]
+    pub seen_update: Option<SeenUpdate>,
 }
 
 /// The result of a scan.
@@ -76,13 +91,26 @@ fn git_err(dir: &Path, e: impl std::fmt::Display) -> HistoryError {
 /// Loads a cache file; a missing, unreadable or foreign file is no cache.
 pub fn load_cache(path: &Path) -> Option<HistoryCache> {
     let bytes = std::fs::read(path).ok()?;
-    let cache: HistoryCache = serde_json::from_slice(&bytes).ok()?;
+    let mut cache: HistoryCache = serde_json::from_slice(&bytes).ok()?;
+    cache.seen_path = Some(seen_path(path));
     (cache.version == CACHE_VERSION).then_some(cache)
 }
 
-/// Writes a cache file atomically.
+/// The seen file that goes with the cache file `path`.
+fn seen_path(path: &Path) -> PathBuf {
+    path.with_extension("seen")
+}
+
+/// Writes a cache file atomically, after its seen file (so a cache never names ids that
+/// are not written; a crash in between costs one full rescan).
 pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
-    let bytes = serde_json::to_vec(cache).map_err(std::io::Error::other)?;
+    let mut cache = cache.clone();
+    if let Some(update) = cache.seen_update.take() {
+        let (token, count) = history_seen::apply(&seen_path(path), cache.seen_token, &update)?;
+        cache.seen_token = token;
+        cache.seen_count = count;
+    }
+    let bytes = serde_json::to_vec(&cache).map_err(std::io::Error::other)?;
     crate::io::atomic::write_atomic(path, &bytes)
 }
 
@@ -218,9 +246,21 @@ pub fn scan(
     }
 
     let mut scanner = Scanner::new(&repo, root, rule, shallow)?;
-    let (ledger, commits_scanned, commits_total, full_rescan) = match usable {
-        Some(c) if c.tips.keys().all(|k| tips.contains_key(k)) => {
-            // incremental: the new tips, hiding everything the old tips reach
+    let full = |scanner: &mut Scanner<'_>| -> Result<_, HistoryError> {
+        let mut ledger = Ledger::default();
+        let mut seen = Vec::new();
+        let n = scanner.walk(tips.values().copied().collect(), &mut ledger, &mut seen)?;
+        Ok((ledger, n, n, true, SeenUpdate::Replace(seen)))
+    };
+    let (usable_token, usable_count) = usable
+        .as_ref()
+        .map_or((0, 0), |c| (c.seen_token, c.seen_count));
+    let seen = usable
+        .as_ref()
+        .and_then(|c| SeenSet::open(c.seen_path.as_deref()?, c.seen_token, c.seen_count));
+    let (ledger, commits_scanned, commits_total, full_rescan, update) = match (usable, seen) {
+        (Some(c), Some(mut seen)) if c.tips.keys().all(|k| tips.contains_key(k)) => {
+            // incremental: from the new tips by ancestry, stopping at commits already read
             let old: BTreeMap<&str, ObjectId> = c
                 .tips
                 .iter()
@@ -232,35 +272,33 @@ pub fn scan(
                 .filter(|(k, v)| old.get(k.as_str()) != Some(*v))
                 .map(|(k, v)| (k.as_str(), *v))
                 .collect();
-            let hidden: Vec<ObjectId> = old.values().copied().collect();
             let mut ledger = c.ledger.clone();
-            let walked = scanner.walk(
+            let walked = scanner.walk_new(
                 changed.iter().map(|(_, id)| *id).collect(),
-                hidden,
+                &mut seen,
                 &mut ledger,
             )?;
             let rewritten = changed.iter().any(|(name, new)| match old.get(name) {
                 None => false,
                 Some(old_tip) => {
-                    !(walked.parents.contains(old_tip)
+                    !(walked.reached.contains(old_tip)
                         || tips.values().any(|t| t == old_tip)
                         || is_ancestor(&repo, *old_tip, *new))
                 }
             });
             let lost = c.tips.len() != old.len();
             if rewritten || lost {
-                let mut ledger = Ledger::default();
-                let n = scanner.walk(tips.values().copied().collect(), Vec::new(), &mut ledger)?;
-                (ledger, n.count, n.count, true)
+                full(&mut scanner)?
             } else {
-                (ledger, walked.count, c.commits_total + walked.count, false)
+                let n = walked.ids.len() as u64;
+                let update = SeenUpdate::Append {
+                    base: c.seen_count,
+                    ids: walked.ids,
+                };
+                (ledger, n, c.commits_total + n, false, update)
             }
         }
-        _ => {
-            let mut ledger = Ledger::default();
-            let n = scanner.walk(tips.values().copied().collect(), Vec::new(), &mut ledger)?;
-            (ledger, n.count, n.count, true)
-        }
+        _ => full(&mut scanner)?,
     };
     let cache = HistoryCache {
         version: CACHE_VERSION,
@@ -268,6 +306,10 @@ pub fn scan(
         tips: tip_strings,
         commits_total,
         ledger: ledger.clone(),
+        seen_token: usable_token,
+        seen_count: usable_count,
+        seen_path: None,
+        seen_update: Some(update),
     };
     Ok(ScanOutcome {
         ledger,
@@ -307,11 +349,12 @@ fn is_ancestor(repo: &gix::Repository, old: ObjectId, new: ObjectId) -> bool {
     false
 }
 
-/// What one walk saw.
-struct Walked {
-    count: u64,
-    /// Every parent of a walked commit (to tell whether an old tip is still an ancestor).
-    parents: HashSet<ObjectId>,
+/// What an incremental walk saw.
+struct WalkedNew {
+    /// The commits read, in walk order (newest first).
+    ids: Vec<ObjectId>,
+    /// The commits already seen where the walk stopped.
+    reached: HashSet<ObjectId>,
 }
 
 /// Reads commit messages and records what matters, reusing its buffers.
@@ -348,67 +391,28 @@ impl<'r> Scanner<'r> {
         })
     }
 
-    /// Walks `tips` (all parents) hiding what `hidden` reaches, and folds the commits into
-    /// `ledger` oldest first.
-    fn walk(
-        &mut self,
-        tips: Vec<ObjectId>,
-        hidden: Vec<ObjectId>,
-        ledger: &mut Ledger,
-    ) -> Result<Walked, HistoryError> {
-        let mut walked = Walked {
-            count: 0,
-            parents: HashSet::new(),
+    /// Applies the rule to one commit's raw data; returns what matters in it, if anything.
+    fn examine(&mut self, id: ObjectId, data: &[u8]) -> Option<Found> {
+        let raw = message_of(data);
+        let message: Cow<'_, str> = match std::str::from_utf8(raw) {
+            Ok(s) => Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(raw),
         };
-        if tips.is_empty() {
-            return Ok(walked);
+        self.hits.clear();
+        self.rule.scan(&message, &mut self.hits);
+        let reverts = revert_targets(&message);
+        if self.hits.is_empty() && reverts.is_empty() {
+            return None;
         }
-        let track_parents = !hidden.is_empty();
-        let objects = &self.repo.objects;
-        let shallow = self.shallow;
-        let mut walk =
-            gix::traverse::commit::Simple::filtered(tips, objects, move |id: &gix::hash::oid| {
-                // a shallow clone's boundary commits have parents that are not there
-                !shallow || objects.exists(id)
-            })
-            .commit_graph(self.repo.commit_graph_if_enabled().ok().flatten())
-            .hide(hidden)
-            .map_err(|e| git_err(self.root, e))?;
-        let mut found: Vec<Found> = Vec::new();
-        while let Some(info) = walk.next() {
-            let info = info.map_err(|e| git_err(self.root, e))?;
-            walked.count += 1;
-            if track_parents {
-                walked.parents.extend(info.parent_ids.iter().copied());
-            }
-            let data: &[u8] = if info.generation.is_some() {
-                // from the commit-graph: read the commit itself once
-                match gix::objs::Find::try_find(objects, &info.id, &mut self.buf) {
-                    Ok(Some(d)) => d.data,
-                    Ok(None) => continue,
-                    Err(e) => return Err(git_err(self.root, e)),
-                }
-            } else {
-                walk.commit_data()
-            };
-            let raw = message_of(data);
-            let message: Cow<'_, str> = match std::str::from_utf8(raw) {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => String::from_utf8_lossy(raw),
-            };
-            self.hits.clear();
-            self.rule.scan(&message, &mut self.hits);
-            let reverts = revert_targets(&message);
-            if self.hits.is_empty() && reverts.is_empty() {
-                continue;
-            }
-            found.push(Found {
-                id: info.id,
-                hits: std::mem::take(&mut self.hits),
-                reverts,
-            });
-        }
-        drop(walk);
+        Some(Found {
+            id,
+            hits: std::mem::take(&mut self.hits),
+            reverts,
+        })
+    }
+
+    /// Folds what a walk found (newest first) into `ledger`, oldest first.
+    fn fold(&self, found: Vec<Found>, ledger: &mut Ledger) {
         for f in found.into_iter().rev() {
             let targets = f
                 .reverts
@@ -417,6 +421,97 @@ impl<'r> Scanner<'r> {
                 .collect();
             ledger.record(&f.id.to_string(), f.hits, targets);
         }
+    }
+
+    /// Walks everything `tips` reach (all parents) and folds the commits into `ledger`
+    /// oldest first; every commit read is pushed to `seen`. Returns how many were read.
+    fn walk(
+        &mut self,
+        tips: Vec<ObjectId>,
+        ledger: &mut Ledger,
+        seen: &mut Vec<ObjectId>,
+    ) -> Result<u64, HistoryError> {
+        if tips.is_empty() {
+            return Ok(0);
+        }
+        let repo = self.repo;
+        let objects = &repo.objects;
+        let shallow = self.shallow;
+        let mut walk =
+            gix::traverse::commit::Simple::filtered(tips, objects, move |id: &gix::hash::oid| {
+                // a shallow clone's boundary commits have parents that are not there
+                !shallow || objects.exists(id)
+            })
+            .commit_graph(repo.commit_graph_if_enabled().ok().flatten());
+        let mut found: Vec<Found> = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
+        while let Some(info) = walk.next() {
+            let info = info.map_err(|e| git_err(self.root, e))?;
+            seen.push(info.id);
+            let data: &[u8] = if info.generation.is_some() {
+                // from the commit-graph: read the commit itself once
+                match gix::objs::Find::try_find(objects, &info.id, &mut buf) {
+                    Ok(Some(d)) => d.data,
+                    Ok(None) => continue,
+                    Err(e) => return Err(git_err(self.root, e)),
+                }
+            } else {
+                walk.commit_data()
+            };
+            found.extend(self.examine(info.id, data));
+        }
+        drop(walk);
+        self.buf = buf;
+        let n = seen.len() as u64;
+        self.fold(found, ledger);
+        Ok(n)
+    }
+
+    /// Walks from `tips` by ancestry (all parents), stopping at commits `seen` already
+    /// holds: only new commits are read, whatever their dates. Folds them into `ledger`
+    /// oldest first.
+    fn walk_new(
+        &mut self,
+        tips: Vec<ObjectId>,
+        seen: &mut SeenSet,
+        ledger: &mut Ledger,
+    ) -> Result<WalkedNew, HistoryError> {
+        let mut walked = WalkedNew {
+            ids: Vec::new(),
+            reached: HashSet::new(),
+        };
+        let mut visited: HashSet<ObjectId> = HashSet::new();
+        let mut queue: std::collections::VecDeque<ObjectId> = tips.into_iter().collect();
+        let mut found: Vec<Found> = Vec::new();
+        let mut buf = std::mem::take(&mut self.buf);
+        while let Some(id) = queue.pop_front() {
+            if !visited.insert(id) {
+                continue;
+            }
+            if seen.contains(&id) {
+                walked.reached.insert(id);
+                continue;
+            }
+            let repo = self.repo;
+            let data = match gix::objs::Find::try_find(&repo.objects, &id, &mut buf) {
+                Ok(Some(d)) => d.data,
+                // a shallow clone's boundary: the parent is not there
+                Ok(None) if self.shallow => continue,
+                Ok(None) => return Err(git_err(self.root, format!("commit {id} is missing"))),
+                Err(e) => return Err(git_err(self.root, e)),
+            };
+            walked.ids.push(id);
+            for parent in
+                gix::objs::CommitRefIter::from_bytes(data, repo.object_hash()).parent_ids()
+            {
+                if !visited.contains(&parent) {
+                    queue.push_back(parent);
+                }
+            }
+            found.extend(self.examine(id, data));
+        }
+        self.buf = buf;
+        self.fold(found, ledger);
         Ok(walked)
     }
 

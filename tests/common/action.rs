@@ -71,6 +71,18 @@ pub struct ActionRun {
     pub summary: String,
 }
 
+impl ActionRun {
+    /// The whole output (see `Run::snapshot`), then the step outputs and the job summary.
+    pub fn snapshot(&self, env: &TestEnv) -> String {
+        format!(
+            "{}----- GITHUB_OUTPUT -----\n{}----- GITHUB_STEP_SUMMARY -----\n{}",
+            self.run.snapshot(env),
+            env.normalize(&self.outputs),
+            env.normalize(&self.summary)
+        )
+    }
+}
+
 /// Runs `swarm-attack action` for `event` with `payload`; extra env from `env.extra_env`.
 pub fn run_action(env: &TestEnv, event: &str, payload: &Value) -> ActionRun {
     let dir = env.tmp.path().join("runner");

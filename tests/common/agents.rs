@@ -26,7 +26,17 @@ pub struct Setup {
 
 impl Setup {
     pub fn new(feature: &str, issues: Value, agent_body: &str, config_extra: &str) -> Setup {
-        let env = TestEnv::new();
+        Self::new_in(TestEnv::new(), feature, issues, agent_body, config_extra)
+    }
+
+    /// `new` in a given environment (e.g. `TestEnv::new().fixed_clock()`).
+    pub fn new_in(
+        env: TestEnv,
+        feature: &str,
+        issues: Value,
+        agent_body: &str,
+        config_extra: &str,
+    ) -> Setup {
         let trace = env.tmp.path().join("trace");
         std::fs::create_dir_all(&trace).unwrap();
         let body = agent_body.replace("$TRACE", &trace.to_string_lossy());

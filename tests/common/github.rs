@@ -39,6 +39,12 @@ pub fn setup(auto: bool) -> Gh {
 }
 
 impl Gh {
+    /// The repository's clock fixed (see `TestEnv::fixed_clock`).
+    pub fn fixed_clock(mut self) -> Self {
+        self.env = self.env.fixed_clock();
+        self
+    }
+
     pub fn sync(&self) -> Run {
         self.env.run(&["github", "sync", "auth"])
     }

@@ -13,6 +13,7 @@ pub mod github;
 pub mod output;
 pub mod real_clis;
 pub mod rng;
+pub mod snapshot;
 pub mod state;
 
 pub use env::{Run, TestEnv, bin};

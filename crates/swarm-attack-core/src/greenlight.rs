@@ -50,8 +50,9 @@ pub fn merge(state: &mut FeatureState, issues: &[IssueSpec]) -> MergeReport {
             }
         }
     }
+    let listed: std::collections::HashSet<u32> = issues.iter().map(|s| s.order).collect();
     for t in &mut state.tasks {
-        if !issues.iter().any(|s| s.order == t.issue_number) {
+        if !listed.contains(&t.issue_number) {
             t.missing_from_issues = true;
             report.missing.push(t.issue_number);
         }

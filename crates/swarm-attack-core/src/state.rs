@@ -211,12 +211,28 @@ impl FeatureState {
         }
     }
 
+    /// The task of `issue`. Constant or logarithmic time when the tasks are kept in issue
+    /// order (as `greenlight` writes them), linear otherwise.
     pub fn task(&self, issue: u32) -> Option<&Task> {
-        self.tasks.iter().find(|t| t.issue_number == issue)
+        self.position(issue).map(|i| &self.tasks[i])
     }
 
     pub fn task_mut(&mut self, issue: u32) -> Option<&mut Task> {
-        self.tasks.iter_mut().find(|t| t.issue_number == issue)
+        self.position(issue).map(|i| &mut self.tasks[i])
+    }
+
+    /// The index of the task of `issue`: tries where it would be if the issues are numbered
+    /// 1..n, then a binary search (a hit is right whatever the order), then a scan.
+    fn position(&self, issue: u32) -> Option<usize> {
+        let tasks = &self.tasks;
+        let guess = (issue as usize).wrapping_sub(1);
+        if tasks.get(guess).is_some_and(|t| t.issue_number == issue) {
+            return Some(guess);
+        }
+        match tasks.binary_search_by_key(&issue, |t| t.issue_number) {
+            Ok(i) => Some(i),
+            _ => tasks.iter().position(|t| t.issue_number == issue),
+        }
     }
 
     /// Warnings about names this tool does not know (unknown stage or phase).

@@ -30,6 +30,9 @@ pub struct Claim {
     pub state: FeatureState,
     /// The task was INTERRUPTED (a crashed or killed run) and is resumed.
     pub resumed: bool,
+    /// The commit HEAD pointed to when the claim's sync read the history with the whole
+    /// §3 rule (None: no sync, or `HEAD` is not among `git.sync_refs`).
+    pub synced_head: Option<String>,
 }
 
 /// The result of looking for work.
@@ -44,7 +47,11 @@ pub enum ClaimResult {
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
     let mut txn = ctx.project.begin(&ctx.feature)?;
-    txn.sync()?;
+    let report = txn.sync()?;
+    let synced_head = report.head.filter(|_| {
+        ctx.project.config.coordination.auto_sync_from_git
+            && ctx.project.config.git.sync_refs.iter().any(|r| r == "HEAD")
+    });
     recover_stale(ctx, &mut txn);
     if first {
         remove_leftover_worktrees(ctx, &txn.state);
@@ -92,6 +99,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         task: task_snapshot,
         state,
         resumed,
+        synced_head,
     })))
 }
 
@@ -255,7 +263,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
 
 /// The liveness-lock folder of a project.
 pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathBuf {
-    project.paths.swarm_dir.join("locks")
+    project.paths.locks_dir()
 }
 
 /// Removes worktrees of issues that are not IN_PROGRESS (left by killed runs).

@@ -82,15 +82,17 @@ impl DuplicateReport {
 }
 
 /// Runs the checks for `task` against the fresh `worktree`; test output goes to
-/// `artifacts/duplicate-tests.log`.
+/// `artifacts/duplicate-tests.log`. `synced`: (the commit the claim's sync read HEAD up
+/// to, the worktree's base), when there was such a sync.
 pub fn check(
     ctx: &RunContext<'_>,
     task: &Task,
     worktree: &Path,
     artifacts: &Path,
+    synced: Option<(&str, &str)>,
 ) -> CmdResult<DuplicateReport> {
     let mut report = DuplicateReport {
-        git: Some(git_check(ctx, task.issue_number)),
+        git: Some(git_check(ctx, task.issue_number, synced)),
         ..Default::default()
     };
     if !task.files.is_empty() {
@@ -169,7 +171,7 @@ pub fn check(
         });
     }
     let _ = std::fs::create_dir_all(artifacts);
-    let _ = std::fs::write(
+    let _ = crate::io::secrets::write_file(
         artifacts.join("duplicate-check.json"),
         serde_json::to_vec_pretty(&report).unwrap_or_default(),
     );
@@ -189,18 +191,49 @@ fn safe_exists(root: &Path, rel: &str) -> bool {
 }
 
 /// The git check: an implementing commit for this issue on the checked-out branch.
-fn git_check(ctx: &RunContext<'_>, issue: u32) -> Check {
+///
+/// With `synced` = (s, base): the claim's sync applied the whole §3 rule to HEAD up to `s`
+/// and left the issue undone, so nothing up to `s` has an active implementing commit; only
+/// the commits since (`s..base`, landed by other workers meanwhile) are read, instead of
+/// grepping the whole history once per issue. A revert among them could restore older
+/// evidence, so then the whole branch is read.
+fn git_check(ctx: &RunContext<'_>, issue: u32, synced: Option<(&str, &str)>) -> Check {
+    let none = || Check {
+        fired: false,
+        detail: "no implementing commit on the branch".into(),
+        commit: None,
+    };
+    match synced {
+        Some((s, base)) if s == base => none(),
+        Some((s, base)) => {
+            let range = format!("{s}..{base}");
+            let reverts_since = ctx
+                .git
+                .grep_commits(&range, &["This reverts commit"], true)
+                .map_or(true, |r| !r.is_empty());
+            if reverts_since {
+                git_check_in(ctx, issue, "HEAD")
+            } else {
+                git_check_in(ctx, issue, &range)
+            }
+        }
+        None => git_check_in(ctx, issue, "HEAD"),
+    }
+}
+
+/// The git check over the commits `rev` names.
+fn git_check_in(ctx: &RunContext<'_>, issue: u32, rev: &str) -> Check {
     let needle_subject = format!("implement issue #{issue}");
     let needle_trailer = format!("swarm-issue: {issue}");
     let candidates = match ctx
         .git
-        .grep_commits("HEAD", &[&needle_subject, &needle_trailer], true)
+        .grep_commits(rev, &[&needle_subject, &needle_trailer], true)
     {
         Ok(c) => c,
         Err(e) => {
             return Check {
                 fired: false,
-                detail: format!("could not read history: {}", e.message),
+                detail: format!("could not read history: {}", e.message()),
                 commit: None,
             };
         }
@@ -220,7 +253,7 @@ fn git_check(ctx: &RunContext<'_>, issue: u32) -> Check {
     }
     let reverts: Vec<(String, String)> = ctx
         .git
-        .grep_commits("HEAD", &["This reverts commit"], true)
+        .grep_commits(rev, &["This reverts commit"], true)
         .unwrap_or_default()
         .into_iter()
         .filter_map(|(sha, msg)| commit_message::reverted_commit(&msg).map(|t| (sha, t)))

@@ -92,7 +92,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
 
     // 1. Duplicate detection.
-    let dup = duplicate::check(ctx, task, &wt.path, &artifacts)?;
+    let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
+    let dup = duplicate::check(ctx, task, &wt.path, &artifacts, synced)?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
         return Ok(result(outcome, 0, None));
@@ -192,10 +193,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                     )));
                     pair = None;
                     executed = format!("{mode} decided → fallback solo ({})", agent.name);
-                    let _ = ctx
-                        .git
-                        .run(&wt.path, &["reset", "-q", "--hard", &base], b"")
-                        .and_then(|_| ctx.git.run(&wt.path, &["clean", "-fdq"], b""));
+                    let _ = ctx.git.discard_changes(&wt.path, &base);
                     continue;
                 }
             };

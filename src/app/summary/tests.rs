@@ -4,23 +4,9 @@
 use super::*;
 use crate::app::project::ProjectOptions;
 use std::path::Path;
-use std::process::Command;
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    crate::io::git::testing::git(dir, args)
 }
 
 fn write(dir: &Path, rel: &str, text: &str) {
@@ -241,5 +227,91 @@ fn summaries_during_a_sync_give_llm_command_at_most_half_the_lock_timeout_in_all
             "{:?}",
             t.summary()
         );
+    }
+}
+
+/// Commits of every shape a summary reads: adds, changes, deletes, a rename (read as delete
+/// and add), a path with spaces and non-ASCII letters, an empty commit, a merge.
+fn varied_repo() -> (tempfile::TempDir, Vec<String>) {
+    let (dir, first) = repo();
+    let d = dir.path();
+    let head = |d: &Path| git(d, &["rev-parse", "HEAD"]);
+    let mut shas = vec![first];
+    write(
+        d,
+        "src/user.rs",
+        "pub struct User;\nimpl User { pub fn new() -> Self { User } }\n",
+    );
+    write(d, "docs/naïve file.md", "# doc\n");
+    git(d, &["add", "."]);
+    git(
+        d,
+        &["commit", "-q", "-m", "feat(auth): Implement issue #4  "],
+    );
+    shas.push(head(d));
+    git(d, &["mv", "src/login.rs", "src/session.rs"]);
+    std::fs::remove_file(d.join("docs/naïve file.md")).unwrap();
+    git(d, &["add", "-A"]);
+    git(d, &["commit", "-q", "-m", "refactor: rename\n\nbody line"]);
+    shas.push(head(d));
+    git(
+        d,
+        &["commit", "-q", "--allow-empty", "-m", "chore: nothing"],
+    );
+    shas.push(head(d));
+    git(d, &["checkout", "-q", "-b", "side", "HEAD~2"]);
+    write(d, "src/side.rs", "pub fn side() {}\n");
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "feat(auth): Implement issue #5"]);
+    shas.push(head(d));
+    git(d, &["checkout", "-q", "main"]);
+    git(d, &["merge", "-q", "--no-ff", "-m", "Merge side", "side"]);
+    shas.push(head(d));
+    (dir, shas)
+}
+
+#[test]
+fn commit_infos_in_one_process_equal_the_per_commit_ones() {
+    let (dir, shas) = varied_repo();
+    let d = dir.path();
+    let mut names = shas.clone();
+    names.push(shas[1][..9].to_string());
+    names.push("0123456789abcdef0123456789abcdef01234567".into());
+    let batch = commit_info::commit_infos(d, &names);
+    for name in &names {
+        assert_eq!(
+            batch.get(name),
+            commit_info::commit_info(d, name).as_ref(),
+            "{name}"
+        );
+    }
+    assert_eq!(batch.len(), names.len() - 1);
+}
+
+#[test]
+fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
+    let (dir, shas) = varied_repo();
+    let p = project(dir.path());
+    let tasks: Vec<Task> = shas
+        .iter()
+        .enumerate()
+        .map(|(i, sha)| {
+            let mut t = Task::new(i as u32 + 1, format!("Task {i}"));
+            t.stage = Stage::Done;
+            t.commit = Some(if i == 1 {
+                sha[..8].to_string()
+            } else {
+                sha.clone()
+            });
+            t
+        })
+        .collect();
+    let mut all = FeatureState::new("auth", "2026-01-01T00:00:00Z");
+    all.tasks = tasks.clone();
+    assert_eq!(ensure_summaries(&p, "auth", &mut all).len(), tasks.len());
+    for (mut one, batched) in tasks.into_iter().zip(&all.tasks) {
+        assert!(ensure_summary(&p, "auth", &mut one));
+        assert_eq!(&one, batched, "issue {}", one.issue_number);
+        assert!(one.summary().is_some());
     }
 }

@@ -222,6 +222,9 @@ pub struct Auditor {
     first_ts: Option<String>,
     last_ts: Option<String>,
     issues: BTreeMap<u64, Acc>,
+    /// Timeline entries are handed out ([`Auditor::take_entries`]) instead of kept.
+    spill: bool,
+    spilled: Vec<(u64, Entry)>,
 }
 
 impl Auditor {
@@ -229,6 +232,28 @@ impl Auditor {
         Auditor {
             feature: feature.to_string(),
             ..Default::default()
+        }
+    }
+
+    /// An auditor that keeps no timeline: each entry waits in [`Auditor::take_entries`]
+    /// for the caller to store (memory bounded by issues, not by records).
+    pub fn spilling(feature: &str) -> Self {
+        Auditor {
+            spill: true,
+            ..Auditor::new(feature)
+        }
+    }
+
+    /// The timeline entries of the records pushed since the last call (spilling only).
+    pub fn take_entries(&mut self) -> std::vec::Drain<'_, (u64, Entry)> {
+        self.spilled.drain(..)
+    }
+
+    fn note(&mut self, issue: u64, entry: Entry) {
+        if self.spill {
+            self.spilled.push((issue, entry));
+        } else {
+            self.acc(issue).audit.timeline.push(entry);
         }
     }
 
@@ -274,16 +299,12 @@ impl Auditor {
                         None => "git history".into(),
                     });
                     a.finish("done", &ts);
-                    a.audit
-                        .timeline
-                        .push(entry("DONE: its commit was found in git history".into()));
+                    self.note(n, entry("DONE: its commit was found in git history".into()));
                 }
                 for n in numbers(rec, "reverted_issues") {
                     let a = self.acc(n);
                     a.audit.outcome = "ready".into();
-                    a.audit
-                        .timeline
-                        .push(entry("back to READY: git history reverted it".into()));
+                    self.note(n, entry("back to READY: git history reverted it".into()));
                 }
             }
             // `issue` there is a GitHub issue number, not a task.
@@ -293,7 +314,7 @@ impl Auditor {
                     let detail = describe(&event, rec);
                     let a = self.acc(n);
                     a.apply(&event, rec, &ts);
-                    a.audit.timeline.push(entry(detail));
+                    self.note(n, entry(detail));
                 }
             }
         }

@@ -3,10 +3,9 @@
 //! and to order DONE issues newest first. Every function returns `None` (or leaves a commit
 //! out) when git fails; callers fall back.
 
+use super::exec::read_capped as git;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// The subject and changed files of one commit (merges: against the first parent).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -16,35 +15,6 @@ pub struct CommitInfo {
     pub added: Vec<String>,
     pub modified: Vec<String>,
     pub deleted: Vec<String>,
-}
-
-/// Runs `git <args>` in `root`; returns at most `cap` bytes of stdout (and whether there was
-/// more), or `None` when git fails.
-fn git(root: &Path, args: &[&str], cap: usize) -> Option<(Vec<u8>, bool)> {
-    let mut child = Command::new("git")
-        .arg("-c")
-        .arg("core.quotepath=off")
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut out = Vec::new();
-    let mut stdout = child.stdout.take()?;
-    let read = (&mut stdout).take(cap as u64 + 1).read_to_end(&mut out);
-    let capped = out.len() > cap;
-    if capped {
-        out.truncate(cap);
-        let _ = child.kill();
-    }
-    drop(stdout);
-    let status = child.wait().ok()?;
-    if read.is_err() || (!capped && !status.success()) {
-        return None;
-    }
-    Some((out, capped))
 }
 
 fn is_sha_like(s: &str) -> bool {
@@ -82,24 +52,78 @@ pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
         subject: subject.to_string(),
         ..Default::default()
     };
-    let fields: Vec<String> = files
+    add_files(&mut info, &files);
+    Some(info)
+}
+
+/// Parses `--name-status -z` fields (status, path pairs) into `info`.
+fn add_files(info: &mut CommitInfo, fields: &[u8]) {
+    let fields: Vec<String> = fields
         .split(|b| *b == 0)
         .map(|f| {
             String::from_utf8_lossy(f)
                 .trim_start_matches('\n')
                 .to_string()
         })
+        .filter(|f| !f.is_empty())
         .collect();
     for pair in fields.chunks(2) {
         let [status, path] = pair else { break };
         match status.chars().next() {
             Some('A') => info.added.push(path.clone()),
             Some('D') => info.deleted.push(path.clone()),
-            Some(_) if !path.is_empty() => info.modified.push(path.clone()),
-            _ => {}
+            Some(_) => info.modified.push(path.clone()),
+            None => {}
         }
     }
-    Some(info)
+}
+
+/// [`commit_info`] of many commits with one `git log` per 500 of them (a sync that finds
+/// many DONE tasks without summaries must not start two processes per task). Keyed by
+/// every given name (full or abbreviated sha); unknown commits are left out.
+pub fn commit_infos(root: &Path, shas: &[String]) -> BTreeMap<String, CommitInfo> {
+    let mut out = BTreeMap::new();
+    let mut names: Vec<&str> = shas
+        .iter()
+        .map(String::as_str)
+        .filter(|s| is_sha_like(s))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for chunk in names.chunks(500) {
+        let mut args = vec![
+            "log",
+            "--no-walk=unsorted",
+            "--ignore-missing",
+            "--format=%x01%H%x02%s%x02",
+            "--name-status",
+            "-z",
+            "--no-renames",
+            "--diff-merges=first-parent",
+        ];
+        args.extend(chunk.iter().copied());
+        args.push("--");
+        let Some((text, false)) = git(root, &args, 256 * 1024 * 1024) else {
+            continue;
+        };
+        for record in text.split(|b| *b == 1).skip(1) {
+            let mut parts = record.splitn(3, |b| *b == 2);
+            let (Some(full), Some(subject)) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let full = String::from_utf8_lossy(full).into_owned();
+            let mut info = CommitInfo {
+                sha: full.clone(),
+                subject: String::from_utf8_lossy(subject).trim_end().to_string(),
+                ..Default::default()
+            };
+            add_files(&mut info, parts.next().unwrap_or_default());
+            for name in chunk.iter().filter(|n| full.starts_with(**n)) {
+                out.insert((*name).to_string(), info.clone());
+            }
+        }
+    }
+    out
 }
 
 /// The diffstat of `sha` (`git show --stat`), at most `cap` bytes.
