@@ -208,15 +208,14 @@ fn print_summary(report: &RunReport) {
                 && matches!(r.outcome, Outcome::Done { .. } | Outcome::Blocked { .. })
         })
         .count();
-    if cost > 0.0 || unknown > 0 {
-        let known = crate::core::audit::usd(Some(cost));
-        parts.push(match unknown {
-            0 => format!("cost {known}"),
-            n => format!(
-                "cost {known} + unknown for {n} issue{}",
-                if n == 1 { "" } else { "s" }
-            ),
-        });
+    let known = report.results.iter().any(|r| r.cost_usd.is_some());
+    let plural = if unknown == 1 { "" } else { "s" };
+    let shown = crate::core::audit::usd(Some(cost));
+    match (known, unknown) {
+        (true, 0) => parts.push(format!("cost {shown}")),
+        (true, n) => parts.push(format!("cost {shown} + unknown for {n} issue{plural}")),
+        (false, n) if n > 0 => parts.push("cost unknown".into()),
+        _ => {}
     }
     crate::outln!("run {}: {}", report.feature, parts.join(", "));
     let blocked: Vec<u32> = report
