@@ -43,6 +43,10 @@ fn snapshot_demo() {
     let dir = env.tmp.path().join("demo");
     let mut r = env.run(&["demo", "--dir", dir.to_str().unwrap()]);
     r.stdout = workers_in_issue_order(&r.stdout);
+    // With two workers, whether the second claim's git sync already sees the first landing
+    // (and so appends a `git_sync` record) depends on timing: 3 or 4 `git_sync` events, so
+    // 33 or 34 in all. Every other record is exact (the timelines below).
+    r.stdout = event_count_normalised(&r.stdout);
     insta::assert_snapshot!(r.snapshot(&env), @r#"
 exit: 0
 ----- stdout -----
@@ -81,7 +85,7 @@ feature greeter (COMPLETE)
   #4    DONE         Command-line entry point  [evidence: subject [SHA]]
 
 $ swarm-attack audit greeter
-audit greeter: 34 events, 1 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
+audit greeter: [33-34] events, 1 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
 issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started); attempts 3 (0 retries); agent runs 3 ([DURATION]); cost $0.00
 
 #1 Greeting function  DONE  0 attempts, git history (head [SHA])
@@ -162,4 +166,20 @@ fn workers_in_issue_order(out: &str) -> String {
     let mut sorted = lines.join("\n");
     sorted.push('\n');
     sorted
+}
+
+/// `audit <f>: N events` with N of 33 or 34 (see `snapshot_demo`) → `[33-34] events`.
+fn event_count_normalised(stdout: &str) -> String {
+    let mut out = String::new();
+    for line in stdout.lines() {
+        let fixed = ["33", "34"].iter().find_map(|n| {
+            line.strip_prefix("audit greeter: ")
+                .and_then(|rest| rest.strip_prefix(n))
+                .and_then(|rest| rest.strip_prefix(" events,"))
+                .map(|rest| format!("audit greeter: [33-34] events,{rest}"))
+        });
+        out.push_str(fixed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }
