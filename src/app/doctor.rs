@@ -241,11 +241,11 @@ fn version(program: &Path) -> Result<String, String> {
 
 fn credentials_check(name: &str, cli: &str, agent: &AgentConfig) -> Check {
     let (vars, files) = credential_sources(cli);
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let codex_home = std::env::var_os("CODEX_HOME").map(PathBuf::from);
+    let home = crate::io::env::var_os("HOME").map(PathBuf::from);
+    let codex_home = crate::io::env::var_os("CODEX_HOME").map(PathBuf::from);
     let found_var = vars
         .iter()
-        .find(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+        .find(|v| crate::io::env::var_os(v).is_some_and(|x| !x.is_empty()));
     let found_file = || {
         if cli == "codex"
             && let Some(h) = &codex_home

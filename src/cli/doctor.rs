@@ -29,15 +29,15 @@ pub fn doctor(g: &GlobalArgs, a: DoctorArgs) -> CmdResult<u8> {
     } else {
         for c in &r.checks {
             if c.ok {
-                println!("{} {}", paint("ok  ", "32"), c.detail);
+                crate::outln!("{} {}", paint("ok  ", "32"), c.detail);
             } else {
-                println!("{} {}", paint("FAIL", "31"), c.detail);
+                crate::outln!("{} {}", paint("FAIL", "31"), c.detail);
             }
         }
         if problems == 0 {
-            println!("doctor: all {} checks passed", r.checks.len());
+            crate::outln!("doctor: all {} checks passed", r.checks.len());
         } else {
-            eprintln!(
+            crate::errln!(
                 "doctor: {problems} problem{} (see the FAIL lines)",
                 if problems == 1 { "" } else { "s" }
             );

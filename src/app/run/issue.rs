@@ -380,6 +380,7 @@ fn solo_attempt(
         artifacts: st.artifacts.clone(),
         stop: None,
         tag_agent: false,
+        builds_on: None,
     };
     let res = attempt::run_attempt(
         ctx,
