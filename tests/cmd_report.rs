@@ -327,3 +327,24 @@ fn an_unknown_feature_is_one_clear_sentence_and_exit_2() {
     assert!(r.stderr.contains("nope"), "{}", r.stderr);
     assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
 }
+
+#[test]
+fn open_hands_the_written_report_to_the_browser() {
+    let mut env = TestEnv::new();
+    env.run(&["init", "seen"]).ok();
+    let opened = env.tmp.path().join("opened.txt");
+    let browser = env.script(
+        "bin/browser.sh",
+        &format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    );
+    env.extra_env
+        .push(("BROWSER".into(), browser.display().to_string()));
+    let r = env.run(&["report", "seen", "--open"]);
+    r.ok();
+    let path = r.stdout.trim().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&opened).unwrap(), path);
+}
