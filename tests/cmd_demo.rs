@@ -43,6 +43,10 @@ fn snapshot_demo() {
     let dir = env.tmp.path().join("demo");
     let mut r = env.run(&["demo", "--dir", dir.to_str().unwrap()]);
     r.stdout = workers_in_issue_order(&r.stdout);
+    // With two workers, whether the second claim's git sync already sees the first landing
+    // (and so appends a `git_sync` record) depends on timing: 3 or 4 `git_sync` events, so
+    // 33 or 34 in all. Every other record is exact (the timelines below).
+    r.stdout = event_count_normalised(&r.stdout);
     insta::assert_snapshot!(r.snapshot(&env), @r#"
 exit: 0
 ----- stdout -----
@@ -71,7 +75,7 @@ run: landing on branch main (2 workers)
 #4 Command-line entry point: started (attempt 1)
 #4: agent demo-agent working, SOLO (demo-agent), attempt 1
 #4: DONE in commit [SHA] (2 created, 0 modified; 4 tests passed)
-run greeter: 3 implemented
+run greeter: 3 implemented, cost $0.00
 
 $ swarm-attack status greeter
 feature greeter (COMPLETE)
@@ -81,14 +85,15 @@ feature greeter (COMPLETE)
   #4    DONE         Command-line entry point  [evidence: subject [SHA]]
 
 $ swarm-attack audit greeter
-audit greeter: 34 events, 1 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
+audit greeter: [33-34] events, 1 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
 issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started); attempts 3 (0 retries); agent runs 3 ([DURATION]); cost $0.00
 
 #1 Greeting function  DONE  0 attempts, git history (head [SHA])
     2026-01-02T03:04:05.000Z  git_sync                 DONE: its commit was found in git history
 
-#2 Farewell function  DONE  1 attempt, SOLO (demo-agent), [DURATION], $0.00, commit [SHA]
-  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] $0.00; tests passed (2)
+#2 Farewell function  DONE  1 attempt, SOLO (demo-agent), [DURATION], cost $0.00, commit [SHA]
+  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] cost $0.00; tests passed (2)
+    output of demo-agent: .swarm/runs/greeter/issue-2/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  context_injected         prompt 1774 bytes, CLAUDE.md yes, 1 summaries
@@ -99,8 +104,9 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     2026-01-02T03:04:05.000Z  verification_passed      verification passed (2 tests)
     2026-01-02T03:04:05.000Z  issue_done               DONE, commit [SHA]: Issue #2 (Farewell function) was implemented in commit [SHA] "feat(greeter): I…
 
-#3 Shout function  DONE  1 attempt, SOLO (demo-agent), [DURATION], $0.00, commit [SHA]
-  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] $0.00; tests passed (2)
+#3 Shout function  DONE  1 attempt, SOLO (demo-agent), [DURATION], cost $0.00, commit [SHA]
+  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] cost $0.00; tests passed (2)
+    output of demo-agent: .swarm/runs/greeter/issue-3/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  context_injected         prompt 1777 bytes, CLAUDE.md yes, 1 summaries
@@ -111,8 +117,9 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     2026-01-02T03:04:05.000Z  verification_passed      verification passed (2 tests)
     2026-01-02T03:04:05.000Z  issue_done               DONE, commit [SHA]: Issue #3 (Shout function) was implemented in commit [SHA] "feat(greeter): Impl…
 
-#4 Command-line entry point  DONE  1 attempt, SOLO (demo-agent), [DURATION], $0.00, commit [SHA]
-  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] $0.00; tests passed (4)
+#4 Command-line entry point  DONE  1 attempt, SOLO (demo-agent), [DURATION], cost $0.00, commit [SHA]
+  attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] cost $0.00; tests passed (4)
+    output of demo-agent: .swarm/runs/greeter/issue-4/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  context_injected         prompt 2348 bytes, CLAUDE.md yes, 3 summaries
@@ -159,4 +166,20 @@ fn workers_in_issue_order(out: &str) -> String {
     let mut sorted = lines.join("\n");
     sorted.push('\n');
     sorted
+}
+
+/// `audit <f>: N events` with N of 33 or 34 (see `snapshot_demo`) → `[33-34] events`.
+fn event_count_normalised(stdout: &str) -> String {
+    let mut out = String::new();
+    for line in stdout.lines() {
+        let fixed = ["33", "34"].iter().find_map(|n| {
+            line.strip_prefix("audit greeter: ")
+                .and_then(|rest| rest.strip_prefix(n))
+                .and_then(|rest| rest.strip_prefix(" events,"))
+                .map(|rest| format!("audit greeter: [33-34] events,{rest}"))
+        });
+        out.push_str(fixed.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    out
 }

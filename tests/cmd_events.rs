@@ -965,7 +965,7 @@ exit: 0
 {"ts":"2026-01-02T03:04:05.000Z","event":"agents_selected","feature":"auth","session":"20260102T030405Z-[PID]","seq":5,"issue":1,"mode":"SOLO","winner":"fake","runner_up":null,"reason":"one eligible agent (fake 0.35) → SOLO fake","proposals":[{"agent":"fake","source":"heuristic","angle":"","confidence":0.35,"covers":[],"solo_sufficient":false,"builds_on_other":false}]}
 {"ts":"2026-01-02T03:04:05.000Z","event":"context_injected","feature":"auth","session":"20260102T030405Z-[PID]","seq":6,"issue":1,"has_claude_md":false,"summaries_count":0,"prompt_bytes":964,"truncated":[]}
 {"ts":"2026-01-02T03:04:05.000Z","event":"agent_started","feature":"auth","session":"20260102T030405Z-[PID]","seq":7,"issue":1,"agent":"fake","role":"primary"}
-{"ts":"2026-01-02T03:04:05.000Z","event":"agent_finished","feature":"auth","session":"20260102T030405Z-[PID]","seq":8,"issue":1,"agent":"fake","exit_code":0,"duration_ms":[DURATION],"timed_out":false,"cost_usd":0.25}
+{"ts":"2026-01-02T03:04:05.000Z","event":"agent_finished","feature":"auth","session":"20260102T030405Z-[PID]","seq":8,"issue":1,"agent":"fake","exit_code":0,"duration_ms":[DURATION],"timed_out":false,"cost_usd":0.25,"tokens_in":null,"tokens_out":null,"tokens_cached":null,"turns":null,"session_id":null,"error_kind":null,"permission_denials":0,"output":".swarm/runs/auth/issue-1/attempt-1/agent.stdout"}
 {"ts":"2026-01-02T03:04:05.000Z","event":"implementation_complete","feature":"auth","session":"20260102T030405Z-[PID]","seq":9,"issue":1,"files_created":["checks/t_1.sh","src/1.txt"],"files_modified":[]}
 {"ts":"2026-01-02T03:04:05.000Z","event":"verification_passed","feature":"auth","session":"20260102T030405Z-[PID]","seq":10,"issue":1,"tests_passed":1}
 {"ts":"2026-01-02T03:04:05.000Z","event":"issue_done","feature":"auth","session":"20260102T030405Z-[PID]","seq":11,"issue":1,"commit":"[SHA]","cost_usd":0.25,"summary":"Issue #1 (a) was implemented in commit [SHA] \"feat(auth): Implement issue #1\". It adds `checks/t_1.sh` and `src/1.txt`."}
@@ -978,8 +978,9 @@ exit: 0
 audit auth: 12 events, 2 sessions, 2026-01-02T03:04:05.000Z → 2026-01-02T03:04:05.000Z ([DURATION])
 issues: 1 (1 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started); attempts 1 (0 retries); agent runs 1 ([DURATION]); cost $0.25
 
-#1 a  DONE  1 attempt, SOLO (fake), [DURATION], $0.25, commit [SHA]
-  attempt 1 SOLO: done in [DURATION]; fake exit 0 [DURATION] $0.25; tests passed (1)
+#1 a  DONE  1 attempt, SOLO (fake), [DURATION], cost $0.25, commit [SHA]
+  attempt 1 SOLO: done in [DURATION]; fake exit 0 [DURATION] cost $0.25; tests passed (1)
+    output of fake: .swarm/runs/auth/issue-1/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
     2026-01-02T03:04:05.000Z  context_injected         prompt 964 bytes, CLAUDE.md no, 0 summaries

@@ -725,7 +725,7 @@ run: landing on branch main (1 worker)
 #1: agent fake working, SOLO (fake), attempt 2
 #1: attempt 2 failed: agent `fake` exited with code 1
 #1: BLOCKED: agent `fake` exited with code 1 (attempt 2; 1 retry used of 1)
-run auth: 0 implemented, 1 blocked
+run auth: 0 implemented, 1 blocked, cost unknown
 next: see why with `swarm-attack audit auth`, fix the cause, then `swarm-attack unblock auth --issue 1` and `swarm-attack run auth`
 ----- stderr -----
 "#);

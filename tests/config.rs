@@ -102,7 +102,7 @@ fn wrong_type_names_the_key_and_expected_type() {
     bad_config(
         "agents: \"x\"\n",
         &["status"],
-        "config.yaml:1: `agents` must be a list of agents (each a mapping with `name`, `command`, ...), not a string",
+        "config.yaml:1: `agents` must be a list of agents (each a mapping with `name`, `preset` or `command`, ...), not a string",
     );
 }
 

@@ -34,6 +34,7 @@ mod cmd_run_containment;
 mod cmd_run_modes;
 mod cmd_run_pr;
 mod cmd_run_progress;
+mod cmd_run_real_agents;
 mod cmd_run_safety;
 mod cmd_run_spec;
 mod cmd_status;

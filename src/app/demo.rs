@@ -35,7 +35,7 @@ Look around: `git log`, `.swarm/state/greeter.json`, `.swarm/events/greeter.json
 `.swarm/runs/greeter/`.\n";
 
 const CONFIG: &str = "# Made by `swarm-attack demo`. The agent is a DEMONSTRATION script, not a real\n\
-# coding agent: replace it with e.g. [\"claude\", \"-p\", \"--output-format\", \"json\"].\n\
+# coding agent: replace `command` with e.g. `preset: claude-code` (docs/agents.md).\n\
 coordination:\n\
 \x20 github_sync_enabled: false\n\
 agents:\n\

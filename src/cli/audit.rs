@@ -7,7 +7,7 @@ use crate::app::project::Project;
 use crate::cli::audit_store::TimelineStore;
 use crate::cli::output::paint;
 use crate::cli::{GlobalArgs, JsonFlag};
-use crate::core::audit::{AuditReport, Auditor, Entry, IssueAudit};
+use crate::core::audit::{AuditReport, Auditor, Entry, IssueAudit, usd};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
 use crate::io::{notice, state_store};
@@ -217,7 +217,7 @@ fn render_with(
     );
     let _ = writeln!(
         o,
-        "issues: {} ({} done, {} blocked, {} skipped, {} in progress, {} ready, {} not started); attempts {} ({} retries); agent runs {} ({}); cost ${:.2}",
+        "issues: {} ({} done, {} blocked, {} skipped, {} in progress, {} ready, {} not started); attempts {} ({} retries); agent runs {} ({}); cost {}",
         t.issues,
         t.done,
         t.blocked,
@@ -229,7 +229,7 @@ fn render_with(
         t.retries,
         t.agent_runs,
         human_ms(t.agent_time_ms),
-        t.cost_usd
+        total_cost(t)
     );
     out.write_all(o.as_bytes())?;
     for i in &r.issues {
@@ -239,6 +239,22 @@ fn render_with(
         out.write_all(o.as_bytes())?;
     }
     Ok(())
+}
+
+/// The total cost, saying how many agent runs had an unknown cost.
+fn total_cost(t: &crate::core::audit::Totals) -> String {
+    match t.cost_unknown_runs {
+        0 => usd(Some(t.cost_usd)),
+        n if t.cost_usd == 0.0 => format!(
+            "unknown ({n} agent run{} reported none)",
+            if n == 1 { "" } else { "s" }
+        ),
+        n => format!(
+            "{} + unknown ({n} agent run{} reported none)",
+            usd(Some(t.cost_usd)),
+            if n == 1 { "" } else { "s" }
+        ),
+    }
 }
 
 fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
@@ -264,8 +280,8 @@ fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
     if let Some(d) = i.duration_ms {
         facts.push(human_ms(d));
     }
-    if let Some(c) = i.cost_usd {
-        facts.push(format!("${c:.2}"));
+    if !i.attempts.is_empty() {
+        facts.push(format!("cost {}", usd(i.cost_usd)));
     }
     if let Some(c) = &i.commit {
         facts.push(format!("commit {}", c.chars().take(12).collect::<String>()));
@@ -319,8 +335,21 @@ fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
             if let Some(ms) = run.duration_ms {
                 line.push_str(&format!(" {}", human_ms(ms)));
             }
-            if let Some(c) = run.cost_usd {
-                line.push_str(&format!(" ${c:.2}"));
+            if run.duration_ms.is_some() || run.exit_code.is_some() {
+                line.push_str(&format!(" cost {}", usd(run.cost_usd)));
+                if let (Some(i), Some(o)) = (run.tokens_in, run.tokens_out) {
+                    let cached = run
+                        .tokens_cached
+                        .map(|c| format!(" ({c} cached)"))
+                        .unwrap_or_default();
+                    line.push_str(&format!(", tokens {i} in{cached} / {o} out"));
+                }
+                if let Some(k) = &run.error_kind {
+                    line.push_str(&format!(", error {k}"));
+                }
+                if run.permission_denials > 0 {
+                    line.push_str(&format!(", {} permission denials", run.permission_denials));
+                }
             }
             if let Some(v) = &run.verification {
                 line.push_str(&format!(" tests {v}"));
@@ -336,6 +365,14 @@ fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
             _ => {}
         }
         let _ = writeln!(o, "{line}");
+        for run in a.agents.iter().filter(|r| r.output.is_some()) {
+            let _ = writeln!(
+                o,
+                "    output of {}: {}",
+                run.agent,
+                run.output.as_deref().unwrap_or_default()
+            );
+        }
         if let Some(f) = &a.failures {
             let _ = writeln!(o, "    failures: {f}");
         }

@@ -280,8 +280,22 @@ fn print_summary(report: &RunReport) {
     if other > 0 {
         parts.push(format!("{other} stopped or skipped"));
     }
-    if cost > 0.0 {
-        parts.push(format!("cost ${cost:.2}"));
+    let unknown = report
+        .results
+        .iter()
+        .filter(|r| {
+            r.cost_usd.is_none()
+                && matches!(r.outcome, Outcome::Done { .. } | Outcome::Blocked { .. })
+        })
+        .count();
+    let known = report.results.iter().any(|r| r.cost_usd.is_some());
+    let plural = if unknown == 1 { "" } else { "s" };
+    let shown = crate::core::audit::usd(Some(cost));
+    match (known, unknown) {
+        (true, 0) => parts.push(format!("cost {shown}")),
+        (true, n) => parts.push(format!("cost {shown} + unknown for {n} issue{plural}")),
+        (false, n) if n > 0 => parts.push("cost unknown".into()),
+        _ => {}
     }
     crate::outln!("run {}: {}", report.feature, parts.join(", "));
     let blocked: Vec<u32> = report

@@ -2,11 +2,12 @@
 //! cwd = the issue's worktree, env `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`,
 //! `SWARM_ATTEMPT`, `SWARM_ROLE`, token variables removed unless passed through, a timeout
 //! that kills the whole process group; prompt, stdout and stderr saved in the attempt folder;
-//! the cost read from a JSON stdout (`total_cost_usd` or `cost_usd`).
+//! the agent's report (cost, tokens, turns, session, error kind, permission denials) read
+//! from its output by `core::agent_report`.
 
+use crate::core::agent_report::{self, AgentReport, ErrorKind};
 use crate::io::config::AgentConfig;
 use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -38,6 +39,8 @@ pub struct AgentOutcome {
     pub cost_usd: Option<f64>,
     /// The agent reported an error in its JSON output (`"is_error": true`).
     pub reported_error: bool,
+    /// What the agent's output says about its run.
+    pub report: AgentReport,
     pub stdout: String,
     pub stderr: String,
 }
@@ -48,8 +51,17 @@ impl AgentOutcome {
         self.exit_code == Some(0) && !self.timed_out && !self.reported_error
     }
 
-    /// One sentence on how the process failed (for retries and the blocked reason).
+    /// One sentence on how the process failed (for retries and the blocked reason); the
+    /// agent's own cause (from its report) when it gives one.
     pub fn failure(&self, agent: &str) -> Option<String> {
+        let symptom = self.symptom(agent)?;
+        Some(match self.report.predicate() {
+            Some(p) if !self.timed_out => format!("{symptom}: it {p}"),
+            _ => symptom,
+        })
+    }
+
+    fn symptom(&self, agent: &str) -> Option<String> {
         if self.timed_out {
             return Some(format!(
                 "agent `{agent}` timed out after {} s and was stopped",
@@ -57,7 +69,13 @@ impl AgentOutcome {
             ));
         }
         if self.reported_error {
-            return Some(format!("agent `{agent}` reported an error in its output"));
+            let said = match (&self.report.message, self.report.predicate()) {
+                (Some(m), None) => format!(": {}", m.lines().next().unwrap_or("").trim()),
+                _ => String::new(),
+            };
+            return Some(format!(
+                "agent `{agent}` reported an error in its output{said}"
+            ));
         }
         match self.exit_code {
             Some(0) => None,
@@ -114,6 +132,16 @@ pub fn resolve_program(argv: &[String], root: &Path) -> Vec<String> {
     argv
 }
 
+impl AgentError {
+    /// The report's error kind for an agent that could not run.
+    pub fn error_kind(&self) -> ErrorKind {
+        match self {
+            AgentError::NotFound { .. } | AgentError::NoCommand { .. } => ErrorKind::NotFound,
+            AgentError::Spawn { .. } => ErrorKind::Crashed,
+        }
+    }
+}
+
 /// Runs the agent; `on_spawn` gets the process id (for the caller's stop-on-signal list).
 /// The prompt, stdout and stderr are written to `artifacts` (`prompt.md`, `agent.stdout`,
 /// `agent.stderr`).
@@ -159,17 +187,29 @@ pub fn run_agent(
     })?;
     let stdout = out.stdout_text();
     let stderr = out.stderr_text();
-    let json = json_output(&stdout);
+    let mut report = agent_report::parse(&stdout, &stderr);
+    // denied paths relative to the worktree, as the user knows them
+    let prefix = format!("{}/", run.worktree.display());
+    for d in &mut report.denials {
+        if let Some(t) = d.target.as_mut().filter(|t| t.starts_with(&prefix)) {
+            *t = t[prefix.len()..].to_string();
+        }
+    }
+    if out.timed_out {
+        report.error_kind = Some(ErrorKind::Timeout);
+    } else if report.error_kind.is_none()
+        && out.exit_code.is_none_or(|c| c != 0)
+        && !report.is_error
+    {
+        report.error_kind = Some(ErrorKind::Crashed);
+    }
     Ok(AgentOutcome {
         exit_code: out.exit_code,
         timed_out: out.timed_out,
         duration_ms: out.duration.as_millis() as u64,
-        cost_usd: json.as_ref().and_then(cost_of),
-        reported_error: json
-            .as_ref()
-            .and_then(|v| v.get("is_error"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        cost_usd: report.cost_usd,
+        reported_error: report.is_error,
+        report,
         stdout,
         stderr,
     })
@@ -178,31 +218,6 @@ pub fn run_agent(
 /// How much of an agent's stdout/stderr is kept in memory (the tail); the whole output is in
 /// the attempt folder.
 pub const AGENT_OUTPUT_KEPT_BYTES: usize = 8 << 20;
-
-/// The agent's JSON output: the whole stdout, else its last line that is a JSON object.
-pub fn json_output(stdout: &str) -> Option<Value> {
-    let whole = stdout.trim();
-    if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(whole) {
-        return Some(v);
-    }
-    whole
-        .lines()
-        .rev()
-        .map(str::trim)
-        .filter(|l| l.starts_with('{'))
-        .find_map(|l| match serde_json::from_str::<Value>(l) {
-            Ok(v @ Value::Object(_)) => Some(v),
-            _ => None,
-        })
-}
-
-/// `total_cost_usd` or `cost_usd` (a non-negative number).
-pub fn cost_of(v: &Value) -> Option<f64> {
-    ["total_cost_usd", "cost_usd"]
-        .iter()
-        .find_map(|k| v.get(*k).and_then(Value::as_f64))
-        .filter(|c| c.is_finite() && *c >= 0.0)
-}
 
 /// The folder for one candidate's artifacts inside an attempt folder: the attempt folder
 /// itself for the primary agent (SOLO), a sub-folder named after the agent otherwise.
@@ -217,16 +232,6 @@ pub fn artifacts_dir(attempt_dir: &Path, agent: &str, role: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cost_from_json_stdout() {
-        let v = json_output("{\"result\":\"ok\",\"total_cost_usd\":0.25}").unwrap();
-        assert_eq!(cost_of(&v), Some(0.25));
-        let v = json_output("working...\n{\"cost_usd\": 1.5}\n").unwrap();
-        assert_eq!(cost_of(&v), Some(1.5));
-        assert!(json_output("no json here").is_none());
-        assert_eq!(cost_of(&serde_json::json!({"cost_usd": -1})), None);
-    }
 
     #[test]
     fn tokens_removed_unless_passed_through() {

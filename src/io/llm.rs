@@ -1,5 +1,6 @@
 //! The LLM helper (`llm.command`, SPEC §10): prompt on stdin, env `SWARM_AGENT`,
-//! `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed.
+//! `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed. An answer that
+//! is a CLI's JSON envelope (e.g. `claude -p --output-format json`) is unwrapped to its text.
 
 use crate::io::config::Config;
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
@@ -30,7 +31,8 @@ pub struct LlmRequest<'a> {
     pub prompt: &'a str,
 }
 
-/// Runs `llm.command` with the prompt on stdin and returns its stdout.
+/// Runs `llm.command` with the prompt on stdin and returns its answer: stdout, or, when
+/// stdout is a Claude / Codex / Gemini JSON envelope, the envelope's text.
 pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, LlmError> {
     ask_within(
         config,
@@ -85,5 +87,5 @@ pub fn ask_within(
             stderr,
         });
     }
-    Ok(out.stdout_text())
+    Ok(crate::core::agent_report::unwrap_text(&out.stdout_text()))
 }

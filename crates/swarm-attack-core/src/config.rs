@@ -1,6 +1,7 @@
 //! Configuration *types* (SPEC §9) with their defaults: what `config.yaml` means, with no
 //! loading code (that lives in the binary crate's `io::config`).
 
+use crate::agent_preset::{self, Preset};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,6 +51,50 @@ impl Default for Config {
             pricing: crate::budget::PriceTable::default(),
             secrets: SecretsConfig::default(),
         }
+    }
+}
+
+/// `null` reads as an empty list.
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    Ok(Option::<Vec<String>>::deserialize(d)?.unwrap_or_default())
+}
+
+impl Config {
+    /// Fills in each agent from its preset: `command` becomes the full command line (the
+    /// preset's, unless `command` was given, then `args`), and an empty angle or covers takes
+    /// the preset's default. An agent without a preset keeps its command, angle and covers;
+    /// its preset becomes the CLI its program names (for the output parser), else `custom`.
+    pub fn resolve_agents(&mut self) {
+        let mut tests = vec![self.tests.command.as_str()];
+        if let Some(ic) = self.tests.issue_command.as_deref() {
+            tests.push(ic);
+        }
+        for a in &mut self.agents {
+            a.command = agent_preset::command_line(a.preset, &a.command, &a.args, &tests);
+            a.args.clear();
+            if let Some(p) = a.preset {
+                let (angle, covers) = p.default_angle_covers();
+                if a.angle.is_empty() {
+                    a.angle = angle.to_string();
+                }
+                if a.covers.is_empty() {
+                    a.covers = covers.iter().map(|c| c.to_string()).collect();
+                }
+            } else {
+                a.preset = a
+                    .command
+                    .first()
+                    .and_then(|p| Preset::for_program(p))
+                    .or(Some(Preset::Custom));
+            }
+        }
+    }
+
+    /// This configuration with its agents resolved ([`Config::resolve_agents`]); what
+    /// loading config.yaml returns.
+    pub fn resolved(mut self) -> Self {
+        self.resolve_agents();
+        self
     }
 }
 
@@ -121,14 +166,24 @@ impl Default for Thresholds {
     }
 }
 
-/// One agent of the swarm. `Default` is the built-in `claude` agent (used when `agents` is
-/// not configured); an agent declared in config.yaml must give `name` and `command`, and its
-/// other keys default to empty (`angle`, `covers`, `env_passthrough`), `false` and 1800 s,
-/// never to the built-in agent's angle and covers.
+/// One agent of the swarm. `Default` is the built-in `claude` agent (preset `claude-code`,
+/// used when `agents` is not configured); an agent declared in config.yaml must give `name`
+/// and `command` or `preset`, and its other keys default to empty (`angle`, `covers`,
+/// `env_passthrough`, `args`), `false` and 1800 s — or, with a preset, to the preset's angle
+/// and covers — never to the built-in agent's angle and covers. After loading, `command` is
+/// the full command line (see [`Config::resolve_agents`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AgentConfig {
     pub name: String,
+    /// A known CLI whose headless command line, output parser and defaults are used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// The command line; overrides the preset's (`null` or absent: the preset's).
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub command: Vec<String>,
+    /// Extra arguments appended to the command line.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
     #[serde(default)]
     pub angle: String,
     #[serde(default)]
@@ -150,12 +205,9 @@ impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
             name: "claude".into(),
-            command: vec![
-                "claude".into(),
-                "-p".into(),
-                "--output-format".into(),
-                "json".into(),
-            ],
+            preset: Some(Preset::ClaudeCode),
+            command: Vec::new(),
+            args: Vec::new(),
             angle: "implementation and tests".into(),
             covers: vec!["rust".into(), "api".into(), "tests".into()],
             builds_on_other: false,

@@ -4,6 +4,25 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The agent-report fields of `agent_finished` (SPEC §12): tokens (`tokens_in` counts all
+/// input tokens, cached ones included; `tokens_cached` is the cached part), turns, session
+/// id, the error kind (`max_turns`, `max_budget`, `auth`, `rate_limit`, `permission_denied`,
+/// `read_only`, `not_found`, `timeout`, `crashed`) and the number of permission denials.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentFinishedReport {
+    pub tokens_in: Option<u64>,
+    pub tokens_out: Option<u64>,
+    pub tokens_cached: Option<u64>,
+    pub turns: Option<u64>,
+    pub session_id: Option<String>,
+    pub error_kind: Option<String>,
+    pub permission_denials: u64,
+    /// Where the agent's stdout was saved, relative to the project root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
 /// One event body. Serialises as `{"event": "<name>", ...fields}`.
 fn is_false(b: &bool) -> bool {
     !*b
@@ -75,7 +94,11 @@ pub enum Event {
         exit_code: Option<i32>,
         duration_ms: u64,
         timed_out: bool,
+        /// `null` when the agent did not say (never 0 for unknown).
         cost_usd: Option<f64>,
+        /// The agent's report (SPEC §12); `null` when unknown; absent in older logs.
+        #[serde(flatten)]
+        report: AgentFinishedReport,
     },
     TestsWritten {
         issue: u32,
@@ -338,6 +361,16 @@ mod tests {
                 duration_ms: 1500,
                 timed_out: false,
                 cost_usd: Some(0.25),
+                report: AgentFinishedReport {
+                    tokens_in: Some(1200),
+                    tokens_out: Some(80),
+                    tokens_cached: Some(1000),
+                    turns: Some(3),
+                    session_id: Some("s-1".into()),
+                    error_kind: None,
+                    permission_denials: 0,
+                    output: None,
+                },
             },
             Event::TestsWritten {
                 issue: 1,

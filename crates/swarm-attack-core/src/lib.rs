@@ -2,6 +2,8 @@
 //! implementation here.
 
 pub mod action;
+pub mod agent_preset;
+pub mod agent_report;
 pub mod audit;
 pub mod budget;
 pub mod command_line;

@@ -8,7 +8,7 @@ use crate::app::run::stop::Stop;
 use crate::app::run::verify;
 use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
-use crate::core::events::Event;
+use crate::core::events::{AgentFinishedReport, Event};
 use crate::core::test_report;
 use crate::error::CmdResult;
 use crate::io::agent::{self, AgentRun};
@@ -47,6 +47,9 @@ pub struct AttemptSpec<'a> {
     pub stop: Option<&'a Stop>,
     /// Name the agent in `implementation_complete` and `verification_*` (two-agent runs).
     pub tag_agent: bool,
+    /// SYNTHESIS runner-up: the agent whose result this attempt builds on; the commit names
+    /// both.
+    pub builds_on: Option<&'a str>,
 }
 
 /// A candidate whose work passed verification and is committed in its worktree.
@@ -161,6 +164,10 @@ pub fn run_attempt(
                     duration_ms: 0,
                     timed_out: false,
                     cost_usd: None,
+                    report: AgentFinishedReport {
+                        error_kind: Some(e.error_kind().as_str().to_string()),
+                        ..AgentFinishedReport::default()
+                    },
                 }],
             )?;
             ctx.breaker.record(Some(&reason));
@@ -190,6 +197,10 @@ pub fn run_attempt(
             duration_ms: outcome.duration_ms,
             timed_out: outcome.timed_out,
             cost_usd: cost,
+            report: AgentFinishedReport {
+                output: Some(saved_output(ctx, &spec.artifacts)),
+                ..outcome.report.event_fields()
+            },
         }],
     )?;
     if stopped() {
@@ -228,7 +239,9 @@ pub fn run_attempt(
         return Ok(finish(
             spec,
             AttemptResult::Failed(Failed {
-                reason: format!("agent `{name}` exited normally but changed no file"),
+                reason: outcome.report.cause(&name).unwrap_or_else(|| {
+                    format!("agent `{name}` exited normally but changed no file")
+                }),
                 excerpt: test_report::excerpt(&outcome.stdout, 1500),
                 agent_failure: false,
                 cost_usd: cost,
@@ -290,7 +303,11 @@ pub fn run_attempt(
     }
     if !v.passed {
         let tests = &ctx.project.config.tests;
-        let reason = v.failure_reason(&tests.command, tests.timeout_seconds);
+        let mut reason = v.failure_reason(&tests.command, tests.timeout_seconds);
+        // the agent's own trouble (e.g. it was not allowed to run the tests) explains it
+        if let Some(cause) = outcome.report.cause(&name) {
+            reason.push_str(&format!("; {cause}"));
+        }
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
         let pending = vec![Event::VerificationFailed {
             issue,
@@ -315,8 +332,12 @@ pub fn run_attempt(
         agent: tag.clone(),
     }];
     // Commit exactly the agent's paths.
+    let by = match spec.builds_on {
+        Some(first) => format!("Implemented by agent `{first}` then `{name}` (SYNTHESIS, "),
+        None => format!("Implemented by agent `{name}` ("),
+    };
     let body = format!(
-        "{}\n\nImplemented by agent `{name}` (attempt {}); verified with `{}`.",
+        "{}\n\n{by}attempt {}); verified with `{}`.",
         spec.title.trim(),
         spec.attempt,
         ctx.project.config.tests.command
@@ -351,6 +372,15 @@ pub fn run_attempt(
             pending_events: pending,
         }),
     ))
+}
+
+/// The agent's saved stdout, relative to the project root when inside it.
+fn saved_output(ctx: &RunContext<'_>, artifacts: &Path) -> String {
+    let p = artifacts.join("agent.stdout");
+    p.strip_prefix(&ctx.project.root)
+        .unwrap_or(&p)
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn finish(spec: &AttemptSpec<'_>, r: AttemptResult) -> AttemptResult {

@@ -297,6 +297,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             artifacts: artifacts.clone(),
             stop: None,
             tag_agent: false,
+            builds_on: None,
         };
         let res = attempt::run_attempt(
             ctx,

@@ -18,6 +18,8 @@ mod validate;
 mod walk;
 mod yaml;
 
+#[cfg(test)]
+use swarm_attack_core::agent_preset::Preset;
 pub use swarm_attack_core::config::*;
 
 /// A loaded configuration with the warnings its loading produced.
@@ -36,7 +38,7 @@ pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !must_exist => {
             return Ok(LoadedConfig {
-                config: Config::default(),
+                config: Config::default().resolved(),
                 warnings: Vec::new(),
             });
         }
@@ -90,6 +92,7 @@ pub fn parse(text: &str, origin: &str) -> CmdResult<LoadedConfig> {
         ))
     })?;
     validate::check(&config, &walked.lines, origin)?;
+    let config = config.resolved();
     // every writer masks these variables' values from now on
     crate::io::secrets::register_names(
         config

@@ -29,9 +29,8 @@ pub enum Ty {
         min_items: usize,
         rule: Rule,
     },
-    /// argv: a non-empty list of strings whose first one (the program) is not empty.
-    Command,
-    /// A `Command`, or `null` for "not set".
+    /// argv: a non-empty list of strings whose first one (the program) is not empty, or
+    /// `null` for "not set".
     OptCommand,
     Section(&'static Section),
     /// The non-empty list of agents.
@@ -102,7 +101,15 @@ pub static COORDINATION: Section = Section {
 pub static AGENT: Section = Section {
     fields: &[
         f("name", Ty::Str(Rule::AgentName)),
-        f("command", Ty::Command),
+        f("preset", Ty::Enum(crate::core::agent_preset::PRESET_NAMES)),
+        f("command", Ty::OptCommand),
+        f(
+            "args",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::Any,
+            },
+        ),
         f("angle", Ty::Str(Rule::Any)),
         f(
             "covers",
@@ -128,7 +135,7 @@ pub static AGENT: Section = Section {
             },
         ),
     ],
-    required: &["name", "command"],
+    required: &["name"],
     legacy: &[],
 };
 
@@ -393,10 +400,11 @@ pub fn expected(ty: &Ty) -> String {
             }
         }
         Ty::StrList { .. } => "a list of strings".into(),
-        Ty::Command => "a list of strings (the program and its arguments)".into(),
         Ty::OptCommand => "a list of strings (the program and its arguments) or `null`".into(),
         Ty::Section(_) => "a mapping of keys".into(),
-        Ty::Agents => "a list of agents (each a mapping with `name`, `command`, ...)".into(),
+        Ty::Agents => {
+            "a list of agents (each a mapping with `name`, `preset` or `command`, ...)".into()
+        }
         Ty::Amount => "a number ≥ 0".into(),
         Ty::MapOf(_) => "a mapping of names to mappings".into(),
     }

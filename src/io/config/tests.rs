@@ -22,9 +22,10 @@ fn err(text: &str) -> String {
 
 #[test]
 fn empty_text_and_comments_give_defaults() {
-    assert_eq!(ok("").config, Config::default());
-    assert_eq!(ok("# only a comment\n").config, Config::default());
-    assert_eq!(ok("{}").config, Config::default());
+    let defaults = Config::default().resolved();
+    assert_eq!(ok("").config, defaults);
+    assert_eq!(ok("# only a comment\n").config, defaults);
+    assert_eq!(ok("{}").config, defaults);
 }
 
 #[test]
@@ -32,7 +33,7 @@ fn root_example_config_yaml_is_valid_and_equals_the_defaults() {
     let text = include_str!("../../../config.yaml");
     let loaded = parse(text, "config.yaml").unwrap_or_else(|e| panic!("{}", e.message));
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    assert_eq!(loaded.config, Config::default());
+    assert_eq!(loaded.config, Config::default().resolved());
 }
 
 #[test]
@@ -155,7 +156,9 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
         c.agents[0],
         AgentConfig {
             name: "a".into(),
+            preset: Some(Preset::Custom),
             command: vec!["a".into(), "--turns".into(), "5".into()],
+            args: vec![],
             angle: "x".into(),
             covers: vec!["rust".into()],
             builds_on_other: true,
@@ -168,7 +171,9 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
         c.agents[1],
         AgentConfig {
             name: "b".into(),
+            preset: Some(Preset::Custom),
             command: vec!["b".into()],
+            args: vec![],
             angle: String::new(),
             covers: vec![],
             builds_on_other: false,
@@ -213,13 +218,13 @@ fn partial_sections_keep_the_other_defaults() {
     assert_eq!(c.coordination.thresholds.angle_overlap, 0.5);
     assert!(c.coordination.auto_sync_from_git);
     assert_eq!(c.tests.command, "cargo test");
-    assert_eq!(c.agents, vec![AgentConfig::default()]);
+    assert_eq!(c.agents, Config::default().resolved().agents);
 }
 
 #[test]
 fn empty_values_mean_the_default() {
     let c = ok("coordination:\n  # all commented out\ntests:\n  timeout_seconds:\nagents:\nllm: {command: null}\n").config;
-    assert_eq!(c, Config::default());
+    assert_eq!(c, Config::default().resolved());
 }
 
 #[test]
@@ -335,7 +340,10 @@ fn values_are_not_echoed() {
 fn load_missing_file() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("config.yaml");
-    assert_eq!(load(&p, false).unwrap().config, Config::default());
+    assert_eq!(
+        load(&p, false).unwrap().config,
+        Config::default().resolved()
+    );
     let e = load(&p, true).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Input);
     assert!(e.message.contains("does not exist"), "{}", e.message);
@@ -361,4 +369,58 @@ fn yaml_1_1_booleans_and_a_byte_order_mark_are_accepted() {
     assert!(!c.github.close_on_done);
     assert!(c.github.run_agents);
     assert!(!c.coordination.generate_summaries);
+}
+
+#[test]
+fn presets_resolve_to_headless_command_lines() {
+    let c = ok("agents:\n  - name: c\n    preset: claude-code\n    args: [--model, sonnet]\n  - name: x\n    preset: codex\n    args: [-m, o4]\n    angle: mine\n  - name: k\n    command: [codex, exec, \"-\"]\ntests:\n  command: \"python3 -m pytest -q\"\n  issue_command: \"python3 -m pytest {test_file}\"\n").config;
+    let c0 = &c.agents[0];
+    assert_eq!(c0.preset, Some(Preset::ClaudeCode));
+    assert_eq!(
+        c0.command,
+        [
+            "claude",
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",
+            "Bash(python3 -m pytest -q:*)",
+            "Bash(python3 -m pytest:*)",
+            "--model",
+            "sonnet"
+        ]
+    );
+    assert_eq!(c0.angle, "implementation and tests");
+    let c1 = &c.agents[1];
+    assert_eq!(
+        c1.command,
+        [
+            "codex",
+            "exec",
+            "--json",
+            "--sandbox",
+            "workspace-write",
+            "--skip-git-repo-check",
+            "-m",
+            "o4",
+            "-"
+        ]
+    );
+    assert_eq!(c1.angle, "mine");
+    assert!(!c1.covers.is_empty());
+    // a custom command that runs a known CLI is kept as given, parsed as that CLI
+    assert_eq!(c.agents[2].command, ["codex", "exec", "-"]);
+    assert_eq!(c.agents[2].preset, Some(Preset::Codex));
+    assert_eq!(c.agents[2].angle, "");
+    // the built-in agent is the claude-code preset
+    let d = ok("tests: {command: make test}\n").config;
+    assert_eq!(d.agents[0].preset, Some(Preset::ClaudeCode));
+    assert!(
+        d.agents[0]
+            .command
+            .contains(&"Bash(make test:*)".to_string())
+    );
 }

@@ -3,6 +3,7 @@
 use super::Config;
 use super::ProposalSource;
 use super::walk::error_at;
+use crate::core::agent_preset::Preset;
 use crate::error::CommandError;
 use crate::io::paths::is_valid_feature_id;
 use std::collections::HashMap;
@@ -167,6 +168,17 @@ pub fn check(
             ));
         }
         seen.insert(agent.name.as_str(), i);
+        if agent.command.is_empty() && matches!(agent.preset, None | Some(Preset::Custom)) {
+            let path = format!("agents[{i}]");
+            return Err(error_at(
+                origin,
+                line(&format!("{path}.name")),
+                format!(
+                    "`{path}` (`{}`) has neither `command` nor `preset`; every agent needs one (e.g. `preset: claude-code`, or `command: [\"my-agent\"]` with the prompt on stdin)",
+                    agent.name
+                ),
+            ));
+        }
     }
     if config.coordination.proposal_source == ProposalSource::Llm && config.llm.command.is_none() {
         return Err(error_at(

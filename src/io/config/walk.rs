@@ -140,7 +140,7 @@ impl Walker<'_> {
             node.value.describe()
         );
         match (ty, &node.value) {
-            (Ty::Command | Ty::OptCommand, Value::Str(_)) => msg.push_str(
+            (Ty::OptCommand, Value::Str(_)) => msg.push_str(
                 "; write the program and its arguments as a list, e.g. [\"claude\", \"-p\"] (commands never go through a shell)",
             ),
             (Ty::Str(_), Value::Seq(_)) if path == "tests.command" => {
@@ -221,7 +221,7 @@ impl Walker<'_> {
                 }
                 Ok(Json::Array(out))
             }
-            (Ty::Command | Ty::OptCommand, Value::Seq(items)) => {
+            (Ty::OptCommand, Value::Seq(items)) => {
                 if items.is_empty() {
                     return Err(self.err(
                         node.line,

@@ -77,7 +77,7 @@ pub struct FakeGithub {
     port: u16,
 }
 
-fn read_request(
+pub fn read_request(
     reader: &mut BufReader<TcpStream>,
 ) -> Option<(String, String, BTreeMap<String, String>, String)> {
     let mut line = String::new();

@@ -149,12 +149,7 @@ impl Acc {
                 self.current_attempt(ts).agents.push(AgentRun {
                     agent,
                     role: s(rec, "role"),
-                    exit_code: None,
-                    duration_ms: None,
-                    timed_out: false,
-                    cost_usd: None,
-                    verification: None,
-                    files: Vec::new(),
+                    ..AgentRun::new()
                 });
             }
             "agent_finished" => {
@@ -179,13 +174,7 @@ impl Acc {
                     None => {
                         attempt.agents.push(AgentRun {
                             agent,
-                            role: None,
-                            exit_code: None,
-                            duration_ms: None,
-                            timed_out: false,
-                            cost_usd: None,
-                            verification: None,
-                            files: Vec::new(),
+                            ..AgentRun::new()
                         });
                         let last = attempt.agents.len() - 1;
                         &mut attempt.agents[last]
@@ -195,6 +184,12 @@ impl Acc {
                 run.duration_ms = ms;
                 run.timed_out = b(rec, "timed_out");
                 run.cost_usd = cost;
+                run.tokens_in = u(rec, "tokens_in");
+                run.tokens_out = u(rec, "tokens_out");
+                run.tokens_cached = u(rec, "tokens_cached");
+                run.error_kind = s(rec, "error_kind");
+                run.permission_denials = u(rec, "permission_denials").unwrap_or(0);
+                run.output = s(rec, "output");
             }
             "verification_passed" | "verification_failed" | "implementation_complete"
                 if s(rec, "agent").is_some() =>

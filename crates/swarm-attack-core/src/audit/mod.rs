@@ -68,7 +68,11 @@ pub struct Totals {
     pub retries: u64,
     pub agent_runs: u64,
     pub agent_time_ms: u64,
+    /// The sum of the known costs.
     pub cost_usd: f64,
+    /// Agent runs whose cost is unknown (the agent reported none, e.g. Codex); their cost is
+    /// not in `cost_usd`.
+    pub cost_unknown_runs: u64,
 }
 
 /// One issue's audit.
@@ -140,13 +144,64 @@ pub struct AgentRun {
     pub exit_code: Option<i64>,
     pub duration_ms: Option<u64>,
     pub timed_out: bool,
+    /// `None` when the agent reported no cost (unknown, not zero).
     pub cost_usd: Option<f64>,
+    /// The agent's report (`agent_finished`): tokens, error kind, permission denials.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_in: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_out: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens_cached: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub permission_denials: u64,
+    /// Where the agent's output was saved (relative to the project root).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
     /// Two-agent runs: this candidate's verification (`passed` / `failed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<String>,
     /// Two-agent runs: the files this candidate created or changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
+}
+
+impl AgentRun {
+    /// A run not yet finished, of no agent yet.
+    pub(crate) fn new() -> Self {
+        AgentRun {
+            agent: String::new(),
+            role: None,
+            exit_code: None,
+            duration_ms: None,
+            timed_out: false,
+            cost_usd: None,
+            tokens_in: None,
+            tokens_out: None,
+            tokens_cached: None,
+            error_kind: None,
+            permission_denials: 0,
+            output: None,
+            verification: None,
+            files: Vec::new(),
+        }
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// A cost for people: "unknown" when not known (never "$0.00"), cents from $0.01 up, else
+/// four decimals.
+pub fn usd(cost: Option<f64>) -> String {
+    match cost {
+        None => "unknown".into(),
+        Some(c) if c == 0.0 || c >= 0.01 => format!("${c:.2}"),
+        Some(c) => format!("${c:.4}"),
+    }
 }
 
 /// One line of an issue's timeline.
@@ -299,6 +354,14 @@ impl Auditor {
                 .map(|t| t.agents.len() as u64)
                 .sum::<u64>();
             totals.agent_time_ms += a.agent_time_ms;
+            totals.cost_unknown_runs += a
+                .attempts
+                .iter()
+                .flat_map(|t| &t.agents)
+                .filter(|r| {
+                    r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some())
+                })
+                .count() as u64;
             totals.cost_usd += a.cost_usd.unwrap_or(0.0);
             issues.push(acc.audit);
         }

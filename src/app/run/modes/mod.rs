@@ -135,6 +135,8 @@ struct Slot<'a> {
     worktree: PathBuf,
     artifacts: PathBuf,
     stop: Stop,
+    /// SYNTHESIS runner-up: the agent whose result this one builds on (named in the commit).
+    builds_on: Option<String>,
 }
 
 /// The runner-up's own worktree (PARALLEL).
@@ -245,6 +247,7 @@ fn run_slot(
         artifacts: slot.artifacts.clone(),
         stop: Some(&slot.stop),
         tag_agent: true,
+        builds_on: slot.builds_on.as_deref(),
     };
     let cand = Candidate {
         agent: slot.agent,

@@ -28,6 +28,7 @@ pub(super) fn parallel(
             worktree: at.worktree.to_path_buf(),
             artifacts: at.attempt_dir.join(&pair.primary.name),
             stop: Stop::new(),
+            builds_on: None,
         },
         Slot {
             agent: pair.runner,
@@ -35,6 +36,7 @@ pub(super) fn parallel(
             worktree: runner_wt.clone(),
             artifacts: at.attempt_dir.join(&pair.runner.name),
             stop: Stop::new(),
+            builds_on: None,
         },
     ];
     let join = ctx.project.config.coordination.join;

@@ -17,13 +17,23 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// The winner's output for the runner-up's prompt: its stdout, and how its verification
-/// went when it failed.
+/// The winner's output for the runner-up's prompt, readable: its final text (a CLI's JSON
+/// envelope is unwrapped), the files it changed, and how its verification went when it
+/// failed.
 fn winner_output(dir: &Path, end: &End) -> String {
     let stdout = std::fs::read_to_string(dir.join("agent.stdout")).unwrap_or_default();
-    let mut out = stdout.trim_end().to_string();
+    let mut out = crate::core::agent_report::unwrap_text(&stdout)
+        .trim_end()
+        .to_string();
     if out.is_empty() {
         out = "(the agent printed nothing)".into();
+    }
+    if let Some(p) = end.passed() {
+        let files: Vec<&String> = p.files_created.iter().chain(&p.files_modified).collect();
+        if !files.is_empty() {
+            let list: Vec<&str> = files.iter().map(|f| f.as_str()).collect();
+            out.push_str(&format!("\n\nFiles it changed: {}", list.join(", ")));
+        }
     }
     if let Some(r) = end.reason() {
         out.push_str(&format!(
@@ -48,6 +58,7 @@ pub(super) fn synthesis(
             worktree: at.worktree.to_path_buf(),
             artifacts: at.attempt_dir.join(&pair.primary.name),
             stop: Stop::new(),
+            builds_on: None,
         },
         Slot {
             agent: pair.runner,
@@ -55,6 +66,7 @@ pub(super) fn synthesis(
             worktree: at.worktree.to_path_buf(),
             artifacts: at.attempt_dir.join(&pair.runner.name),
             stop: Stop::new(),
+            builds_on: None,
         },
     ];
     let (p0, e0) = prompt_for(ctx, &at, pair.decision, &pair.primary.name, "");
@@ -108,6 +120,7 @@ pub(super) fn synthesis(
                     worktree: wt,
                     artifacts: at_ref.attempt_dir.join(&pair.runner.name),
                     stop: Stop::new(),
+                    builds_on: None,
                 };
                 let tx1 = tx.clone();
                 let both = [
@@ -117,6 +130,7 @@ pub(super) fn synthesis(
                         worktree: at_ref.worktree.to_path_buf(),
                         artifacts: at_ref.attempt_dir.join(&pair.primary.name),
                         stop: Stop::new(),
+                        builds_on: None,
                     },
                     runner_slot,
                 ];
@@ -251,6 +265,7 @@ fn synthesis_on_top(
     let issue = at.claim.issue;
     let _ = record::emit(ctx, winner.take_events());
     let output = winner_output(&slots[0].artifacts, &winner);
+    slots[1].builds_on = Some(pair.primary.name.clone());
     let (p1, e1) = prompt_for(ctx, at, pair.decision, &pair.runner.name, &output);
     let mut runner = run_slot(ctx, at, &slots[1], p1, vec![e1], "SYNTHESIS");
     let _ = record::emit(ctx, runner.take_events());

@@ -129,7 +129,7 @@ fn agent_command_and_name_rules() {
         "{m}"
     );
     let m = err("agents:\n  - name: a\n    command: claude -p\n");
-    assert!(m.contains("`agents[0].command` must be a list of strings (the program and its arguments), not a string; write"), "{m}");
+    assert!(m.contains("`agents[0].command` must be a list of strings (the program and its arguments) or `null`, not a string; write"), "{m}");
     let m = err("agents:\n  - name: ''\n    command: [a]\n");
     assert!(m.contains("`agents[0].name` must not be empty"), "{m}");
     let m = err("agents:\n  - name: ../evil\n    command: [a]\n");
@@ -137,10 +137,18 @@ fn agent_command_and_name_rules() {
     let m = err("agents:\n  - command: [a]\n");
     assert_eq!(
         m,
-        "config.yaml:2: `agents[0]` has no `name`; every agent needs `name` and `command`"
+        "config.yaml:2: `agents[0]` has no `name`; every agent needs `name`"
     );
     let m = err("agents:\n  - name: a\n");
-    assert!(m.contains("`agents[0]` has no `command`"), "{m}");
+    assert_eq!(
+        m,
+        "config.yaml:2: `agents[0]` (`a`) has neither `command` nor `preset`; every agent needs one (e.g. `preset: claude-code`, or `command: [\"my-agent\"]` with the prompt on stdin)"
+    );
+    let m = err("agents:\n  - name: a\n    preset: claude\n");
+    assert!(
+        m.contains("`agents[0].preset` must be ") && m.contains("claude-code"),
+        "{m}"
+    );
     let m = err("agents:\n  - name: a\n    command: [a]\n    env_passthrough: [MY-TOKEN]\n");
     assert!(
         m.contains("`agents[0].env_passthrough[0]` must be an environment variable name"),
@@ -172,7 +180,7 @@ fn no_agents_is_an_error() {
 fn wrong_types_name_the_key_and_expected_type() {
     assert_eq!(
         err("agents: \"x\"\n"),
-        "config.yaml:1: `agents` must be a list of agents (each a mapping with `name`, `command`, ...), not a string"
+        "config.yaml:1: `agents` must be a list of agents (each a mapping with `name`, `preset` or `command`, ...), not a string"
     );
     assert!(err("agents: [x]").contains("`agents[0]` must be a mapping"));
     assert_eq!(
