@@ -333,3 +333,54 @@ fn an_unknown_feature_is_one_clear_sentence_and_exit_2() {
     assert!(r.stderr.contains("nope"), "{}", r.stderr);
     assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
 }
+
+#[test]
+fn open_hands_the_written_report_to_the_browser() {
+    let mut env = TestEnv::new();
+    env.run(&["init", "seen"]).ok();
+    let opened = env.tmp.path().join("opened.txt");
+    let browser = env.script(
+        "bin/browser.sh",
+        &format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    );
+    env.extra_env
+        .push(("BROWSER".into(), browser.display().to_string()));
+    let r = env.run(&["report", "seen", "--open"]);
+    r.ok();
+    let path = r.stdout.trim().to_string();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(std::fs::read_to_string(&opened).unwrap(), path);
+}
+
+#[test]
+fn costs_are_shown_against_the_configured_budgets() {
+    let env = TestEnv::new();
+    env.write(
+        "config.yaml",
+        "budgets:\n  issue_usd: 5\n  feature_usd: 20\n",
+    );
+    env.run(&["init", "spend"]).ok();
+    let lines = [
+        json!({"ts": "2026-01-01T00:00:00Z", "event": "issue_started", "issue": 1, "attempt": 1}),
+        json!({"ts": "2026-01-01T00:00:09Z", "event": "agent_finished", "issue": 1, "agent": "a", "exit_code": 0, "duration_ms": 9000, "timed_out": false, "cost_usd": 1.5}),
+        json!({"ts": "2026-01-01T00:00:10Z", "event": "budget_exceeded", "issue": 1, "kind": "issue_usd", "spent": 5.5, "limit": 5.0}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    env.write(".swarm/events/spend.jsonl", &text);
+    let html = report_html(&env, "spend");
+    let data = report_data(&html);
+    assert_eq!(data["limits"]["issue_usd"], 5.0);
+    assert!(
+        html.contains("$1.5000 of $5.00"),
+        "issue cost against its budget"
+    );
+    assert!(
+        html.contains("$1.5000 of $20.00 budget"),
+        "feature cost against its budget"
+    );
+    assert!(html.contains(r#"data-budget="issue_usd""#));
+    assert_eq!(data["totals"]["budget_exceeded"], 1);
+}

@@ -57,7 +57,12 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
             .unwrap_or_else(|| "https://github.com".into());
         format!("{}/{r}", server.trim_end_matches('/'))
     });
-    Ok(builder.finish(state.as_ref(), repo_url.as_deref()))
+    let mut report = builder.finish(state.as_ref(), repo_url.as_deref());
+    let limits = project.config.budgets;
+    if limits != Default::default() {
+        report.limits = Some(limits);
+    }
+    Ok(report)
 }
 
 /// Builds the report of `feature` and writes it to `out` (default [`default_path`]),

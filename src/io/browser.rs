@@ -1,5 +1,6 @@
 //! Opens a file in the user's browser (`report --open`): `$BROWSER` when set, else
-//! `xdg-open` (`open` on macOS). The path is one argument; no shell is involved.
+//! `xdg-open` (`open` on macOS). The path is one argument; no shell is involved; the
+//! opener gets no token variable.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -16,12 +17,17 @@ pub fn open(path: &Path) -> std::io::Result<()> {
                 "xdg-open".into()
             }
         });
-    let mut child = Command::new(program.trim())
-        .arg(path)
+    let mut cmd = Command::new(program.trim());
+    cmd.arg(path)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()?;
+        .stderr(Stdio::null());
+    // like every child of the tool: no token within reach
+    for k in crate::core::secrets::TOKEN_ENV_VARS {
+        cmd.env_remove(k);
+    }
+    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
+    let mut child = cmd.spawn()?;
     // reap it in the background so no zombie is left while the command finishes
     std::thread::spawn(move || child.wait());
     Ok(())

@@ -99,7 +99,7 @@ pub fn render_html(report: &Report) -> String {
     out.push_str(r#"</div><h2>Dependencies</h2><div class="scroll" id="graph">"#);
     svg::graph(&mut out, report);
     out.push_str(r#"</div><h2>Issues</h2><div id="issues">"#);
-    let limits = report.limits.clone().unwrap_or_default();
+    let limits = report.limits.unwrap_or_default();
     for i in &report.issues {
         issue(&mut out, i, &limits);
     }
@@ -121,7 +121,7 @@ pub fn total_rows(report: &Report) -> Vec<(&'static str, &'static str, String, S
     if t.cost_usd.is_some() && t.runs_without_cost > 0 {
         let _ = write!(cost, " (+ {} runs of unknown cost)", t.runs_without_cost);
     }
-    let limits = report.limits.clone().unwrap_or_default();
+    let limits = report.limits.unwrap_or_default();
     if let Some(l) = limits.feature_usd {
         let _ = write!(cost, " of ${l:.2} budget");
     }

@@ -28,7 +28,11 @@ pub fn pack(spans: &[(u64, u64)]) -> (Vec<u32>, u32) {
     (rows, ends.len() as u32)
 }
 
-/// Every attempt (and every aggregated range) on a worker lane.
+/// Lanes drawn one by one; attempts on later lanes share the last drawn row.
+pub const MAX_LANES: u32 = 32;
+
+/// Every attempt kept in detail on a worker lane (folded attempts have no lane: they span
+/// a whole range of an issue's history). Returns the spans and the number of lanes.
 pub fn worker_lanes(issues: &[IssueReport], max_ms: u64) -> (Vec<LaneSpan>, u32) {
     let mut spans = Vec::new();
     for i in issues {
@@ -40,16 +44,6 @@ pub fn worker_lanes(issues: &[IssueReport], max_ms: u64) -> (Vec<LaneSpan>, u32)
                 start_ms: a.start_ms,
                 end_ms: a.end_ms.unwrap_or(max_ms).max(a.start_ms),
                 outcome: a.outcome.clone(),
-            });
-        }
-        if let Some(g) = &i.aggregated {
-            spans.push(LaneSpan {
-                lane: 0,
-                issue: i.issue,
-                attempt: 0,
-                start_ms: g.start_ms,
-                end_ms: g.end_ms,
-                outcome: "aggregated".into(),
             });
         }
     }

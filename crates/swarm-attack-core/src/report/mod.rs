@@ -20,6 +20,7 @@
 //! leniently (the original tool's lines, with no `seq` or `feature`, are records like any
 //! other).
 
+pub use crate::budget::Limits;
 use serde::{Deserialize, Serialize};
 
 mod acc;
@@ -72,16 +73,6 @@ pub struct Report {
     /// The configured limits, when the caller knows them (costs and tokens are shown
     /// against them).
     pub limits: Option<Limits>,
-}
-
-/// Budget limits (`budgets` in config.yaml), each optional.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Limits {
-    pub issue_usd: Option<f64>,
-    pub feature_usd: Option<f64>,
-    pub issue_minutes: Option<f64>,
-    pub issue_tokens: Option<u64>,
-    pub feature_tokens: Option<u64>,
 }
 
 /// Totals over the feature.

@@ -3,7 +3,7 @@
 //! agent, outcome) and a `<title>` tooltip; every text is escaped.
 
 use super::escape::escape_html as esc;
-use super::layout::{layers, pack};
+use super::layout::{MAX_LANES, layers, pack};
 use super::{IssueReport, Report, Run, cost_text, duration_text, tokens_text};
 use std::fmt::Write as _;
 
@@ -35,7 +35,6 @@ pub fn colour(kind: &str, outcome: &str) -> &'static str {
         ("lane", "done" | "passed") => "#16a34a",
         ("lane", "failed" | "blocked") => "#dc2626",
         ("lane", "in_progress") => "#3b82f6",
-        ("lane", "aggregated") => "#a855f7",
         ("lane", _) => "#94a3b8",
         _ => "#a78bfa",
     }
@@ -137,7 +136,7 @@ pub fn timeline(out: &mut String, report: &Report) {
         span: report.wall_ms.unwrap_or(0).max(1),
     };
     // heights first
-    let lanes_h = u64::from(report.lane_count.max(1)) * ROW;
+    let lanes_h = u64::from(report.lane_count.clamp(1, MAX_LANES)) * ROW;
     let mut bands: Vec<(&IssueReport, Vec<u32>, u32)> = Vec::new();
     for i in &report.issues {
         let spans: Vec<(u64, u64)> = i
@@ -170,8 +169,17 @@ pub fn timeline(out: &mut String, report: &Report) {
         y + ROW - 4,
         report.lane_count
     );
+    if report.lane_count > MAX_LANES {
+        let _ = write!(
+            out,
+            r#"<text x="4" y="{}" class="lbl">lanes {}–{} here</text>"#,
+            y + u64::from(MAX_LANES) * ROW - 4,
+            MAX_LANES,
+            report.lane_count
+        );
+    }
     for l in &report.lanes {
-        let ly = y + u64::from(l.lane) * ROW;
+        let ly = y + u64::from(l.lane.min(MAX_LANES - 1)) * ROW;
         let _ = write!(
             out,
             r#"<rect class="bar lane" x="{:.1}" y="{}" width="{:.1}" height="{}" fill="{}" data-issue="{}" data-attempt="{}" data-kind="lane" data-outcome="{}"><title>{}</title></rect>"#,

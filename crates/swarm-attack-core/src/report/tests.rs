@@ -220,3 +220,30 @@ fn costs_and_tokens_are_shown_against_known_limits() {
         "issue tokens against the limit"
     );
 }
+
+#[test]
+fn folded_attempts_take_no_worker_lane_and_many_lanes_share_the_last_row() {
+    let mut lines = Vec::new();
+    for n in 1..=40u64 {
+        lines.push(json!({"ts": ts(n), "event": "issue_started", "issue": n, "attempt": 1}));
+    }
+    // all 40 still running at the end of the log
+    lines.push(json!({"ts": ts(60), "event": "git_sync", "synced_issues": []}));
+    let r = build(&lines);
+    assert_eq!(r.lane_count, 40);
+    let html = render_html(&r);
+    assert!(html.contains("lanes 32–40 here"));
+    let mut b = ReportBuilder::new("f");
+    for n in 1..=100u64 {
+        b.push(&rec(
+            json!({"ts": ts(n), "event": "retry_started", "issue": 1, "attempt": n}),
+        ));
+    }
+    let r = b.finish(None, None);
+    assert!(r.issues[0].aggregated.is_some());
+    assert_eq!(
+        r.lane_count, 1,
+        "one issue's attempts in sequence: one lane"
+    );
+    assert_eq!(r.lanes.len(), MAX_ATTEMPTS);
+}
