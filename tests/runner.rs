@@ -97,3 +97,45 @@ fn test_no_forgotten_test_files() {
         forgotten.join("\n")
     );
 }
+
+/// Test modules share helpers only through `common` (the test API): a `crate::<module>::`
+/// path naming another test module would tie one test file to another's internals.
+#[test]
+fn test_modules_import_only_from_common() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&tests).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("runner.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for (i, _) in line.match_indices("crate::") {
+                let rest = &line[i + "crate::".len()..];
+                let module: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // `some_crate::` is not a path into this test binary
+                let before = &line[..i];
+                if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                if module != "common" {
+                    offenders.push(format!(
+                        "{}:{}: {}",
+                        path.file_name().unwrap().to_string_lossy(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "test modules importing from another test module instead of common:\n{}",
+        offenders.join("\n")
+    );
+}
