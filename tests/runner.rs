@@ -31,6 +31,7 @@ mod config;
 mod git_sync;
 mod inputs;
 mod journeys;
+mod security;
 mod workflows;
 
 /// Every `.rs` file under `tests/` is a module reachable from this file (jj's check of the

@@ -4,10 +4,8 @@
 //! and a tiny `sh` test runner — so the main job can be run on it offline.
 
 use crate::error::{CmdResult, CommandError};
-use crate::io::process::{self, ProcessSpec};
-use std::collections::BTreeMap;
+use crate::io::git::Git;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The demo's feature id.
 pub const FEATURE: &str = "greeter";
@@ -143,42 +141,13 @@ fn issues_json() -> String {
     s
 }
 
-fn git(root: &Path, args: &[&str]) -> CmdResult<String> {
-    let mut argv: Vec<String> = vec![
-        "git".into(),
-        "-c".into(),
-        format!("user.name={GIT_NAME}"),
-        "-c".into(),
-        format!("user.email={GIT_EMAIL}"),
-        "-c".into(),
-        "commit.gpgsign=false".into(),
-        "-c".into(),
-        "init.defaultBranch=main".into(),
-    ];
-    argv.extend(args.iter().map(|s| s.to_string()));
-    let spec = ProcessSpec {
-        argv: &argv,
-        stdin: b"",
-        cwd: Some(root),
-        env: BTreeMap::new(),
-        env_remove: ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        timeout: Duration::from_secs(60),
-        ..Default::default()
-    };
-    let out =
-        process::run(&spec).map_err(|e| CommandError::input(format!("the demo needs git: {e}")))?;
-    if !out.success() {
-        return Err(CommandError::internal(format!(
-            "git {} failed in {}: {}",
-            args.join(" "),
-            root.display(),
-            out.stderr_text().trim()
-        )));
+fn git_err(e: crate::io::git::GitError) -> CommandError {
+    match e {
+        crate::io::git::GitError::Spawn(m) => {
+            CommandError::input(format!("the demo needs git: {m}"))
+        }
+        e => CommandError::internal(e.to_string()),
     }
-    Ok(out.stdout_text().trim().to_string())
 }
 
 fn write(root: &Path, rel: &str, text: &str) -> CmdResult<()> {
@@ -223,12 +192,8 @@ pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
 
 /// Creates the demo repository in `root` (an empty folder).
 pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
-    git(root, &["init", "-q"])?;
-    git(root, &["symbolic-ref", "HEAD", "refs/heads/main"])?;
     // The repository's own identity, for the commits `run` makes in it.
-    git(root, &["config", "user.name", GIT_NAME])?;
-    git(root, &["config", "user.email", GIT_EMAIL])?;
-    git(root, &["config", "commit.gpgsign", "false"])?;
+    let git = Git::init(root, "main", GIT_NAME, GIT_EMAIL).map_err(git_err)?;
     write(root, "CLAUDE.md", CLAUDE_MD)?;
     write(root, "README.md", README)?;
     write(root, ".gitignore", ".swarm/\n")?;
@@ -240,11 +205,9 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
     )?;
     write(root, "tools/run-tests.sh", RUN_TESTS)?;
     write(root, "tools/demo-agent.sh", DEMO_AGENT)?;
-    git(root, &["add", "--", "."])?;
-    git(
-        root,
-        &["commit", "-q", "-m", "chore: demo project skeleton"],
-    )?;
+    git.stage(root, &[".".to_string()]).map_err(git_err)?;
+    git.commit(root, "chore: demo project skeleton\n")
+        .map_err(git_err)?;
     // Issue #1 was implemented earlier (by hand, or an earlier run): it is in the history.
     write(root, "lib/greet.sh", "greet() { echo \"Hello, $1!\"; }\n")?;
     write(
@@ -252,15 +215,21 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
         "tests/test_greet.sh",
         ". lib/greet.sh\n[ \"$(greet World)\" = \"Hello, World!\" ]\n",
     )?;
-    git(root, &["add", "--", "lib/greet.sh", "tests/test_greet.sh"])?;
+    git.stage(
+        root,
+        &[
+            "lib/greet.sh".to_string(),
+            "tests/test_greet.sh".to_string(),
+        ],
+    )
+    .map_err(git_err)?;
     let message = crate::core::commit_message::message(
         FEATURE,
         1,
         None,
         "Greeting function\n\nImplemented before swarm-attack was run on this repository.",
     );
-    git(root, &["commit", "-q", "-m", &message])?;
-    let preexisting_commit = git(root, &["rev-parse", "HEAD"])?;
+    let preexisting_commit = git.commit(root, &message).map_err(git_err)?;
     Ok(DemoRepo {
         root: root.to_path_buf(),
         feature: FEATURE.to_string(),

@@ -71,12 +71,7 @@ impl<'p> Session<'p> {
             None
         } else {
             Some(FeatureLock::acquire(
-                &project
-                    .paths
-                    .swarm_dir
-                    .join("locks")
-                    .join("github")
-                    .join(format!("{feature}.lock")),
+                &project.paths.github_lock_file(feature),
                 feature,
                 std::time::Duration::from_secs(project.config.sessions.lock_timeout_seconds),
             )?)
@@ -186,19 +181,9 @@ impl<'p> Session<'p> {
             message: sentence.clone(),
         });
         let repo_missing = e.kind == FailureKind::NotFound && target == "labels";
-        if e.is_fatal() || repo_missing {
-            let msg = if repo_missing {
-                format!(
-                    "repository {repo} was not found ({}), or the token in {} cannot see it",
-                    e.status.map(|s| s.to_string()).unwrap_or_default(),
-                    self.token_var()
-                )
-            } else {
-                sentence
-            };
-            return Err(CommandError::work(msg));
-        }
-        if e.is_transient() {
+        // every failed write waits in the outbox with its reason (403 included), so
+        // `github sync` can say what waits and why; transient failures of reads too
+        if e.is_transient() || write {
             let previous = self
                 .pending
                 .iter()
@@ -215,10 +200,23 @@ impl<'p> Session<'p> {
                 op: op.to_string(),
                 request: e.request.clone(),
                 status: e.status,
-                error: sentence,
+                error: sentence.clone(),
                 attempts: previous.map_or(1, |p| p.attempts + 1),
             });
-        } else {
+        }
+        if e.is_fatal() || repo_missing {
+            let msg = if repo_missing {
+                format!(
+                    "repository {repo} was not found ({}), or the token in {} cannot see it",
+                    e.status.map(|s| s.to_string()).unwrap_or_default(),
+                    self.token_var()
+                )
+            } else {
+                sentence
+            };
+            return Err(CommandError::work(msg));
+        }
+        if !e.is_transient() {
             self.report.errors.push(sentence);
         }
         Ok(())

@@ -17,7 +17,7 @@ use crate::core::registry::{Symbol, detect_symbols};
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
-use crate::io::commit_info;
+use crate::io::git::commit_info;
 use std::path::Path;
 
 pub use crate::core::prompt::CoordinationContext;

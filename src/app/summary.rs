@@ -18,8 +18,9 @@ use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::core::summary::{self, CommitFacts};
+use crate::io::git::commit_info;
 use crate::io::llm::{self, LlmRequest};
-use crate::io::{commit_info, notice};
+use crate::io::notice;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 

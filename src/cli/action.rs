@@ -70,20 +70,24 @@ fn run_triggered(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             failed = true;
         }
         if landed {
-            let token = std::env::var("GITHUB_TOKEN")
-                .or_else(|_| std::env::var("GH_TOKEN"))
-                .ok();
+            let token = crate::io::secrets::get("GITHUB_TOKEN")
+                .or_else(|| crate::io::secrets::get("GH_TOKEN"));
             let server =
                 std::env::var("GITHUB_SERVER_URL").unwrap_or_else(|_| "https://github.com".into());
             let branch = report
                 .branch
                 .clone()
                 .unwrap_or_else(|| project.config.git.base_branch.clone());
-            if let Err(e) =
-                crate::io::git_push::push_head(&project.root, &branch, token.as_deref(), &server)
-            {
+            if let Err(e) = crate::io::git::push::push_head(
+                &project.root,
+                &branch,
+                token.as_deref(),
+                &server,
+                crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+            ) {
                 gh_actions::error(&format!(
-                    "could not push the implemented issues to `{branch}`: {e}"
+                    "could not push the implemented issues to `{branch}`: {}",
+                    e.message()
                 ));
                 failed = true;
             } else {
@@ -158,7 +162,7 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
     match result {
         Ok(out) => {
             write_report(&out);
-            println!("{}", out.summary_markdown());
+            crate::outln!("{}", out.summary_markdown());
             Ok(0)
         }
         Err(e) => {

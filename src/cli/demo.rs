@@ -16,18 +16,18 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     let _ = g;
     let started = std::time::Instant::now();
     let root = demo_app::demo_dir(a.dir.as_deref())?;
-    println!("== swarm-attack demo ==");
-    println!("building a throw-away repository in {}", root.display());
+    crate::outln!("== swarm-attack demo ==");
+    crate::outln!("building a throw-away repository in {}", root.display());
     let repo = demo_app::create_repo(&root)?;
     let feature = repo.feature.as_str();
-    println!(
+    crate::outln!(
         "  CLAUDE.md, config.yaml, specs/{feature}/issues.json (4 issues: #2 and #3 need #1, #4 needs #2 and #3)"
     );
-    println!(
+    crate::outln!(
         "  tools/demo-agent.sh — a DEMONSTRATION agent (a small sh script standing in for a real coding agent)"
     );
-    println!("  tools/run-tests.sh — the test command");
-    println!(
+    crate::outln!("  tools/run-tests.sh — the test command");
+    crate::outln!(
         "  history: issue #1 is already implemented in commit {}",
         &repo.preexisting_commit[..10]
     );
@@ -36,9 +36,9 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
         config_file: None,
     })?;
 
-    println!("\n$ swarm-attack greenlight {feature}");
+    crate::outln!("\n$ swarm-attack greenlight {feature}");
     let gl = greenlight::greenlight(&project, feature, false)?;
-    println!(
+    crate::outln!(
         "greenlight {feature}: added {}, {} ready",
         gl.merge.added.len(),
         gl.state
@@ -49,7 +49,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     );
     print_tasks(&gl.state);
 
-    println!("\n$ swarm-attack run {feature} --workers 2");
+    crate::outln!("\n$ swarm-attack run {feature} --workers 2");
     let progress = |p: &run_app::Progress| crate::cli::run::print_progress(p);
     let report = run_app::run(
         &project,
@@ -62,22 +62,22 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     )?;
     let run_exit = crate::cli::run::finish(&report, false)?;
 
-    println!("\n$ swarm-attack status {feature}");
+    crate::outln!("\n$ swarm-attack status {feature}");
     let st = status::status_one(&project, feature)?;
-    println!("feature {feature} ({})", st.state.phase);
+    crate::outln!("feature {feature} ({})", st.state.phase);
     print_tasks(&st.state);
 
-    println!("\n$ swarm-attack audit {feature}");
+    crate::outln!("\n$ swarm-attack audit {feature}");
     print_audit(&project, feature);
 
     // What happened, in three lines.
-    println!("\n== what happened ==");
+    crate::outln!("\n== what happened ==");
     let one = st.state.task(1);
     let found_in_git = one.is_some_and(|t| {
         t.stage == Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
     });
     if found_in_git {
-        println!(
+        crate::outln!(
             "issue #1: found already implemented in git (commit {}) — no agent was called for it",
             &repo.preexisting_commit[..10]
         );
@@ -91,7 +91,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
         .collect();
     done.sort_unstable();
     let implemented: Vec<String> = done.iter().map(|n| format!("#{n}")).collect();
-    println!(
+    crate::outln!(
         "issues implemented by the demo agent, verified and committed: {}",
         if implemented.is_empty() {
             "none".to_string()
@@ -100,13 +100,13 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
         }
     );
     let all_done = st.state.tasks.iter().all(|t| t.stage == Stage::Done);
-    println!(
+    crate::outln!(
         "all {} issues DONE: {}; took {:.1} s",
         st.state.tasks.len(),
         if all_done { "yes" } else { "no" },
         started.elapsed().as_secs_f64()
     );
-    println!(
+    crate::outln!(
         "look around: cd {} && git log --oneline && cat .swarm/events/{feature}.jsonl",
         root.display()
     );

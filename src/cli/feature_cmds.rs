@@ -17,8 +17,8 @@ pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
         let made = |b: bool| if b { "created" } else { "exists" };
-        println!("{}: {}", r.issues_file, made(r.issues_file_created));
-        println!(
+        crate::outln!("{}: {}", r.issues_file, made(r.issues_file_created));
+        crate::outln!(
             "{}: {} ({} tasks)",
             r.state_file,
             made(r.state_created),
@@ -58,7 +58,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
         return Ok(0);
     }
     let verb = if dry_run { "would add" } else { "added" };
-    println!(
+    crate::outln!(
         "greenlight {feature}: {verb} {}, kept {}, {} ready{}",
         o.merge.added.len(),
         o.merge.kept.len(),
@@ -71,7 +71,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
     );
     print_tasks(&o.state);
     if !o.plan.is_empty() {
-        println!("plan:");
+        crate::outln!("plan:");
         crate::cli::plan::print_planned(&o.plan);
     }
     Ok(0)
@@ -88,7 +88,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             if as_json {
                 print_json(&feature_json(&s.state, &s.sync));
             } else {
-                println!("feature {f} ({})", s.state.phase);
+                crate::outln!("feature {f} ({})", s.state.phase);
                 print_tasks(&s.state);
             }
         }
@@ -101,10 +101,10 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                     .collect();
                 print_json(&json!({ "features": list }));
             } else if all.is_empty() {
-                println!("no features yet (run `swarm-attack init <feature>`)");
+                crate::outln!("no features yet (run `swarm-attack init <feature>`)");
             } else {
                 for s in &all {
-                    println!(
+                    crate::outln!(
                         "{:<24} {:<20} {}",
                         s.state.feature_id,
                         s.state.phase.to_string(),
@@ -124,7 +124,7 @@ pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdR
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
-        println!("issue {}: {} → {}", r.issue, r.from, r.to);
+        crate::outln!("issue {}: {} → {}", r.issue, r.from, r.to);
     }
     Ok(0)
 }
@@ -184,7 +184,7 @@ pub fn print_tasks(state: &FeatureState) {
                 "; not in issues.json"
             });
         }
-        println!(
+        crate::outln!(
             "  #{:<4} {} {}{}",
             t.issue_number,
             paint(&stage, stage_colour(&t.stage)),

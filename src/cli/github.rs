@@ -54,10 +54,10 @@ fn print_report(
     as_json: bool,
 ) {
     for e in &r.errors {
-        eprintln!("error: {e}");
+        crate::errln!("error: {e}");
     }
     if !r.outbox.is_empty() {
-        eprintln!(
+        crate::errln!(
             "error: {} GitHub operation(s) failed and wait in {}; run `swarm-attack github sync {}` again",
             r.outbox.len(),
             project
@@ -65,6 +65,19 @@ fn print_report(
                 .display(&project.paths.outbox_file(&r.feature)),
             r.feature
         );
+        for w in &r.outbox {
+            let what = match (w.issue, w.github_issue) {
+                (Some(n), Some(g)) => format!("issue {n} (GitHub #{g})"),
+                (Some(n), None) => format!("issue {n}"),
+                _ => w.target.clone(),
+            };
+            crate::errln!(
+                "  waiting: {} of {what} ({} attempt(s)): {}",
+                w.op,
+                w.attempts,
+                w.error
+            );
+        }
     }
     if as_json {
         let linked: Vec<_> = r
@@ -87,7 +100,7 @@ fn print_report(
         return;
     }
     for (n, g, created) in &r.linked {
-        println!(
+        crate::outln!(
             "  issue {n} → #{g} ({})",
             if *created {
                 "created"
@@ -97,7 +110,7 @@ fn print_report(
         );
     }
     if r.dry_run {
-        println!(
+        crate::outln!(
             "github {verb} {} → {} (dry run): {} write(s) planned, none sent",
             r.feature,
             r.repo,
@@ -108,19 +121,21 @@ fn print_report(
                 (Some(n), Some(g)) => format!("issue {n} → #{g}: {}", p.action),
                 _ => p.action.clone(),
             };
-            println!("  {} {}  ({target})", p.method, p.path);
+            crate::outln!("  {} {}  ({target})", p.method, p.path);
         }
         return;
     }
     if r.issues.is_empty() && r.linked.is_empty() && r.outbox.is_empty() && r.replayed == 0 {
-        println!(
+        crate::outln!(
             "github {verb} {} → {}: no task is linked to a GitHub issue (set `github_issue` in issues.json, or run `swarm-attack github publish {}`)",
-            r.feature, r.repo, r.feature
+            r.feature,
+            r.repo,
+            r.feature
         );
         return;
     }
     let changed = r.issues.iter().filter(|i| !i.actions.is_empty()).count();
-    println!(
+    crate::outln!(
         "github {verb} {} → {}: {} issue(s) updated, {} unchanged{}; {} read(s), {} write(s)",
         r.feature,
         r.repo,
@@ -135,7 +150,7 @@ fn print_report(
         r.writes
     );
     for i in &r.issues {
-        println!(
+        crate::outln!(
             "  issue {:<4} → #{:<6} {:<18} {}",
             i.issue,
             i.github_issue,

@@ -46,17 +46,36 @@ pub fn paint(text: &str, code: &str) -> String {
     }
 }
 
-/// Prints an error as one sentence, and its hint.
+/// Prints an error as one sentence, and its hint. Control and direction-changing
+/// characters (often echoed from arguments or files) are shown escaped (`\n`,
+/// `\u{202e}`), so an error can never rewrite the terminal or hide text.
 pub fn print_error(e: &CommandError) {
-    eprintln!("error: {}", e.message);
+    crate::errln!("error: {}", escape_controls(&e.message));
     if let Some(h) = &e.hint {
-        eprintln!("hint: {h}");
+        crate::errln!("hint: {}", escape_controls(h));
     }
+}
+
+/// `text` with control characters (newlines included) and Unicode direction and
+/// invisible formatting characters escaped as `\n`, `\t`, `\u{202e}`, ...
+pub fn escape_controls(text: &str) -> String {
+    let invisible = |c: char| matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{061c}' | '\u{feff}');
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || invisible(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Prints one JSON document on stdout.
 pub fn print_json(value: &serde_json::Value) {
-    println!(
+    crate::outln!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()
     );

@@ -34,10 +34,10 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         return Ok(0);
     }
     if o.planned.is_empty() {
-        println!("plan {}: no READY issue", a.feature);
+        crate::outln!("plan {}: no READY issue", a.feature);
         return Ok(0);
     }
-    println!(
+    crate::outln!(
         "plan {}: {} issue{}",
         a.feature,
         o.planned.len(),
@@ -86,14 +86,14 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
             _ => d.winner.clone(),
         };
-        println!(
+        crate::outln!(
             "  #{:<4} {} {}  {}",
             p.issue,
             paint(&format!("{:<9}", d.mode.as_str()), mode_colour(d.mode)),
             agents,
             paint(&p.title, "2")
         );
-        println!("        {}", d.reason);
+        crate::outln!("        {}", d.reason);
         let width = d
             .proposals
             .iter()
@@ -119,7 +119,7 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             } else {
                 format!("  [{}]", flags.join(", "))
             };
-            println!(
+            crate::outln!(
                 "        {:<width$}  {}  {}{covers}{flags}",
                 np.agent,
                 fmt_h(hundredths(pr.confidence)),

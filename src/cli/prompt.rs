@@ -58,7 +58,7 @@ pub fn prompt(g: &GlobalArgs, a: PromptArgs) -> CmdResult<u8> {
             "summaries_count": summaries_count,
         }));
     } else {
-        print!("{text}");
+        crate::out!("{text}");
     }
     Ok(0)
 }

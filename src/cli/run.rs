@@ -53,7 +53,7 @@ fn short(sha: &str) -> &str {
 /// One line per progress step.
 pub fn print_progress(p: &Progress) {
     match p {
-        Progress::Started { branch, workers } => println!(
+        Progress::Started { branch, workers } => crate::outln!(
             "run: landing on {} ({workers} worker{})",
             branch
                 .as_deref()
@@ -61,7 +61,7 @@ pub fn print_progress(p: &Progress) {
                 .unwrap_or_else(|| "a detached HEAD".into()),
             if *workers == 1 { "" } else { "s" }
         ),
-        Progress::Recovered { issue, owner } => println!(
+        Progress::Recovered { issue, owner } => crate::outln!(
             "#{issue}: its previous run is gone ({owner}); INTERRUPTED, retrying from a clean worktree"
         ),
         Progress::Claimed {
@@ -69,7 +69,7 @@ pub fn print_progress(p: &Progress) {
             title,
             attempt,
             resumed,
-        } => println!(
+        } => crate::outln!(
             "#{issue} {title}: started{} (attempt {attempt})",
             if *resumed {
                 " again after an interruption"
@@ -82,18 +82,18 @@ pub fn print_progress(p: &Progress) {
             agent,
             mode,
             attempt,
-        } => println!("#{issue}: agent {agent} working, {mode}, attempt {attempt}"),
+        } => crate::outln!("#{issue}: agent {agent} working, {mode}, attempt {attempt}"),
         Progress::AttemptFailed {
             issue,
             attempt,
             reason,
             retrying,
-        } => println!(
+        } => crate::outln!(
             "#{issue}: attempt {attempt} failed: {reason}{}",
             if *retrying { "; retrying" } else { "" }
         ),
-        Progress::Finished(r) => println!("{}", result_line(r)),
-        Progress::Notice(m) => eprintln!("note: {m}"),
+        Progress::Finished(r) => crate::outln!("{}", result_line(r)),
+        Progress::Notice(m) => crate::errln!("note: {m}"),
     }
 }
 
@@ -137,12 +137,12 @@ pub fn result_line(r: &IssueResult) -> String {
 fn print_summary(report: &RunReport) {
     if let Some(plan) = &report.plan {
         if plan.steps.is_empty() {
-            println!(
+            crate::outln!(
                 "dry run: nothing would run ({})",
                 report.nothing_to_do.as_deref().unwrap_or("nothing to do")
             );
         } else {
-            println!("dry run: would run, in this order (nothing is written):");
+            crate::outln!("dry run: would run, in this order (nothing is written):");
             for s in &plan.steps {
                 let after = if s.after.is_empty() {
                     String::new()
@@ -156,7 +156,7 @@ fn print_summary(report: &RunReport) {
                             .join(", ")
                     )
                 };
-                println!(
+                crate::outln!(
                     "  #{:<4} {}  [{} {}, attempt {}{}{}]",
                     s.issue,
                     s.title,
@@ -169,7 +169,7 @@ fn print_summary(report: &RunReport) {
             }
         }
         if !plan.in_progress.is_empty() {
-            println!(
+            crate::outln!(
                 "  in progress now (another run, or one that crashed and will be resumed): {}",
                 plan.in_progress
                     .iter()
@@ -181,7 +181,7 @@ fn print_summary(report: &RunReport) {
         return;
     }
     if let Some(why) = &report.nothing_to_do {
-        println!("nothing to do: {why}");
+        crate::outln!("nothing to do: {why}");
         return;
     }
     let count = |f: fn(&Outcome) -> bool| report.results.iter().filter(|r| f(&r.outcome)).count();
@@ -203,7 +203,7 @@ fn print_summary(report: &RunReport) {
     if cost > 0.0 {
         parts.push(format!("cost ${cost:.2}"));
     }
-    println!("run {}: {}", report.feature, parts.join(", "));
+    crate::outln!("run {}: {}", report.feature, parts.join(", "));
     let blocked: Vec<u32> = report
         .results
         .iter()
@@ -212,7 +212,7 @@ fn print_summary(report: &RunReport) {
         .collect();
     if !blocked.is_empty() {
         let f = &report.feature;
-        println!(
+        crate::outln!(
             "next: see why with `swarm-attack audit {f}`, fix the cause, then {} and `swarm-attack run {f}`",
             blocked
                 .iter()

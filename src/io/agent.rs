@@ -91,6 +91,14 @@ pub fn agent_env(run: &AgentRun<'_>) -> (BTreeMap<String, String>, Vec<String>) 
         .filter(|v| !run.agent.env_passthrough.iter().any(|p| p == *v))
         .map(|s| s.to_string())
         .collect();
+    // a token passed through comes from memory: the process's environment holds none
+    for v in TOKEN_VARS {
+        if run.agent.env_passthrough.iter().any(|p| p == *v)
+            && let Some(value) = crate::io::secrets::get(v)
+        {
+            env.insert(v.to_string(), value);
+        }
+    }
     (env, remove)
 }
 
@@ -115,7 +123,7 @@ pub fn run_agent(
 ) -> Result<AgentOutcome, AgentError> {
     let name = run.agent.name.clone();
     let _ = std::fs::create_dir_all(run.artifacts);
-    let _ = std::fs::write(run.artifacts.join("prompt.md"), run.prompt);
+    let _ = crate::io::secrets::write_file(run.artifacts.join("prompt.md"), run.prompt.as_bytes());
     if run.agent.command.is_empty() {
         return Err(AgentError::NoCommand { agent: name });
     }

@@ -5,7 +5,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Replaces `path` with `bytes` atomically; a crash leaves either the old or the new file.
+/// Text is masked first ([`crate::io::secrets::mask`]): no secret value reaches a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let bytes = crate::io::secrets::mask_bytes(bytes);
+    let bytes = bytes.as_ref();
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     // A new file gets the usual 0644 (less the umask) rather than the temp file's private

@@ -9,8 +9,8 @@
 //!   complete object that only lacks its newline is kept and the newline added;
 //! - each record (with its newline) is written with one `write_all`, then the file is
 //!   `fdatasync`ed; a new file's folder is fsynced too;
-//! - the values of the token variables (`GITHUB_TOKEN`, `GH_TOKEN`, ...) are redacted from
-//!   every record, as a last line of defence: no event ever contains a token.
+//! - every secret value (`GITHUB_TOKEN`, `GH_TOKEN`, ... see [`crate::io::secrets`]) is
+//!   masked in every record, as a last line of defence: no event ever contains a secret.
 
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
@@ -21,9 +21,6 @@ use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-
-/// What replaces a token value found in a record.
-pub const REDACTED: &str = "[REDACTED]";
 
 /// Appends events for one feature.
 #[derive(Debug, Clone)]
@@ -92,11 +89,11 @@ impl EventLog {
         if tail.needs_newline {
             file.write_all(b"\n").map_err(err)?;
         }
-        let secrets = token_values();
         let mut seq = tail.last_seq;
         for event in events {
             seq += 1;
-            let line = redact(&self.record_line(ts, seq, event), &secrets);
+            let line = self.record_line(ts, seq, event);
+            let line = crate::io::secrets::mask(&line);
             // One write per record: a reader or a crash sees all of it or a torn tail.
             file.write_all(line.as_bytes()).map_err(err)?;
         }
@@ -133,32 +130,6 @@ pub fn torn_path(path: &Path) -> PathBuf {
     let mut aside = path.as_os_str().to_owned();
     aside.push(".torn");
     PathBuf::from(aside)
-}
-
-/// The values of the token variables that are set (long enough to be real tokens).
-fn token_values() -> Vec<String> {
-    crate::io::process::TOKEN_VARS
-        .iter()
-        .filter_map(|k| std::env::var(k).ok())
-        .map(|v| v.trim().to_string())
-        .filter(|v| v.len() >= 8)
-        .collect()
-}
-
-/// Replaces every occurrence of a secret (raw or JSON-escaped) in `line`.
-fn redact(line: &str, secrets: &[String]) -> String {
-    let mut out = line.to_string();
-    for s in secrets {
-        if out.contains(s.as_str()) {
-            out = out.replace(s.as_str(), REDACTED);
-        }
-        let escaped = serde_json::to_string(s).unwrap_or_default();
-        let escaped = escaped.trim_matches('"');
-        if escaped != s && out.contains(escaped) {
-            out = out.replace(escaped, REDACTED);
-        }
-    }
-    out
 }
 
 /// The end of the file, as the next append needs it.
@@ -454,20 +425,6 @@ mod tests {
         let v = lines(&log);
         assert_eq!(v.len(), 3);
         assert_eq!(v[2]["seq"], 3);
-    }
-
-    #[test]
-    fn token_values_are_redacted() {
-        let secrets = vec![
-            "ghp_abcdefgh12345678".to_string(),
-            "tok\"en-xyz".to_string(),
-        ];
-        let line = r#"{"reason":"auth ghp_abcdefgh12345678 failed","m":"tok\"en-xyz"}"#;
-        let out = redact(line, &secrets);
-        assert_eq!(
-            out,
-            r#"{"reason":"auth [REDACTED] failed","m":"[REDACTED]"}"#
-        );
     }
 
     #[test]

@@ -46,17 +46,17 @@ pub fn escape(msg: &str) -> String {
 
 /// Prints an `::error::` annotation on stdout.
 pub fn error(msg: &str) {
-    println!("::error::{}", escape(msg));
+    crate::outln!("::error::{}", escape(msg));
 }
 
 /// Prints a `::warning::` annotation on stdout.
 pub fn warning(msg: &str) {
-    println!("::warning::{}", escape(msg));
+    crate::outln!("::warning::{}", escape(msg));
 }
 
 /// Prints a `::notice::` annotation on stdout.
 pub fn notice(msg: &str) {
-    println!("::notice::{}", escape(msg));
+    crate::outln!("::notice::{}", escape(msg));
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ pub fn install() {
             });
             if let Some(code) = code {
                 let n = kill_all();
-                eprintln!(
+                crate::errln!(
                     "interrupted: stopped {n} running agent/test process group(s); the next `swarm-attack run` resumes the interrupted issues"
                 );
                 std::process::exit(code);

@@ -11,12 +11,12 @@ pub fn set_quiet(q: bool) {
 
 /// A warning on stderr: `warning: <msg>`.
 pub fn warn(msg: &str) {
-    eprintln!("warning: {msg}");
+    crate::errln!("warning: {msg}");
 }
 
 /// An informational notice on stderr, silenced by `-q`.
 pub fn info(msg: &str) {
     if !QUIET.load(Ordering::Relaxed) {
-        eprintln!("{msg}");
+        crate::errln!("{msg}");
     }
 }

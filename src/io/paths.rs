@@ -32,8 +32,18 @@ impl Paths {
             .join("events")
             .join(format!("{feature}.jsonl"))
     }
+    /// The folder of the feature locks and the runs' liveness locks.
+    pub fn locks_dir(&self) -> PathBuf {
+        self.swarm_dir.join("locks")
+    }
     pub fn lock_file(&self, feature: &str) -> PathBuf {
-        self.swarm_dir.join("locks").join(format!("{feature}.lock"))
+        self.locks_dir().join(format!("{feature}.lock"))
+    }
+    /// The lock a GitHub session of a feature holds.
+    pub fn github_lock_file(&self, feature: &str) -> PathBuf {
+        self.locks_dir()
+            .join("github")
+            .join(format!("{feature}.lock"))
     }
     pub fn cache_dir(&self) -> PathBuf {
         self.swarm_dir.join("cache")
@@ -49,6 +59,14 @@ impl Paths {
             .join(feature)
             .join(format!("issue-{issue}"))
             .join(format!("attempt-{attempt}"))
+    }
+    /// The marker written while an issue's commit is landing.
+    pub fn landing_marker(&self, feature: &str, issue: u32) -> PathBuf {
+        self.swarm_dir
+            .join("runs")
+            .join(feature)
+            .join(format!("issue-{issue}"))
+            .join("landing.json")
     }
     /// A path relative to the root, for messages.
     pub fn display(&self, p: &Path) -> String {

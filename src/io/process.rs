@@ -52,13 +52,7 @@ pub struct ProcessSpec<'a> {
 
 /// The variables that carry GitHub tokens; removed from agents' and helpers' environments
 /// unless passed through explicitly.
-pub const TOKEN_VARS: &[&str] = &[
-    "GITHUB_TOKEN",
-    "GH_TOKEN",
-    "GITHUB_PAT",
-    "GH_ENTERPRISE_TOKEN",
-    "INPUT_GITHUB-TOKEN",
-];
+pub use crate::core::secrets::TOKEN_ENV_VARS as TOKEN_VARS;
 
 /// Why a process could not be started.
 #[derive(Debug, thiserror::Error)]
@@ -85,13 +79,24 @@ pub fn run_with_pid(
     spec: &ProcessSpec<'_>,
     on_spawn: impl FnOnce(u32),
 ) -> Result<ProcessOutcome, SpawnError> {
-    use std::os::unix::process::CommandExt;
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(SpawnError::Empty);
     };
     let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdin(Stdio::piped())
+    cmd.args(args);
+    run_command(cmd, spec, on_spawn)
+}
+
+/// Like [`run_with_pid`] for a command the caller prepared (program, arguments and any
+/// environment it needs); `spec.argv` is ignored.
+pub fn run_command(
+    mut cmd: Command,
+    spec: &ProcessSpec<'_>,
+    on_spawn: impl FnOnce(u32),
+) -> Result<ProcessOutcome, SpawnError> {
+    use std::os::unix::process::CommandExt;
+    let program = cmd.get_program().to_string_lossy().into_owned();
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
@@ -159,6 +164,12 @@ pub fn run_with_pid(
     let _ = writer.join();
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
+    // what a child printed is kept and quoted masked (a test may print a secret)
+    let stdout = crate::io::secrets::mask_bytes(&stdout).into_owned();
+    let stderr = crate::io::secrets::mask_bytes(&stderr).into_owned();
+    for p in [spec.stdout_to, spec.stderr_to].into_iter().flatten() {
+        crate::io::secrets::mask_file(p);
+    }
     Ok(ProcessOutcome {
         exit_code: status.and_then(|s| s.code()),
         stdout,

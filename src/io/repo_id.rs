@@ -14,16 +14,7 @@ pub fn resolve(config: &Config, root: &Path) -> Option<String> {
     {
         return Some(r);
     }
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["config", "--get", "remote.origin.url"])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    parse_remote_url(String::from_utf8_lossy(&out.stdout).trim())
+    parse_remote_url(&crate::io::git::origin_url(root)?)
 }
 
 fn valid(r: &str) -> bool {

@@ -17,6 +17,15 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
+    pub secrets: SecretsConfig,
+}
+
+/// `secrets`: what else to mask.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SecretsConfig {
+    /// More variables whose values are masked wherever the tool writes.
+    pub mask_env: Vec<String>,
 }
 
 impl Default for Config {
@@ -33,6 +42,7 @@ impl Default for Config {
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
             github: GithubConfig::default(),
+            secrets: SecretsConfig::default(),
         }
     }
 }
@@ -226,6 +236,8 @@ pub struct GitConfig {
     pub sync_refs: Vec<String>,
     pub done_patterns: Vec<String>,
     pub worktrees_root: String,
+    /// Whether the repository's hooks run during the tool's own git commands.
+    pub run_hooks: bool,
 }
 
 impl Default for GitConfig {
@@ -235,6 +247,7 @@ impl Default for GitConfig {
             sync_refs: vec!["HEAD".into()],
             done_patterns: Vec::new(),
             worktrees_root: ".swarm/worktrees".into(),
+            run_hooks: false,
         }
     }
 }

@@ -108,7 +108,8 @@ pub fn desired_for(state: &FeatureState, task: &Task, close_on_done: bool) -> Op
         github_issue,
         stage: task.stage.clone(),
         label: task.stage.label(),
-        body: render_comment(state, task),
+        // quoted issue text, summaries and test output cannot act as a keyword
+        body: crate::commit_message::neutralise(&render_comment(state, task)),
         close: close_on_done && task.stage == Stage::Done,
     })
 }

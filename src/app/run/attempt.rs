@@ -13,8 +13,8 @@ use crate::core::test_report;
 use crate::error::CmdResult;
 use crate::io::agent::{self, AgentRun};
 use crate::io::config::AgentConfig;
+use crate::io::git::ChangeKind;
 use crate::io::interrupt;
-use crate::io::worktree::ChangeKind;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -321,7 +321,7 @@ pub fn run_attempt(
                 spec,
                 AttemptResult::Failed(Failed {
                     reason: "the verified change could not be committed (a commit hook may have refused it)".into(),
-                    excerpt: test_report::excerpt(&e.message, EXCERPT_CHARS),
+                    excerpt: test_report::excerpt(&e.message(), EXCERPT_CHARS),
                     agent_failure: false,
                     cost_usd: cost,
                     pending_events: pending,
@@ -371,7 +371,7 @@ fn save_result(dir: &Path, r: &AttemptResult) {
         }),
     };
     let _ = std::fs::create_dir_all(dir);
-    let _ = std::fs::write(
+    let _ = crate::io::secrets::write_file(
         dir.join("result.json"),
         serde_json::to_vec_pretty(&v).unwrap_or_default(),
     );

@@ -263,7 +263,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
 
 /// The liveness-lock folder of a project.
 pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathBuf {
-    project.paths.swarm_dir.join("locks")
+    project.paths.locks_dir()
 }
 
 /// Removes worktrees of issues that are not IN_PROGRESS (left by killed runs).

@@ -171,7 +171,7 @@ pub fn check(
         });
     }
     let _ = std::fs::create_dir_all(artifacts);
-    let _ = std::fs::write(
+    let _ = crate::io::secrets::write_file(
         artifacts.join("duplicate-check.json"),
         serde_json::to_vec_pretty(&report).unwrap_or_default(),
     );
@@ -233,7 +233,7 @@ fn git_check_in(ctx: &RunContext<'_>, issue: u32, rev: &str) -> Check {
         Err(e) => {
             return Check {
                 fired: false,
-                detail: format!("could not read history: {}", e.message),
+                detail: format!("could not read history: {}", e.message()),
                 commit: None,
             };
         }

@@ -193,10 +193,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                     )));
                     pair = None;
                     executed = format!("{mode} decided → fallback solo ({})", agent.name);
-                    let _ = ctx
-                        .git
-                        .run(&wt.path, &["reset", "-q", "--hard", &base], b"")
-                        .and_then(|_| ctx.git.run(&wt.path, &["clean", "-fdq"], b""));
+                    let _ = ctx.git.discard_changes(&wt.path, &base);
                     continue;
                 }
             };

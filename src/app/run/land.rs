@@ -62,7 +62,7 @@ pub fn land(
             .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
         let replayed = match git.replay_onto(worktree, commit, parent, &tip) {
             Ok(c) => c,
-            Err(e) => return Ok(Landed::Conflict(first_lines(&e.message, 6))),
+            Err(e) => return Ok(Landed::Conflict(first_lines(&e.message(), 6))),
         };
         let marker = landing_marker(ctx, issue);
         let ff = git.fast_forward(&replayed, |pid| {
@@ -75,7 +75,7 @@ pub fn land(
         match ff {
             Ok(()) => return Ok(Landed::Landed { commit: replayed }),
             Err(e) => {
-                last_error = e.message.clone();
+                last_error = e.message();
                 let now = git.head(&git.root).ok().flatten();
                 if now.as_deref() != Some(tip.as_str()) {
                     // the branch moved under us (another tool or the user): replay again
@@ -85,7 +85,7 @@ pub fn land(
                 git.keep_ref(&keep_ref, &replayed)
                     .map_err(|e| CommandError::internal(e.to_string()))?;
                 return Ok(Landed::Refused {
-                    message: first_lines(&e.message, 6),
+                    message: first_lines(&e.message(), 6),
                     keep_ref,
                     commit: replayed,
                 });
@@ -99,13 +99,7 @@ pub fn land(
 
 /// The landing marker of an issue.
 pub fn landing_marker(ctx: &RunContext<'_>, issue: u32) -> PathBuf {
-    ctx.project
-        .paths
-        .swarm_dir
-        .join("runs")
-        .join(&ctx.feature)
-        .join(format!("issue-{issue}"))
-        .join("landing.json")
+    ctx.project.paths.landing_marker(&ctx.feature, issue)
 }
 
 /// Removes the landing marker (after DONE was recorded).

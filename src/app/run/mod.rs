@@ -28,8 +28,8 @@ pub mod stop;
 pub mod verify;
 
 use crate::app::project::Project;
+use crate::io::git::Git;
 use crate::io::run_lock::RunLock;
-use crate::io::worktree::Git;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Mutex;

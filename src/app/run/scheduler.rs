@@ -12,8 +12,8 @@ use crate::app::run::{
     record, verify,
 };
 use crate::error::{CmdResult, CommandError};
+use crate::io::git::Git;
 use crate::io::run_lock::{self, RunLock};
-use crate::io::worktree::Git;
 use crate::io::{clock, interrupt};
 use std::sync::mpsc;
 
@@ -71,11 +71,15 @@ pub fn run(
         .with_hint("add an agent with a name and a command"));
     }
     verify::check_test_command(project)?;
-    let (git, fallback_identity) = Git::open(&project.root).map_err(|e| {
+    let (git, fallback_identity) = Git::open(
+        &project.root,
+        crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+    )
+    .map_err(|e| {
         CommandError::input(format!(
             "{} is not a git repository ({})",
             project.root.display(),
-            e.message
+            e.message()
         ))
         .with_hint("run swarm-attack inside a git repository (or pass -p DIR)")
     })?;
@@ -89,6 +93,9 @@ pub fn run(
         )
         .with_hint("make a first commit, then run again"));
     }
+    // crash leftovers: before any agent runs, stale git locks are removed (a held one stops
+    // the run, exit 3, naming it)
+    let cleared = clear_stale_git_locks(project)?;
     let session = clock::session_id().to_string();
     let run_lock = RunLock::acquire(&claim::run_locks_dir(project), &session).map_err(|e| {
         CommandError::internal(format!("could not take this run's liveness lock: {e}"))
@@ -107,6 +114,12 @@ pub fn run(
         run_lock,
         pending_removals: Default::default(),
     };
+    for lock in cleared {
+        ctx.report(Progress::Notice(format!(
+            "removed the stale git lock {} (left by a crashed git; no git process holds it)",
+            project.paths.display(&lock)
+        )));
+    }
     if fallback_identity {
         ctx.report(Progress::Notice(
             "no git identity is configured; commits are made as `swarm-attack <swarm-attack@localhost>`".into(),
@@ -128,6 +141,23 @@ pub fn run(
         return Err(e);
     }
     Ok(report)
+}
+
+/// Removes the repository's stale git lock files ([`crate::io::git::locks::clear_stale`]);
+/// returns them. A lock a live git may hold is an error (exit 3) naming it.
+fn clear_stale_git_locks(project: &Project) -> CmdResult<Vec<std::path::PathBuf>> {
+    use crate::io::git::locks;
+    let Some(git_dir) = crate::io::git::common_dir(&project.root) else {
+        return Ok(Vec::new());
+    };
+    locks::clear_stale(&project.root, &git_dir, locks::STALE_AFTER).map_err(|held| {
+        CommandError::locked(format!(
+            "{} is held by a running git (pid {}); no agent was started",
+            project.paths.display(&held.path),
+            held.pid
+        ))
+        .with_hint("wait for that git command to finish (or stop it), then run again")
+    })
 }
 
 /// The loop. Returns the first unexpected error (after every worker stopped).

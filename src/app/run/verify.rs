@@ -121,7 +121,7 @@ pub fn run_command_stoppable(
     if let Some(dir) = log.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    let _ = std::fs::write(log, &output);
+    let _ = crate::io::secrets::write_file(log, output.as_bytes());
     let counts = test_report::parse_counts(&output);
     Ok(Verification {
         passed: test_report::passed(out.success(), &counts),

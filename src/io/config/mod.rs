@@ -90,6 +90,14 @@ pub fn parse(text: &str, origin: &str) -> CmdResult<LoadedConfig> {
         ))
     })?;
     validate::check(&config, &walked.lines, origin)?;
+    // every writer masks these variables' values from now on
+    crate::io::secrets::register_names(
+        config
+            .secrets
+            .mask_env
+            .iter()
+            .chain(config.agents.iter().flat_map(|a| a.env_passthrough.iter())),
+    );
     Ok(LoadedConfig {
         config,
         warnings: walked.warnings,

@@ -234,6 +234,7 @@ pub static GIT: Section = Section {
             },
         ),
         f("worktrees_root", Ty::Str(Rule::NonEmpty)),
+        f("run_hooks", Ty::Bool),
     ],
     required: &[],
     legacy: &[
@@ -280,6 +281,18 @@ pub static GITHUB: Section = Section {
     ],
 };
 
+pub static SECRETS: Section = Section {
+    fields: &[f(
+        "mask_env",
+        Ty::StrList {
+            min_items: 0,
+            rule: Rule::EnvName,
+        },
+    )],
+    required: &[],
+    legacy: &[],
+};
+
 pub static ROOT: Section = Section {
     fields: &[
         f("repo_root", Ty::Str(Rule::Any)),
@@ -293,6 +306,7 @@ pub static ROOT: Section = Section {
         f("sessions", Ty::Section(&SESSIONS)),
         f("git", Ty::Section(&GIT)),
         f("github", Ty::Section(&GITHUB)),
+        f("secrets", Ty::Section(&SECRETS)),
     ],
     required: &[],
     legacy: &[

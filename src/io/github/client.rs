@@ -251,7 +251,10 @@ impl Client {
         let body: octocrab::OctoBody = match &req.body {
             Some(v) => {
                 b = b.header(http::header::CONTENT_TYPE, "application/json");
-                serde_json::to_string(v).unwrap_or_default().into()
+                // nothing the tool sends to GitHub carries a secret value
+                crate::io::secrets::mask(&serde_json::to_string(v).unwrap_or_default())
+                    .into_owned()
+                    .into()
             }
             None => {
                 if req.is_write() {

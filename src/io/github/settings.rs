@@ -24,8 +24,7 @@ impl Token {
     /// The token from `GITHUB_TOKEN`, else `GH_TOKEN` (empty values are ignored).
     pub fn from_env() -> Option<Token> {
         ["GITHUB_TOKEN", "GH_TOKEN"].into_iter().find_map(|var| {
-            std::env::var(var)
-                .ok()
+            crate::io::secrets::get(var)
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
                 .map(|value| Token { value, source: var })
@@ -45,10 +44,12 @@ impl Token {
         &self.value
     }
 
-    /// `text` with every occurrence of the token replaced by `***`.
+    /// `text` with every occurrence of the token, and of every other secret
+    /// ([`crate::io::secrets::mask`]), replaced by `***`.
     pub fn redact(&self, text: &str) -> String {
+        let text = crate::io::secrets::mask(text);
         if self.value.len() < 4 {
-            return text.to_string();
+            return text.into_owned();
         }
         text.replace(&self.value, "***")
     }

@@ -101,10 +101,7 @@ pub(super) fn collect(
 
 /// The changed lines of a candidate's commit and its diff text.
 pub(super) fn diff_of(ctx: &RunContext<'_>, base: &str, commit: &str) -> (String, usize) {
-    let text = ctx
-        .git
-        .run(&ctx.git.root, &["diff", "--no-color", base, commit], b"")
-        .unwrap_or_default();
+    let text = ctx.git.diff(base, commit).unwrap_or_default();
     let n = convergence::changed_lines(&text).len();
     (text, n)
 }
@@ -164,7 +161,7 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
 
 pub(super) fn save_candidates(at: &PairAttempt<'_>, record: &Value) {
     let _ = std::fs::create_dir_all(&at.attempt_dir);
-    let _ = std::fs::write(
+    let _ = crate::io::secrets::write_file(
         at.attempt_dir.join("candidates.json"),
         serde_json::to_vec_pretty(record).unwrap_or_default(),
     );

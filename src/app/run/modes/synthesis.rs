@@ -257,11 +257,7 @@ fn synthesis_on_top(
     let winner_commit = winner.passed().map(|p| p.commit.clone());
     // what the runner-up added on top of the winner
     let runner_files: Option<Vec<String>> = match (&winner_commit, runner.passed()) {
-        (Some(c1), Some(p2)) => ctx
-            .git
-            .run(&ctx.git.root, &["diff", "--name-only", c1, &p2.commit], b"")
-            .ok()
-            .map(|s| s.lines().map(str::to_string).collect()),
+        (Some(c1), Some(p2)) => ctx.git.changed_paths(c1, &p2.commit).ok(),
         _ => None,
     };
     let mut rec1 = candidate_record(&slots[1], &runner, None);
@@ -305,12 +301,7 @@ fn synthesis_on_top(
             record["fallback"] = json!({"to": "solo", "reason": why});
             // back to the winner's commit (the runner-up's changes are discarded)
             ctx.git
-                .run(
-                    &slots[0].worktree,
-                    &["reset", "-q", "--hard", &p1.commit],
-                    b"",
-                )
-                .and_then(|_| ctx.git.run(&slots[0].worktree, &["clean", "-fdq"], b""))
+                .discard_changes(&slots[0].worktree, &p1.commit)
                 .map_err(|e| CommandError::internal(e.to_string()))?;
             slot_free();
             executed = format!(

@@ -3,10 +3,9 @@
 //! and to order DONE issues newest first. Every function returns `None` (or leaves a commit
 //! out) when git fails; callers fall back.
 
+use super::exec::read_capped as git;
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// The subject and changed files of one commit (merges: against the first parent).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -16,35 +15,6 @@ pub struct CommitInfo {
     pub added: Vec<String>,
     pub modified: Vec<String>,
     pub deleted: Vec<String>,
-}
-
-/// Runs `git <args>` in `root`; returns at most `cap` bytes of stdout (and whether there was
-/// more), or `None` when git fails.
-fn git(root: &Path, args: &[&str], cap: usize) -> Option<(Vec<u8>, bool)> {
-    let mut child = Command::new("git")
-        .arg("-c")
-        .arg("core.quotepath=off")
-        .args(args)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut out = Vec::new();
-    let mut stdout = child.stdout.take()?;
-    let read = (&mut stdout).take(cap as u64 + 1).read_to_end(&mut out);
-    let capped = out.len() > cap;
-    if capped {
-        out.truncate(cap);
-        let _ = child.kill();
-    }
-    drop(stdout);
-    let status = child.wait().ok()?;
-    if read.is_err() || (!capped && !status.success()) {
-        return None;
-    }
-    Some((out, capped))
 }
 
 fn is_sha_like(s: &str) -> bool {

@@ -2,7 +2,7 @@
 //! `GIT_CONFIG_*` environment variables (an `http.extraheader`), never through argv or a
 //! file, and never appears in output.
 
-use std::process::Command;
+use super::exec::{self, GitError, Hooks, Invocation};
 
 /// Base64 (standard alphabet, padded) of `bytes`.
 pub fn base64(bytes: &[u8]) -> String {
@@ -27,43 +27,54 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 /// Pushes `HEAD` to `refs/heads/<branch>` on `origin`. With `token`, authenticates to
-/// `server` (e.g. `https://github.com`) as GitHub Actions does. Returns git's error text on
-/// failure (with any token scrubbed).
+/// `server` (e.g. `https://github.com`) as GitHub Actions does. The error carries git's
+/// message with any token masked.
 pub fn push_head(
     root: &std::path::Path,
     branch: &str,
     token: Option<&str>,
     server: &str,
-) -> Result<(), String> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .args(["push", "--porcelain", "origin"])
-        .arg(format!("HEAD:refs/heads/{branch}"));
-    cmd.env("GIT_TERMINAL_PROMPT", "0");
+    hooks: Hooks,
+) -> Result<(), GitError> {
+    let refspec = format!("HEAD:refs/heads/{branch}");
+    let args = ["push", "--porcelain", "origin", refspec.as_str()];
+    let mut env = Vec::new();
     if let Some(t) = token.filter(|t| !t.is_empty()) {
         let header = format!(
             "AUTHORIZATION: basic {}",
             base64(format!("x-access-token:{t}").as_bytes())
         );
-        cmd.env("GIT_CONFIG_COUNT", "1")
-            .env(
-                "GIT_CONFIG_KEY_0",
-                format!("http.{}/.extraheader", server.trim_end_matches('/')),
-            )
-            .env("GIT_CONFIG_VALUE_0", header);
+        env.push(("GIT_CONFIG_COUNT".to_string(), "1".to_string()));
+        env.push((
+            "GIT_CONFIG_KEY_0".to_string(),
+            format!("http.{}/.extraheader", server.trim_end_matches('/')),
+        ));
+        env.push(("GIT_CONFIG_VALUE_0".to_string(), header));
     }
-    let out = cmd
-        .output()
-        .map_err(|e| format!("git could not start: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let mut msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
-    if let Some(t) = token.filter(|t| !t.is_empty()) {
-        msg = msg.replace(t, "[REDACTED]");
-    }
-    Err(msg)
+    let inv = Invocation {
+        hooks,
+        env: &env,
+        ..Invocation::new(root, &args)
+    };
+    exec::run(&inv, |_| {})
+        .map(|_| ())
+        .map_err(|e| match (e, token) {
+            (
+                GitError::Failed {
+                    args,
+                    dir,
+                    message,
+                    code,
+                },
+                Some(t),
+            ) if !t.is_empty() => GitError::Failed {
+                args,
+                dir,
+                message: message.replace(t, crate::core::secrets::MASK),
+                code,
+            },
+            (e, _) => e,
+        })
 }
 
 #[cfg(test)]

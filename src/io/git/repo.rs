@@ -1,43 +1,18 @@
-//! The git operations of `run`, through the git CLI (argv, never a shell): worktrees
-//! (add / remove / prune), what an agent changed, staging and committing exactly those
-//! paths, moving a commit onto the branch's tip, fast-forwarding the checked-out branch, and
-//! reading commits.
-//!
-//! Every git command runs in its own process group (see [`crate::io::process`]): if `run`
-//! is killed, a git command it started still finishes (so a kill never leaves a half-done
-//! checkout or a stale `index.lock` behind).
+//! The git operations of `run`, named (the app layer never passes git arguments):
+//! worktrees (add / remove / prune), what an agent changed, staging and committing exactly
+//! those paths, discarding a worktree's changes, moving a commit onto the branch's tip,
+//! fast-forwarding the checked-out branch (and undoing a half-done one), reading commits
+//! and diffs.
 
-use crate::io::process::{self, ProcessSpec};
-use std::collections::BTreeMap;
+use super::exec::{self, GitError, Hooks, Invocation};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-const GIT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Keeps this process's `git worktree prune` apart from its worktree adds and removes: a
 /// prune running while another thread adds a worktree can delete the new one's admin
 /// folder. Adds and removes share the lock (they run concurrently); a prune takes it
 /// exclusively.
 static WORKTREE_ADMIN: std::sync::RwLock<()> = std::sync::RwLock::new(());
-
-/// Variables that would point git at another repository, index or work tree.
-const GIT_REDIRECT_VARS: &[&str] = &[
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
-];
-
-/// A failed git command: its arguments, where, and git's own message.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("`git {args}` failed in {dir}: {message}")]
-pub struct GitError {
-    pub args: String,
-    pub dir: String,
-    pub message: String,
-}
 
 /// How an agent changed a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -65,16 +40,19 @@ pub struct Git {
     pub root: PathBuf,
     /// `-c user.name=... -c user.email=...` when the user has no identity configured.
     identity: Vec<String>,
+    /// Whether the repository's hooks run during these commands.
+    hooks: Hooks,
 }
 
 impl Git {
     /// Git for the repository at `root`. When no commit identity is configured (git would
     /// refuse to commit) the tool's commits use `swarm-attack <swarm-attack@localhost>`;
     /// `fallback_used` tells the caller so it can say so.
-    pub fn open(root: &Path) -> Result<(Git, bool), GitError> {
+    pub fn open(root: &Path, hooks: Hooks) -> Result<(Git, bool), GitError> {
         let mut git = Git {
             root: root.to_path_buf(),
             identity: Vec::new(),
+            hooks,
         };
         git.run(root, &["rev-parse", "--git-dir"], b"")?;
         let has_identity = git.run(root, &["var", "GIT_AUTHOR_IDENT"], b"").is_ok()
@@ -90,54 +68,47 @@ impl Git {
         Ok((git, !has_identity))
     }
 
+    /// Creates a repository in `root` with `branch` checked out (unborn) and the given
+    /// identity in its own config (used by `demo`).
+    pub fn init(root: &Path, branch: &str, name: &str, email: &str) -> Result<Git, GitError> {
+        let git = Git {
+            root: root.to_path_buf(),
+            identity: Vec::new(),
+            hooks: Hooks::Off,
+        };
+        git.run(root, &["init", "-q"], b"")?;
+        let head = format!("refs/heads/{branch}");
+        git.run(root, &["symbolic-ref", "HEAD", &head], b"")?;
+        for (k, v) in [
+            ("user.name", name),
+            ("user.email", email),
+            ("commit.gpgsign", "false"),
+        ] {
+            git.run(root, &["config", k, v], b"")?;
+        }
+        Ok(git)
+    }
+
     /// Runs `git <args>` in `dir` with `stdin`; returns stdout (untrimmed).
-    pub fn run(&self, dir: &Path, args: &[&str], stdin: &[u8]) -> Result<String, GitError> {
+    fn run(&self, dir: &Path, args: &[&str], stdin: &[u8]) -> Result<String, GitError> {
         self.run_observed(dir, args, stdin, |_| {})
     }
 
     /// Like [`Git::run`], calling `on_spawn(pid)` once git started.
-    pub fn run_observed(
+    fn run_observed(
         &self,
         dir: &Path,
         args: &[&str],
         stdin: &[u8],
         on_spawn: impl FnOnce(u32),
     ) -> Result<String, GitError> {
-        let mut argv: Vec<String> = vec!["git".into()];
-        argv.extend(self.identity.iter().cloned());
-        argv.extend(args.iter().map(|s| s.to_string()));
-        let mut env = BTreeMap::new();
-        env.insert("GIT_TERMINAL_PROMPT".to_string(), "0".to_string());
-        env.insert("GIT_EDITOR".to_string(), "true".to_string());
-        let spec = ProcessSpec {
-            argv: &argv,
+        let inv = Invocation {
+            options: &self.identity,
             stdin,
-            cwd: Some(dir),
-            env,
-            env_remove: GIT_REDIRECT_VARS.iter().map(|s| s.to_string()).collect(),
-            timeout: GIT_TIMEOUT,
-            ..Default::default()
+            hooks: self.hooks,
+            ..Invocation::new(dir, args)
         };
-        let err = |message: String| GitError {
-            args: args.join(" "),
-            dir: dir.display().to_string(),
-            message,
-        };
-        let out = process::run_with_pid(&spec, on_spawn).map_err(|e| err(e.to_string()))?;
-        if out.timed_out {
-            return Err(err(format!("timed out after {} s", GIT_TIMEOUT.as_secs())));
-        }
-        if !out.success() {
-            let mut msg = out.stderr_text().trim().to_string();
-            if msg.is_empty() {
-                msg = out.stdout_text().trim().to_string();
-            }
-            if msg.is_empty() {
-                msg = format!("exit code {:?}", out.exit_code);
-            }
-            return Err(err(msg));
-        }
-        Ok(out.stdout_text())
+        exec::run(&inv, on_spawn)
     }
 
     fn run_trim(&self, dir: &Path, args: &[&str]) -> Result<String, GitError> {
@@ -151,7 +122,7 @@ impl Git {
             Ok(_) => Ok(None),
             Err(e) => {
                 // `rev-parse --verify -q` fails silently on an unborn HEAD.
-                if e.message.starts_with("exit code") {
+                if e.message().starts_with("exit code") {
                     Ok(None)
                 } else {
                     Err(e)
@@ -337,11 +308,8 @@ impl Git {
     /// Commits what is staged in `dir` with `message`; returns the new commit.
     pub fn commit(&self, dir: &Path, message: &str) -> Result<String, GitError> {
         self.run(dir, &["commit", "-q", "-F", "-"], message.as_bytes())?;
-        self.head(dir)?.ok_or_else(|| GitError {
-            args: "commit".into(),
-            dir: dir.display().to_string(),
-            message: "no commit after committing".into(),
-        })
+        self.head(dir)?
+            .ok_or_else(|| GitError::failed(dir, &["commit"], "no commit after committing"))
     }
 
     /// Re-applies `commit` (whose parent is `parent`) on top of `onto` inside the worktree
@@ -360,10 +328,8 @@ impl Git {
         }
         self.run(dir, &["checkout", "-q", "--detach", onto], b"")?;
         match self.run(dir, &["cherry-pick", "--allow-empty", commit], b"") {
-            Ok(_) => self.head(dir)?.ok_or_else(|| GitError {
-                args: "cherry-pick".into(),
-                dir: dir.display().to_string(),
-                message: "no commit after cherry-pick".into(),
+            Ok(_) => self.head(dir)?.ok_or_else(|| {
+                GitError::failed(dir, &["cherry-pick"], "no commit after cherry-pick")
             }),
             Err(e) => {
                 let _ = self.run(dir, &["cherry-pick", "--abort"], b"");
@@ -375,16 +341,64 @@ impl Git {
 
     /// Fast-forwards what is checked out in the main working tree to `commit`. Git refuses
     /// (and changes nothing) when that would overwrite the user's uncommitted changes or
-    /// untracked files, or when the branch moved meanwhile.
+    /// untracked files, or when the branch moved meanwhile. When git fails half-way (e.g. a
+    /// ref lock appeared after the work tree was updated), the index and work tree are put
+    /// back to the unchanged HEAD, keeping the user's own changes: a failed landing leaves
+    /// nothing staged.
     /// `on_spawn` gets git's pid (see [`crate::app::run::land`]'s landing marker).
     pub fn fast_forward(&self, commit: &str, on_spawn: impl FnOnce(u32)) -> Result<(), GitError> {
-        self.run_observed(
+        let before = self.head(&self.root)?;
+        let result = self
+            .run_observed(
+                &self.root,
+                &["merge", "--ff-only", "-q", "--no-edit", commit],
+                b"",
+                on_spawn,
+            )
+            .map(|_| ());
+        if result.is_err()
+            && let Some(before) = before
+            && self.head(&self.root).ok().flatten().as_deref() == Some(before.as_str())
+        {
+            // switch the index and work tree from `commit` back to HEAD (a no-op for paths
+            // git had not touched yet; the user's other changes are kept)
+            let _ = self.run(&self.root, &["read-tree", "-m", "-u", commit, &before], b"");
+        }
+        result
+    }
+
+    /// Puts the worktree `dir` back to `commit` exactly: HEAD, index and files, untracked
+    /// files removed (ignored ones kept).
+    pub fn discard_changes(&self, dir: &Path, commit: &str) -> Result<(), GitError> {
+        self.run(dir, &["reset", "-q", "--hard", commit], b"")?;
+        self.run(dir, &["clean", "-fdq"], b"").map(|_| ())
+    }
+
+    /// The paths that differ between commits `a` and `b`.
+    pub fn changed_paths(&self, a: &str, b: &str) -> Result<Vec<String>, GitError> {
+        let out = self.run(&self.root, &["diff", "--name-only", "-z", a, b, "--"], b"")?;
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// The patch from commit `a` to `b` (no colour, no external diff or text conversion).
+    pub fn diff(&self, a: &str, b: &str) -> Result<String, GitError> {
+        self.run(
             &self.root,
-            &["merge", "--ff-only", "-q", "--no-edit", commit],
+            &[
+                "diff",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                a,
+                b,
+                "--",
+            ],
             b"",
-            on_spawn,
         )
-        .map(|_| ())
     }
 
     /// Keeps `commit` reachable under `refname` (e.g. work that could not land).
@@ -447,16 +461,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("r");
         std::fs::create_dir_all(&root).unwrap();
-        let g = Git {
-            root: root.clone(),
-            identity: vec![
-                "-c".into(),
-                "user.name=t".into(),
-                "-c".into(),
-                "user.email=t@e".into(),
-            ],
-        };
-        g.run(&root, &["init", "-q"], b"").unwrap();
+        let g = Git::init(&root, "main", "t", "t@e").unwrap();
         g.run(&root, &["commit", "-q", "--allow-empty", "-m", "init"], b"")
             .unwrap();
         (tmp, g)

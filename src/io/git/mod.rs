@@ -1,0 +1,84 @@
+//! The one Git adapter: every git command the tool runs goes through here (the process is
+//! started in `exec.rs`, the only place that spawns `git`), with one environment policy (no
+//! `GIT_DIR` and friends, no secrets, no prompts), one hooks policy (`git.run_hooks`) and
+//! typed errors ([`GitError`]). Callers use named operations, never raw git arguments.
+//!
+//! - [`Git`]: the operations of `run` (worktrees, staging, committing, landing);
+//! - [`commit_info`]: what a commit did (summaries, ordering);
+//! - [`push`]: pushing the Action's branch;
+//! - [`locks`]: stale lock files left by a crashed git;
+//! - [`origin_url`]: the `origin` remote.
+
+pub mod commit_info;
+mod exec;
+pub mod locks;
+pub mod push;
+mod repo;
+
+#[cfg(test)]
+pub(crate) use exec::testing;
+pub use exec::{GIT_ENV_REMOVED, GitError, Hooks};
+pub use repo::{Change, ChangeKind, Git};
+
+use std::path::Path;
+
+/// The URL of the `origin` remote of the repository at `root`, if any.
+pub fn origin_url(root: &Path) -> Option<String> {
+    let (out, _) = exec::read_capped(root, &["config", "--get", "remote.origin.url"], 64 * 1024)?;
+    let url = String::from_utf8_lossy(&out).trim().to_string();
+    (!url.is_empty()).then_some(url)
+}
+
+/// The repository's common git directory (`.git` of the main working tree, shared by its
+/// worktrees), absolute.
+pub fn common_dir(root: &Path) -> Option<std::path::PathBuf> {
+    let (out, _) = exec::read_capped(
+        root,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        64 * 1024,
+    )?;
+    let dir = String::from_utf8_lossy(&out).trim().to_string();
+    (!dir.is_empty()).then(|| std::path::PathBuf::from(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `.rs` file under `dir`.
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                rust_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The tool starts git in exactly one file: `src/io/git/exec.rs`. (Test files that
+    /// build repositories may use git themselves; they live under `tests/`.)
+    #[test]
+    fn exactly_one_file_spawns_git() {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        rust_files(&manifest.join("src"), &mut files);
+        rust_files(&manifest.join("crates"), &mut files);
+        let spawn_patterns = [
+            concat!("Command::new(", "\"git\")"),
+            concat!("\"git\"", ".into()"),
+            concat!("\"git\"", ".to_string()"),
+            concat!("\"git\"", ".to_owned()"),
+            concat!("String::from(", "\"git\")"),
+        ];
+        let mut spawning: Vec<String> = files
+            .iter()
+            .filter(|p| {
+                let text = std::fs::read_to_string(p).unwrap_or_default();
+                spawn_patterns.iter().any(|pat| text.contains(pat))
+            })
+            .map(|p| p.strip_prefix(manifest).unwrap().display().to_string())
+            .collect();
+        spawning.sort();
+        assert_eq!(spawning, vec!["src/io/git/exec.rs"]);
+    }
+}
