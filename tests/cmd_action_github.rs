@@ -200,10 +200,14 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
     gh.env.git(&["add", "config.yaml"]);
     gh.env.commit("chore: config");
     let n = gh.fake.add_issue("Login", &["swarm"]);
+    let outputs = gh.env.tmp.path().join("github_output");
+    let summary = gh.env.tmp.path().join("step_summary");
     let r = gh
         .env
         .command()
         .args(["action", "--run-agents"])
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_EVENT_NAME", "issues")
         .env("GITHUB_EVENT_PATH", {
             let p = gh.env.tmp.path().join("event.json");
@@ -242,6 +246,20 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
         !run.stdout.contains(crate::common::github::TOKEN)
             && !run.stderr.contains(crate::common::github::TOKEN)
     );
+    // the run's HTML report is an output (for actions/upload-artifact), and the step
+    // summary has its compact timeline and totals
+    let outputs = std::fs::read_to_string(&outputs).unwrap();
+    let report = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("report="))
+        .unwrap_or_else(|| panic!("no `report` output: {outputs}"));
+    let data = crate::cmd_report::report_data(&std::fs::read_to_string(report).unwrap());
+    assert_eq!(data["totals"]["agent_runs"], 1);
+    assert_eq!(data["totals"]["landings"], 1);
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    assert!(summary.contains("data-compact-timeline=\"1\""), "{summary}");
+    assert!(summary.contains("| agent runs | 1 |"), "{summary}");
+    assert!(summary.contains("| cost | unknown |"), "{summary}");
 }
 
 #[test]

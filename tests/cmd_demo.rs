@@ -130,6 +130,9 @@ issue #1: found already implemented in git (commit [SHA]) — no agent was calle
 issues implemented by the demo agent, verified and committed: #2, #3, #4
 all 4 issues DONE: yes; took [DURATION]
 look around: cd [TMP]/demo && git log --oneline && cat .swarm/events/greeter.jsonl
+
+$ swarm-attack report greeter
+report: [TMP]/demo/.swarm/reports/greeter.html
 ----- stderr -----
 "#);
 }

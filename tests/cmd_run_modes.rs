@@ -245,6 +245,21 @@ fn parallel_all_both_pass_the_smaller_diff_lands_with_a_convergence_score() {
     let saved: Value = serde_json::from_str(&s.artifact("attempt-1/candidates.json")).unwrap();
     assert_eq!(&saved, c);
     assert!(s.audit_text().contains("convergence"));
+    // the report: every run, the attempt and the totals; the two candidates side by side
+    // (on two rows, overlapping in time)
+    let html = crate::cmd_report::report_html(&s.env, "shop");
+    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    assert_eq!(data["issues"][0]["attempts"][0]["mode"], "PARALLEL");
+    let agents: Vec<_> = crate::cmd_report::run_bars(&html)
+        .into_iter()
+        .filter(|b| b.kind == "agent")
+        .collect();
+    assert_eq!(agents.len(), 2, "{agents:?}");
+    assert_ne!(agents[0].y, agents[1].y, "{agents:?}");
+    assert!(
+        agents[0].x < agents[1].x + agents[1].width && agents[1].x < agents[0].x + agents[0].width,
+        "{agents:?}"
+    );
 }
 
 #[test]
@@ -337,6 +352,16 @@ fn synthesis_runner_up_builds_on_the_winner_and_one_commit_has_both() {
         audit.contains("beta passed [checks/t_beta.sh, src/beta.txt]"),
         "{audit}"
     );
+    let html = crate::cmd_report::report_html(&s.env, "shop");
+    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    assert_eq!(data["issues"][0]["attempts"][0]["mode"], "SYNTHESIS");
+    let runs: Vec<String> = crate::cmd_report::run_bars(&html)
+        .iter()
+        .map(|b| format!("{} {} {}", b.kind, b.agent, b.outcome))
+        .collect();
+    assert!(runs.contains(&"agent alpha ok".to_string()), "{runs:?}");
+    assert!(runs.contains(&"agent beta ok".to_string()), "{runs:?}");
+    assert!(runs.contains(&"landing  done".to_string()), "{runs:?}");
 }
 
 #[test]
@@ -439,6 +464,26 @@ fn neither_candidate_passes_then_a_retry_then_blocked() {
     assert!(audit.contains("attempt 1 PARALLEL: failed"), "{audit}");
     assert!(audit.contains("attempt 2 PARALLEL: blocked"), "{audit}");
     assert_eq!(s.env.git(&["rev-list", "--count", "HEAD"]), "1");
+    // the report: both attempts in sequence, each failure's reason, the retry
+    let html = crate::cmd_report::report_html(&s.env, "shop");
+    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    let attempts = data["issues"][0]["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[0]["outcome"], "failed");
+    assert_eq!(attempts[1]["outcome"], "blocked");
+    assert!(
+        attempts[1]["start_ms"].as_u64() >= attempts[0]["end_ms"].as_u64(),
+        "{attempts:?}"
+    );
+    for a in attempts {
+        let f = a["failure"].as_str().unwrap();
+        assert!(
+            f.contains("alpha-is-broken") && f.contains("beta-is-broken"),
+            "{f}"
+        );
+    }
+    assert_eq!(data["totals"]["retries"], 1);
+    assert_eq!(data["issues"][0]["outcome"], "blocked");
 }
 
 #[test]

@@ -14,6 +14,7 @@ pub mod plan;
 pub mod project;
 pub mod prompt;
 pub mod pull_gate;
+pub mod report;
 pub mod run;
 pub mod status;
 pub mod summary;

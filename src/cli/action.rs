@@ -1,5 +1,6 @@
 //! `swarm-attack action`: the GitHub Action entry point. Writes the step summary, the
-//! outputs (`handled`, `issues-done`, `issues-blocked`) and annotations for problems.
+//! outputs (`handled`, `issues-done`, `issues-blocked`, and `report` — the HTML report's
+//! path — when agents ran) and annotations for problems.
 
 use crate::app::action::{self, ActionEnv, ActionOutcome, GithubPort};
 use crate::app::project::Project;
@@ -135,6 +136,30 @@ fn write_report(out: &ActionOutcome) {
     }
 }
 
+/// Writes the HTML report of each feature the Action ran (a workflow artifact: output
+/// `report`, the path of the last one) and returns the step-summary Markdown of each
+/// (compact timeline and totals). A report that cannot be written is a warning, never a
+/// failed run.
+fn write_run_reports(project: &Project, features: &[String]) -> Vec<String> {
+    let mut summaries = Vec::new();
+    for feature in features {
+        match crate::app::report::for_step_summary(project, feature) {
+            Ok((path, md)) => {
+                let outputs = [("report", path.display().to_string())];
+                if let Err(e) = gh_actions::write_outputs(&outputs) {
+                    gh_actions::warning(&format!("could not write GITHUB_OUTPUT: {e}"));
+                }
+                summaries.push(md);
+            }
+            Err(e) => gh_actions::warning(&format!(
+                "could not write the report of `{feature}`: {}",
+                e.message
+            )),
+        }
+    }
+    summaries
+}
+
 /// An Action input set to `true` in the environment, as the runner passes inputs to
 /// JavaScript and container actions (`INPUT_RUN-AGENTS`; `INPUT_RUN_AGENTS` also accepted).
 fn input_true(name: &str) -> bool {
@@ -147,21 +172,30 @@ fn input_true(name: &str) -> bool {
 }
 
 pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
-    let result = (|| -> CmdResult<ActionOutcome> {
+    let result = (|| -> CmdResult<(ActionOutcome, Vec<String>)> {
         let project = g.open()?;
         let run_agents =
             a.run_agents || input_true("RUN-AGENTS") || project.config.github.run_agents;
         let event = action::read_event(&ActionEnv::from_env())?;
         let gh = github_port(&project)?;
         let mut out = action::handle(&project, &event, gh.as_ref(), run_agents)?;
+        let mut reports = Vec::new();
         if run_agents && !out.to_run.is_empty() {
+            let mut features: Vec<String> = out.to_run.iter().map(|(f, _)| f.clone()).collect();
+            features.dedup();
             run_triggered(&project, gh.as_ref(), &mut out)?;
+            reports = write_run_reports(&project, &features);
         }
-        Ok(out)
+        Ok((out, reports))
     })();
     match result {
-        Ok(out) => {
+        Ok((out, reports)) => {
             write_report(&out);
+            for md in reports {
+                if let Err(e) = gh_actions::append_summary(&md) {
+                    gh_actions::warning(&format!("could not write GITHUB_STEP_SUMMARY: {e}"));
+                }
+            }
             crate::outln!("{}", out.summary_markdown());
             Ok(0)
         }

@@ -167,17 +167,7 @@ impl Serialize for StreamedIssues<'_, '_> {
 
 /// A duration for people: `850ms`, `12.5s`, `4m05s`, `2h03m`.
 pub fn human_ms(ms: u64) -> String {
-    if ms < 1000 {
-        format!("{ms}ms")
-    } else if ms < 60_000 {
-        format!("{:.1}s", ms as f64 / 1000.0)
-    } else if ms < 3_600_000 {
-        let s = ms / 1000;
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        let m = ms / 60_000;
-        format!("{}h{:02}m", m / 60, m % 60)
-    }
+    crate::core::report::duration_text(ms)
 }
 
 fn outcome_colour(outcome: &str) -> &'static str {

@@ -1,6 +1,6 @@
 //! `swarm-attack demo [--dir DIR]`: builds the throw-away example repository and runs the
 //! main job on it, offline — greenlight, run (2 workers), status, audit — printing what
-//! happened.
+//! happened, and ends by writing the HTML report and printing its path.
 
 use crate::app::demo as demo_app;
 use crate::app::project::{Project, ProjectOptions};
@@ -110,6 +110,17 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
         "look around: cd {} && git log --oneline && cat .swarm/events/{feature}.jsonl",
         root.display()
     );
+    // The run, as a picture: one self-contained HTML page.
+    crate::outln!("\n$ swarm-attack report {feature}");
+    match crate::app::report::write(&project, feature, None) {
+        Ok((path, _)) => crate::outln!("report: {}", path.display()),
+        Err(e) => {
+            return Err(CommandError::work(format!(
+                "could not write the report: {}",
+                e.message
+            )));
+        }
+    }
     if !found_in_git || !all_done || run_exit != 0 {
         return Err(CommandError::work(
             "the demo did not finish green (see above)",

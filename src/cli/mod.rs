@@ -11,6 +11,7 @@ pub mod matrix;
 pub mod output;
 pub mod plan;
 pub mod prompt;
+pub mod report;
 pub mod run;
 pub mod stubs;
 
@@ -112,6 +113,8 @@ pub enum Command {
     Events(events::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
     Audit(audit::AuditArgs),
+    /// Write one self-contained HTML report of a feature: timeline, dependencies, attempts, cost.
+    Report(report::ReportArgs),
     /// GitHub: sync labels and status comments, publish issues.
     #[command(subcommand)]
     Github(github::GithubCommand),
@@ -168,6 +171,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => events::events(g, a),
         Command::Audit(a) => audit::audit(g, a),
+        Command::Report(a) => report::report(g, a),
         Command::Github(c) => github::github(g, c),
         Command::Matrix(a) => matrix::matrix(g, a),
         Command::Action(a) => action::run(g, a),

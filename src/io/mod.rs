@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod atomic;
+pub mod browser;
 pub mod clock;
 pub mod config;
 pub mod event_log;

@@ -25,6 +25,7 @@ pub mod prompt;
 pub mod pull_link;
 pub mod readiness;
 pub mod registry;
+pub mod report;
 pub mod secrets;
 pub mod stage;
 pub mod state;

@@ -2,30 +2,30 @@
 
 use serde_json::{Map, Value};
 
-pub(super) fn s(rec: &Map<String, Value>, k: &str) -> Option<String> {
+pub(crate) fn s(rec: &Map<String, Value>, k: &str) -> Option<String> {
     match rec.get(k)? {
         Value::String(v) => Some(v.clone()),
         Value::Null => None,
         other => Some(other.to_string()),
     }
 }
-pub(super) fn u(rec: &Map<String, Value>, k: &str) -> Option<u64> {
+pub(crate) fn u(rec: &Map<String, Value>, k: &str) -> Option<u64> {
     rec.get(k).and_then(Value::as_u64)
 }
-pub(super) fn f(rec: &Map<String, Value>, k: &str) -> Option<f64> {
+pub(crate) fn f(rec: &Map<String, Value>, k: &str) -> Option<f64> {
     rec.get(k).and_then(Value::as_f64)
 }
-pub(super) fn b(rec: &Map<String, Value>, k: &str) -> bool {
+pub(crate) fn b(rec: &Map<String, Value>, k: &str) -> bool {
     rec.get(k).and_then(Value::as_bool).unwrap_or(false)
 }
-pub(super) fn numbers(rec: &Map<String, Value>, k: &str) -> Vec<u64> {
+pub(crate) fn numbers(rec: &Map<String, Value>, k: &str) -> Vec<u64> {
     rec.get(k)
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_u64).collect())
         .unwrap_or_default()
 }
 /// A text field that may be a string or a list of strings (the original's `failures`).
-pub(super) fn text(rec: &Map<String, Value>, k: &str) -> Option<String> {
+pub(crate) fn text(rec: &Map<String, Value>, k: &str) -> Option<String> {
     match rec.get(k)? {
         Value::Array(items) => {
             let parts: Vec<String> = items
@@ -38,7 +38,7 @@ pub(super) fn text(rec: &Map<String, Value>, k: &str) -> Option<String> {
         _ => s(rec, k),
     }
 }
-pub(super) fn list(rec: &Map<String, Value>, k: &str) -> String {
+pub(crate) fn list(rec: &Map<String, Value>, k: &str) -> String {
     match rec.get(k) {
         Some(Value::Array(a)) => a
             .iter()
@@ -50,7 +50,7 @@ pub(super) fn list(rec: &Map<String, Value>, k: &str) -> String {
     }
 }
 
-pub(super) fn string_list(rec: &Map<String, Value>, k: &str) -> Vec<String> {
+pub(crate) fn string_list(rec: &Map<String, Value>, k: &str) -> Vec<String> {
     rec.get(k)
         .and_then(Value::as_array)
         .map(|a| {

@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 mod acc;
 mod describe;
-mod fields;
+pub(crate) mod fields;
 #[cfg(test)]
 mod tests;
 

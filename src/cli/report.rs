@@ -1,0 +1,45 @@
+//! `swarm-attack report <feature> [--out FILE] [--open]`: writes one self-contained HTML
+//! report of the feature (timeline, dependency graph, attempts, costs, totals) and prints
+//! its path. The model and the page are `core::report`; `app::report` builds and writes.
+
+use crate::app::report as report_app;
+use crate::cli::GlobalArgs;
+use crate::error::CmdResult;
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    pub feature: String,
+    /// Write the report here (default: .swarm/reports/FEATURE.html).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Open the report in the browser afterwards ($BROWSER, else xdg-open / open).
+    #[arg(long)]
+    pub open: bool,
+}
+
+pub fn report(g: &GlobalArgs, a: ReportArgs) -> CmdResult<u8> {
+    let project = g.open()?;
+    let (path, report) = report_app::write(&project, &a.feature, a.out.as_deref())?;
+    crate::outln!("{}", path.display());
+    if !g.quiet {
+        crate::errln!(
+            "report of `{}`: {} issues, {} attempts, {} agent runs, cost {}",
+            report.feature,
+            report.totals.issues,
+            report.totals.attempts,
+            report.totals.agent_runs,
+            crate::core::report::cost_text(report.totals.cost_usd)
+        );
+    }
+    if a.open
+        && let Err(e) = crate::io::browser::open(&path)
+    {
+        crate::io::notice::warn(&format!(
+            "could not open the report in a browser ({e}); open {} yourself",
+            path.display()
+        ));
+    }
+    Ok(0)
+}
