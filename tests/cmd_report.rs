@@ -327,3 +327,32 @@ fn an_unknown_feature_is_one_clear_sentence_and_exit_2() {
     assert!(r.stderr.contains("nope"), "{}", r.stderr);
     assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_report_of_a_run_feature_and_of_an_unknown_one() {
+    let s = crate::common::agents::Setup::new_in(
+        TestEnv::new().fixed_clock(),
+        "auth",
+        json!([{"order":1,"title":"a"}]),
+        crate::common::agents::GOOD_AGENT,
+        "",
+    );
+    s.env.run(&["run", "auth"]).ok();
+    let r = s.env.run(&["report", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 0
+----- stdout -----
+[TMP]/repo/.swarm/reports/auth.html
+----- stderr -----
+report of `auth`: 1 issues, 1 attempts, 1 agent runs, cost $0.2500
+"#);
+    let r = s.env.run(&["report", "nope"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 2
+----- stdout -----
+----- stderr -----
+error: feature `nope` has no events and no state (neither .swarm/events/nope.jsonl nor its state file exists); run `swarm-attack init nope` first
+"#);
+}
