@@ -247,10 +247,10 @@ fn parallel_all_both_pass_the_smaller_diff_lands_with_a_convergence_score() {
     assert!(s.audit_text().contains("convergence"));
     // the report: every run, the attempt and the totals; the two candidates side by side
     // (on two rows, overlapping in time)
-    let html = crate::cmd_report::report_html(&s.env, "shop");
-    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    let html = crate::common::report::report_html(&s.env, "shop");
+    let data = crate::common::report::check_against_events(&html, &s.env.events("shop"));
     assert_eq!(data["issues"][0]["attempts"][0]["mode"], "PARALLEL");
-    let agents: Vec<_> = crate::cmd_report::run_bars(&html)
+    let agents: Vec<_> = crate::common::report::run_bars(&html)
         .into_iter()
         .filter(|b| b.kind == "agent")
         .collect();
@@ -352,10 +352,10 @@ fn synthesis_runner_up_builds_on_the_winner_and_one_commit_has_both() {
         audit.contains("beta passed [checks/t_beta.sh, src/beta.txt]"),
         "{audit}"
     );
-    let html = crate::cmd_report::report_html(&s.env, "shop");
-    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    let html = crate::common::report::report_html(&s.env, "shop");
+    let data = crate::common::report::check_against_events(&html, &s.env.events("shop"));
     assert_eq!(data["issues"][0]["attempts"][0]["mode"], "SYNTHESIS");
-    let runs: Vec<String> = crate::cmd_report::run_bars(&html)
+    let runs: Vec<String> = crate::common::report::run_bars(&html)
         .iter()
         .map(|b| format!("{} {} {}", b.kind, b.agent, b.outcome))
         .collect();
@@ -465,8 +465,8 @@ fn neither_candidate_passes_then_a_retry_then_blocked() {
     assert!(audit.contains("attempt 2 PARALLEL: blocked"), "{audit}");
     assert_eq!(s.env.git(&["rev-list", "--count", "HEAD"]), "1");
     // the report: both attempts in sequence, each failure's reason, the retry
-    let html = crate::cmd_report::report_html(&s.env, "shop");
-    let data = crate::cmd_report::check_against_events(&html, &s.env.events("shop"));
+    let html = crate::common::report::report_html(&s.env, "shop");
+    let data = crate::common::report::check_against_events(&html, &s.env.events("shop"));
     let attempts = data["issues"][0]["attempts"].as_array().unwrap();
     assert_eq!(attempts.len(), 2);
     assert_eq!(attempts[0]["outcome"], "failed");

@@ -10,6 +10,7 @@ pub mod files;
 pub mod fixtures;
 pub mod github;
 pub mod output;
+pub mod report;
 pub mod rng;
 pub mod snapshot;
 pub mod state;
