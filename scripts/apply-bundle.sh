@@ -32,18 +32,20 @@ esac
 subject_re="^[Ff][Ee][Aa][Tt]\\(${feature//./\\.}\\): *[Ii][Mm][Pp][Ll][Ee][Mm][Ee][Nn][Tt] +[Ii][Ss][Ss][Uu][Ee] +#${issue}([^0-9A-Za-z]|\$)"
 
 already_landed() {
-  git log --format=%s "$remote/$base" | grep -Eq "$subject_re"
+  # grep reads the whole log (no -q): with pipefail, an early exit would make git log's
+  # SIGPIPE look like "not found"
+  git log --format=%s "$remote/$base" | grep -E "$subject_re" >/dev/null
 }
 
 verify() { # commit parent-ref
   local c="$1" onto="$2"
   [ "$(git rev-list --count "$onto..$c")" = 1 ] || { echo "the bundle must hold exactly one commit on top of $base" >&2; return 1; }
-  git log -1 --format=%s "$c" | grep -Eq "$subject_re" || { echo "the commit's subject is not the rule-1 subject of $feature #$issue" >&2; return 1; }
+  git log -1 --format=%s "$c" | grep -E "$subject_re" >/dev/null || { echo "the commit's subject is not the rule-1 subject of $feature #$issue" >&2; return 1; }
   local body
   body="$(git log -1 --format=%B "$c")"
   grep -qx "Swarm-Feature: $feature" <<<"$body" && grep -qx "Swarm-Issue: $issue" <<<"$body" ||
     { echo "the commit lacks the Swarm-Feature/Swarm-Issue trailers" >&2; return 1; }
-  if git diff --name-only "$c^" "$c" | grep -Eq '^(\.swarm|\.github)/'; then
+  if git diff --name-only "$c^" "$c" | grep -E '^(\.swarm|\.github)/' >/dev/null; then
     echo "the commit touches .swarm/ or .github/" >&2
     return 1
   fi
@@ -73,9 +75,9 @@ for attempt in 1 2 3 4 5 6 7 8; do
   if already_landed; then echo "already landed: $feature #$issue"; exit 0; fi
   tmp="swarm-apply-$feature-$issue-$$"
   git checkout --quiet -B "$tmp" "$remote/$base"
-  if ! git -c core.hooksPath=/dev/null cherry-pick --allow-empty-message "$commit" >/dev/null 2>&1; then
+  if ! out="$(git -c core.hooksPath=/dev/null cherry-pick --allow-empty-message "$commit" 2>&1)"; then
     git cherry-pick --abort >/dev/null 2>&1 || true
-    echo "the change of $feature #$issue conflicts with $base" >&2
+    echo "the change of $feature #$issue conflicts with $base: $out" >&2
     exit 1
   fi
   verify HEAD "$remote/$base"

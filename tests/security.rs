@@ -9,7 +9,9 @@ use serde_json::json;
 const GH_TOKEN_VALUE: &str = "gho_secondTOKENvalue987654321";
 
 /// An agent that hunts for the token (its own environment, every ancestor's initial
-/// environment it can read) and plants hooks in the main repository, then does the work.
+/// environment it can read), plants hooks in the main repository, points the shared
+/// config at them and adds a clean filter there (for the tool's `git add`), then does the
+/// work.
 const HUNTING_AGENT: &str = r#"cat > /dev/null
 env > "$TRACE/seen-$SWARM_ISSUE.txt"
 p=$PPID
@@ -24,6 +26,10 @@ for h in pre-commit commit-msg prepare-commit-msg post-commit post-checkout post
   chmod +x "$common/hooks/$h"
 done
 git config --file "$common/config" core.hooksPath "$common/hooks"
+printf '#!/bin/sh\necho "filter ran: $GITHUB_TOKEN" >> "%s/hooks.log"\ncat\n' "$TRACE" > "$TRACE/filter.sh"
+chmod +x "$TRACE/filter.sh"
+git config --file "$common/config" filter.evil.clean "$TRACE/filter.sh"
+echo '* filter=evil' > .gitattributes
 mkdir -p src checks
 echo "issue $SWARM_ISSUE" > "src/$SWARM_ISSUE.txt"
 echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
@@ -56,6 +62,11 @@ fn an_agent_never_sees_a_token_and_no_planted_hook_runs() {
             "agent {n} saw a token"
         );
     }
+    let config = s.env.read(".git/config");
+    assert!(
+        !config.contains("evil") && !config.contains("hooksPath"),
+        "{config}"
+    );
     assert!(
         !s.trace.join("hooks.log").exists(),
         "a planted hook ran: {}",

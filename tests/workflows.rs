@@ -266,3 +266,72 @@ fn pr_mode_pushes_the_issue_branch_and_leaves_main_alone() {
     assert_eq!(branch, "feat(auth): Implement issue #2");
     assert_eq!(o.main_subjects(), vec!["init".to_string()]);
 }
+
+#[test]
+fn the_action_replaces_its_shell_with_the_tool_so_no_ancestor_of_an_agent_keeps_the_token() {
+    let a = workflow("action.yml");
+    let steps = a["runs"]["steps"].as_array().unwrap();
+    let run = steps.iter().find(|s| s["id"] == "run").unwrap();
+    let script = run["run"].as_str().unwrap();
+    let calls: Vec<&str> = script
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.contains("swarm-attack \""))
+        .collect();
+    assert!(!calls.is_empty());
+    for l in calls {
+        assert!(l.starts_with("exec swarm-attack"), "{l}");
+    }
+    // no other step of the action sees the token
+    for s in steps.iter().filter(|s| s["id"] != "run") {
+        let text = serde_json::to_string(s).unwrap();
+        assert!(!text.contains("github-token"), "{text}");
+    }
+}
+
+/// Regression: with `pipefail`, `git log | grep -q` made a long history look like "not
+/// landed" (grep exits early, git log dies of SIGPIPE), so a re-applied bundle was
+/// cherry-picked again instead of being recognised as landed.
+#[test]
+fn a_long_history_still_recognises_a_landed_issue() {
+    let o = origin();
+    let seed = o.root.join("seed");
+    // 4,000 noise commits after the landed one (far more log than a pipe buffer holds)
+    let b = o.bundle("runner", &[("src/two.py", GOOD)]);
+    let applier = o.clone("applier");
+    assert_eq!(o.apply(&applier, "2", &b, "commit").0, 0);
+    git(&seed, &["pull", "-q", "origin", "main"]);
+    let mut stream = String::new();
+    let tip = git(&seed, &["rev-parse", "HEAD"]);
+    for i in 0..4000 {
+        let msg = format!("chore: noise commit number {i} with a longer subject line");
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter t <t@example.com> {} +0000\ndata {}\n{msg}\n",
+            1_700_000_000 + i,
+            msg.len()
+        ));
+        if i == 0 {
+            stream.push_str(&format!("from {tip}\n"));
+        }
+        stream.push('\n');
+    }
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(&seed)
+        .args(["fast-import", "--quiet", "--force"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    git(&seed, &["push", "-q", "origin", "main"]);
+    let (code, out) = o.apply(&applier, "2", &b, "commit");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("already landed"), "{out}");
+}

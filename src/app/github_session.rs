@@ -271,7 +271,13 @@ impl<'p> Session<'p> {
         };
         let pairs: Vec<(String, String)> =
             existing.into_iter().map(|l| (l.name, l.color)).collect();
-        let ops = plan_labels(&pairs);
+        let extra: &[crate::core::github_status::LabelSpec] =
+            if self.project.config.git.landing == crate::core::config::Landing::Pr {
+                &[crate::core::github_status::IN_REVIEW_LABEL]
+            } else {
+                &[]
+            };
+        let ops = plan_labels(&pairs, extra);
         if self.dry_run {
             for op in &ops {
                 let req = self.api.label_request(op);

@@ -102,6 +102,9 @@ pub(crate) fn synced_state(
 pub fn sync(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GithubSyncReport> {
     project.check_feature(feature)?;
     let settings = settings_or_exit(project)?;
+    if !dry_run {
+        crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings)?;
+    }
     let state = synced_state(project, feature, dry_run)?;
     let mut session = Session::open(project, feature, settings, dry_run)?;
     let result = session.run_sync(state);
@@ -137,6 +140,16 @@ pub fn auto_sync(project: &Project, feature: &str) -> Option<GithubSyncReport> {
         Err(e) => {
             notice_once(&format!("GitHub sync skipped: {}", e.message));
             return None;
+        }
+    };
+    let state = match crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings) {
+        Ok(closed) if !closed.is_empty() => {
+            state_store::load(&project.paths.state_file(feature)).ok()??
+        }
+        Ok(_) => state,
+        Err(e) => {
+            notice::warn(&format!("pull requests not read: {}", e.message));
+            state
         }
     };
     let pending = project.paths.outbox_file(feature).exists();

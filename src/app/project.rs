@@ -232,6 +232,7 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)?;
+        crate::app::ledger::refresh(self.project, &self.feature, &mut self.state);
         let wrote = state_store::save_if_changed(
             &self.lock,
             &path,

@@ -12,9 +12,29 @@ pub struct UnblockReport {
     pub issue: u32,
     pub from: String,
     pub to: String,
+    /// USD added to the issue's budget (`--budget +USD`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_raised_usd: Option<f64>,
 }
 
-pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<UnblockReport> {
+/// Parses `--budget`'s `+USD` (a leading `+` is optional): a finite amount > 0.
+pub fn parse_raise(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let n = t.strip_prefix('+').unwrap_or(t).trim_start_matches('$');
+    match n.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{t}` is not an amount to add; give USD greater than 0, e.g. +2.50"
+        )),
+    }
+}
+
+pub fn unblock(
+    project: &Project,
+    feature: &str,
+    issue: u32,
+    raise_usd: Option<f64>,
+) -> CmdResult<UnblockReport> {
     let mut txn = project.begin(feature)?;
     txn.sync()?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
@@ -24,6 +44,19 @@ pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<Unbloc
         )));
     };
     let from = task.stage.clone();
+    if let Some(usd) = raise_usd {
+        txn.events.push(Event::BudgetRaised { issue, usd });
+        if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
+            // only the limit changes
+            txn.commit()?;
+            return Ok(UnblockReport {
+                issue,
+                from: from.to_string(),
+                to: from.to_string(),
+                budget_raised_usd: Some(usd),
+            });
+        }
+    }
     if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
         return Err(CommandError::input(format!(
             "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED or INTERRUPTED; nothing to unblock"
@@ -45,5 +78,6 @@ pub fn unblock(project: &Project, feature: &str, issue: u32) -> CmdResult<Unbloc
         issue,
         from: from.to_string(),
         to,
+        budget_raised_usd: raise_usd,
     })
 }

@@ -117,13 +117,26 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
     Ok(0)
 }
 
-pub fn unblock(g: &GlobalArgs, feature: &str, issue: u32, as_json: bool) -> CmdResult<u8> {
+pub fn unblock(
+    g: &GlobalArgs,
+    feature: &str,
+    issue: u32,
+    budget: Option<&str>,
+    as_json: bool,
+) -> CmdResult<u8> {
+    let raise = budget
+        .map(unblock_app::parse_raise)
+        .transpose()
+        .map_err(|e| crate::error::CommandError::input(format!("--budget: {e}")))?;
     let project = g.open()?;
-    let r = unblock_app::unblock(&project, feature, issue)?;
+    let r = unblock_app::unblock(&project, feature, issue, raise)?;
     crate::app::github_sync::auto_sync(&project, feature);
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
+        if let Some(usd) = r.budget_raised_usd {
+            crate::outln!("issue {}: budget raised by ${usd:.2}", r.issue);
+        }
         crate::outln!("issue {}: {} → {}", r.issue, r.from, r.to);
     }
     Ok(0)

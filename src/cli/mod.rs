@@ -102,6 +102,9 @@ pub enum Command {
         /// The issue to move back (its number inside the feature).
         #[arg(long, value_name = "N")]
         issue: u32,
+        /// Raise this issue's USD budget by this amount (e.g. +2.50), cumulative.
+        #[arg(long, value_name = "+USD", allow_hyphen_values = false)]
+        budget: Option<String>,
         #[command(flatten)]
         json: JsonFlag,
     },
@@ -164,8 +167,9 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Unblock {
             feature,
             issue,
+            budget,
             json,
-        } => feature_cmds::unblock(g, &feature, issue, json.json),
+        } => feature_cmds::unblock(g, &feature, issue, budget.as_deref(), json.json),
         Command::Run(a) => run::run(g, a),
         Command::Prompt(a) => prompt::prompt(g, a),
         Command::Plan(a) => plan::plan(g, a),

@@ -39,6 +39,11 @@ pub fn finish(report: &RunReport, as_json: bool) -> CmdResult<u8> {
         print_summary(report);
     }
     if let Some(msg) = &report.breaker {
+        if msg.starts_with("stopped: budget") {
+            return Err(CommandError::work(format!("the run {msg}")).with_hint(
+                "raise the limit in config.yaml `budgets`; the issues that did not start are as they were",
+            ));
+        }
         return Err(CommandError::work(format!("the run stopped: {msg}")).with_hint(
             "check that the agent works on its own (installed, logged in, not rate-limited), then run again; the stopped issues are READY",
         ));
@@ -116,6 +121,17 @@ pub fn result_line(r: &IssueResult) -> String {
                 .map(|t| format!("; {t} tests passed"))
                 .unwrap_or_default()
         ),
+        Outcome::InReview {
+            pr,
+            branch,
+            commit,
+            reused,
+        } => format!(
+            "#{n}: {} in pull request #{pr} ({}branch {branch}, commit {}); DONE once it is merged",
+            paint("IN_REVIEW", "35"),
+            if *reused { "updated, " } else { "" },
+            short(commit)
+        ),
         Outcome::AlreadyImplemented {
             check,
             detail,
@@ -187,10 +203,14 @@ fn print_summary(report: &RunReport) {
     let count = |f: fn(&Outcome) -> bool| report.results.iter().filter(|r| f(&r.outcome)).count();
     let done = count(|o| matches!(o, Outcome::Done { .. }));
     let dup = count(|o| matches!(o, Outcome::AlreadyImplemented { .. }));
+    let review = count(|o| matches!(o, Outcome::InReview { .. }));
     let blocked = count(|o| matches!(o, Outcome::Blocked { .. }));
-    let other = report.results.len() - done - dup - blocked;
+    let other = report.results.len() - done - dup - blocked - review;
     let cost: f64 = report.results.iter().filter_map(|r| r.cost_usd).sum();
     let mut parts = vec![format!("{done} implemented")];
+    if review > 0 {
+        parts.push(format!("{review} in review (pull requests opened)"));
+    }
     if dup > 0 {
         parts.push(format!("{dup} already implemented"));
     }

@@ -103,6 +103,8 @@ pub fn run_command(
     if let Some(cwd) = spec.cwd {
         cmd.current_dir(cwd);
     }
+    // the number of the (closed) pipe that carried the secrets into this process
+    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
     for k in &spec.env_remove {
         cmd.env_remove(k);
     }

@@ -17,6 +17,10 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
+    /// Spend limits, checked before every attempt (SPEC §12).
+    pub budgets: crate::budget::Limits,
+    /// USD per million tokens, by model, preset or agent name.
+    pub pricing: crate::budget::PriceTable,
     pub secrets: SecretsConfig,
 }
 
@@ -42,6 +46,8 @@ impl Default for Config {
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
             github: GithubConfig::default(),
+            budgets: crate::budget::Limits::default(),
+            pricing: crate::budget::PriceTable::default(),
             secrets: SecretsConfig::default(),
         }
     }
@@ -236,6 +242,13 @@ pub struct GitConfig {
     pub sync_refs: Vec<String>,
     pub done_patterns: Vec<String>,
     pub worktrees_root: String,
+    /// How verified work lands (SPEC §12): on the checked-out branch, or as a pull request.
+    pub landing: Landing,
+    /// With `landing: pr`, whether dependents start from an IN_REVIEW dependency's branch
+    /// (not yet supported: dependents wait for the merge either way).
+    pub stack: bool,
+    /// The git remote branches are pushed to with `landing: pr`.
+    pub remote: String,
     /// Whether the repository's hooks run during the tool's own git commands.
     pub run_hooks: bool,
 }
@@ -247,9 +260,23 @@ impl Default for GitConfig {
             sync_refs: vec!["HEAD".into()],
             done_patterns: Vec::new(),
             worktrees_root: ".swarm/worktrees".into(),
+            landing: Landing::Commit,
+            stack: false,
+            remote: "origin".into(),
             run_hooks: false,
         }
     }
+}
+
+/// `git.landing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Landing {
+    /// A commit on the checked-out branch (fast-forward).
+    #[default]
+    Commit,
+    /// A branch `swarm/<feature>/issue-<N>` and one pull request per issue.
+    Pr,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -24,6 +24,9 @@ pub enum Event {
         git: Value,
         tests: Value,
         files: Value,
+        /// The open pull request that links the issue (supersession gate, SPEC §12).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pr: Option<u64>,
     },
     AgentsSelected {
         issue: u32,
@@ -133,6 +136,30 @@ pub enum Event {
         status: Option<u16>,
         message: String,
     },
+    /// `git.landing: pr`: the issue's pull request was opened (or found open and reused).
+    PrOpened {
+        issue: u32,
+        pr: u64,
+        branch: String,
+    },
+    /// The first sync that read GitHub after the issue's pull request was merged or closed.
+    PrClosed {
+        issue: u32,
+        pr: u64,
+        merged: bool,
+    },
+    /// An attempt did not start: the amount spent reached a limit (SPEC §12 Budgets).
+    BudgetExceeded {
+        issue: u32,
+        kind: String,
+        spent: f64,
+        limit: f64,
+    },
+    /// `unblock --issue N --budget +USD` raised one issue's USD limit.
+    BudgetRaised {
+        issue: u32,
+        usd: f64,
+    },
     ActionReceived {
         event_name: String,
         action: Option<String>,
@@ -167,6 +194,10 @@ impl Event {
         "github_sync",
         "github_error",
         "action_received",
+        "pr_opened",
+        "pr_closed",
+        "budget_exceeded",
+        "budget_raised",
     ];
 
     /// The event's name as written in the log.
@@ -193,6 +224,10 @@ impl Event {
             Event::GithubSync { .. } => "github_sync",
             Event::GithubError { .. } => "github_error",
             Event::ActionReceived { .. } => "action_received",
+            Event::PrOpened { .. } => "pr_opened",
+            Event::PrClosed { .. } => "pr_closed",
+            Event::BudgetExceeded { .. } => "budget_exceeded",
+            Event::BudgetRaised { .. } => "budget_raised",
         }
     }
 
@@ -221,7 +256,11 @@ impl Event {
             | Event::IssueSkipped { issue, .. }
             | Event::IssueUnblocked { issue }
             | Event::StateReverted { issue, .. }
-            | Event::GithubSync { issue, .. } => Some(*issue),
+            | Event::GithubSync { issue, .. }
+            | Event::PrOpened { issue, .. }
+            | Event::PrClosed { issue, .. }
+            | Event::BudgetExceeded { issue, .. }
+            | Event::BudgetRaised { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -252,6 +291,7 @@ mod tests {
                 git: json!({"commit": "abc"}),
                 tests: json!(null),
                 files: json!(["src/a.rs"]),
+                pr: Some(41),
             },
             Event::AgentsSelected {
                 issue: 1,
@@ -354,6 +394,23 @@ mod tests {
                 association: Some("OWNER".into()),
                 handled: true,
             },
+            Event::PrOpened {
+                issue: 5,
+                pr: 41,
+                branch: "swarm/auth/issue-5".into(),
+            },
+            Event::PrClosed {
+                issue: 5,
+                pr: 41,
+                merged: true,
+            },
+            Event::BudgetExceeded {
+                issue: 2,
+                kind: "issue_usd".into(),
+                spent: 1.25,
+                limit: 1.0,
+            },
+            Event::BudgetRaised { issue: 2, usd: 0.5 },
         ]
     }
 

@@ -191,11 +191,13 @@ pub enum LabelOp {
     Recolor(LabelSpec),
 }
 
-/// The writes that make the repository's labels (`(name, colour)`) include the four with
-/// their exact colours.
-pub fn plan_labels(existing: &[(String, String)]) -> Vec<LabelOp> {
+/// The writes that make the repository's labels (`(name, colour)`) include the four (and
+/// `extra`, e.g. `swarm:in-review` when landing through pull requests) with their exact
+/// colours.
+pub fn plan_labels(existing: &[(String, String)], extra: &[LabelSpec]) -> Vec<LabelOp> {
     LABELS
         .iter()
+        .chain(extra.iter())
         .filter_map(|spec| {
             match existing
                 .iter()
@@ -347,10 +349,13 @@ mod tests {
 
     #[test]
     fn labels_plan_creates_missing_and_recolors_auto_coloured() {
-        let ops = plan_labels(&[
-            ("swarm:ready".into(), "0e8a16".into()),
-            ("swarm:done".into(), "ededed".into()),
-        ]);
+        let ops = plan_labels(
+            &[
+                ("swarm:ready".into(), "0e8a16".into()),
+                ("swarm:done".into(), "ededed".into()),
+            ],
+            &[],
+        );
         assert_eq!(ops.len(), 3);
         assert!(matches!(ops[2], LabelOp::Recolor(s) if s.name == "swarm:done"));
         assert!(
@@ -358,10 +363,14 @@ mod tests {
                 &LABELS
                     .iter()
                     .map(|l| (l.name.to_string(), l.color.to_string()))
-                    .collect::<Vec<_>>()
+                    .collect::<Vec<_>>(),
+                &[]
             )
             .is_empty()
         );
+        let with_review = plan_labels(&[], &[crate::github_status::IN_REVIEW_LABEL]);
+        assert_eq!(with_review.len(), 5);
+        assert!(matches!(with_review[4], LabelOp::Create(s) if s.name == "swarm:in-review"));
     }
 
     fn stage_strategy() -> impl Strategy<Value = Stage> {

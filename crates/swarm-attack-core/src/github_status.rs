@@ -45,9 +45,21 @@ pub const LABELS: [LabelSpec; 4] = [
     },
 ];
 
-/// The spec of one of the four labels.
+/// The label of an issue whose pull request waits for review (`git.landing: pr`, SPEC §12).
+/// Created, like the four, before its first use — only in repositories that land through
+/// pull requests.
+pub const IN_REVIEW_LABEL: LabelSpec = LabelSpec {
+    name: "swarm:in-review",
+    color: "5319E7",
+    description: "swarm-attack: implemented and verified; its pull request waits for review",
+};
+
+/// The spec of one of the tool's labels.
 pub fn label_spec(name: &str) -> Option<&'static LabelSpec> {
-    LABELS.iter().find(|l| l.name.eq_ignore_ascii_case(name))
+    LABELS
+        .iter()
+        .chain(std::iter::once(&IN_REVIEW_LABEL))
+        .find(|l| l.name.eq_ignore_ascii_case(name))
 }
 
 /// Whether a label name is one this tool owns (`swarm:*`; the trigger label `swarm` is not).
@@ -241,6 +253,14 @@ pub fn render_comment(state: &FeatureState, task: &Task) -> String {
             out.push_str(".\n");
         }
         Stage::Blocked => render_blocked(&mut out, task, f),
+        Stage::InReview => {
+            out.push_str("**In review** — implemented and verified");
+            if let Some(pr) = task.pull_request {
+                out.push_str(&format!(" in pull request #{pr}"));
+            }
+            out.push_str("; it is done once the pull request is merged.\n");
+            render_mode(&mut out, task);
+        }
         Stage::Done => render_done(&mut out, state, task),
         Stage::Skipped => {
             out.push_str(&format!(

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod audit;
+pub mod budget;
 pub mod command_line;
 pub mod commit_message;
 pub mod config;
@@ -22,6 +23,7 @@ pub mod llm_proposal;
 pub mod matrix;
 pub mod owner;
 pub mod prompt;
+pub mod pull_body;
 pub mod pull_link;
 pub mod readiness;
 pub mod registry;

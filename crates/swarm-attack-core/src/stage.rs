@@ -72,6 +72,7 @@ name_enum! {
         Done => "DONE",
         Skipped => "SKIPPED",
         Split => "SPLIT",
+        InReview => "IN_REVIEW",
     }
 }
 
@@ -101,6 +102,7 @@ impl Stage {
             Stage::InProgress => Some("swarm:in-progress"),
             Stage::Blocked => Some("swarm:blocked"),
             Stage::Done => Some("swarm:done"),
+            Stage::InReview => Some("swarm:in-review"),
             Stage::Skipped | Stage::Split | Stage::Unknown(_) => None,
         }
     }
@@ -128,5 +130,6 @@ mod tests {
         assert_eq!(Stage::InProgress.label(), Some("swarm:in-progress"));
         assert_eq!(Stage::Skipped.label(), None);
         assert_eq!(Stage::Split.label(), None);
+        assert_eq!(Stage::InReview.label(), Some("swarm:in-review"));
     }
 }

@@ -118,6 +118,13 @@ pub struct Task {
     /// How the task was worked on last (mode, agents), for the status comment and audit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_mode: Option<String>,
+    /// The pull request that carries the task's commit (`git.landing: pr`, SPEC §12).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+    /// How that pull request ended, once a sync read it: `merged` or `closed` (then
+    /// `pr_closed` was recorded); unset while it is open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request_state: Option<String>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -159,6 +166,8 @@ impl Task {
             cost_usd: None,
             last_failure: None,
             last_mode: None,
+            pull_request: None,
+            pull_request_state: None,
             extra: Map::new(),
         }
     }
@@ -190,6 +199,10 @@ pub struct FeatureState {
     pub cost_total_usd: f64,
     #[serde(default = "empty_object")]
     pub cost_by_phase: Value,
+    /// The spend ledger (SPEC §12 Budgets), folded from the event log; absent until an
+    /// agent ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<crate::budget::Ledger>,
     /// Keys this tool does not know (e.g. `_signature`), kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -207,6 +220,7 @@ impl FeatureState {
             updated_at: now.to_string(),
             cost_total_usd: 0.0,
             cost_by_phase: empty_object(),
+            ledger: None,
             extra: Map::new(),
         }
     }

@@ -5,7 +5,7 @@
 //! two runs can never both claim an issue.
 
 use crate::app::project::FeatureTxn;
-use crate::app::run::{Progress, RunContext};
+use crate::app::run::{Progress, RunContext, budget_gate};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -57,20 +57,53 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         remove_leftover_worktrees(ctx, &txn.state);
     }
     readiness::recompute(&mut txn.state);
-    let pick = match only {
-        Some(n) => match check_requested(ctx, &txn.state, n, first)? {
-            Ok(()) => Some(n),
-            Err(why) => {
-                txn.commit()?;
-                return Ok(ClaimResult::Nothing(why));
+    let open_prs = supersession_gate(ctx, &mut txn)?;
+    let issue = loop {
+        let pick = match only {
+            Some(n) => match check_requested(ctx, &txn.state, n, first)? {
+                Ok(()) => match open_prs.get(&n) {
+                    Some(pr) => {
+                        txn.commit()?;
+                        return Ok(ClaimResult::Nothing(format!(
+                            "issue {n} is not dispatched: pull request #{pr} is open for it"
+                        )));
+                    }
+                    None => Some(n),
+                },
+                Err(why) => {
+                    txn.commit()?;
+                    return Ok(ClaimResult::Nothing(why));
+                }
+            },
+            None => next_dispatchable_except(&txn.state, &open_prs),
+        };
+        let Some(issue) = pick else {
+            let mut why = nothing_reason(&txn.state);
+            if !open_prs.is_empty() {
+                let held: Vec<String> = open_prs
+                    .iter()
+                    .map(|(n, pr)| format!("#{n} (pull request #{pr})"))
+                    .collect();
+                why.push_str(&format!(
+                    "; held by open pull requests: {}",
+                    held.join(", ")
+                ));
             }
-        },
-        None => next_dispatchable(&txn.state),
-    };
-    let Some(issue) = pick else {
-        let why = nothing_reason(&txn.state);
-        txn.commit()?;
-        return Ok(ClaimResult::Nothing(why));
+            txn.commit()?;
+            return Ok(ClaimResult::Nothing(why));
+        };
+        // the budget gate, before the first attempt
+        if let Some(e) = budget_gate::over_limit(ctx, &mut txn, issue) {
+            let reason = budget_gate::record(ctx, &mut txn, issue, &e);
+            if e.is_feature_limit() || only.is_some() {
+                readiness::recompute(&mut txn.state);
+                txn.commit()?;
+                return Ok(ClaimResult::Nothing(reason));
+            }
+            ctx.report(Progress::Notice(format!("issue {issue} BLOCKED: {reason}")));
+            continue;
+        }
+        break issue;
     };
     let owner = ctx.owner_now();
     let Some(task) = txn.state.task_mut(issue) else {
@@ -115,10 +148,54 @@ pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
     }
 }
 
+/// The supersession gate (SPEC §12): the open pull requests that link dispatchable issues
+/// (one listing per claim, i.e. per sync). Each held issue gets `duplicate_detected{pr}`
+/// once per run.
+fn supersession_gate(
+    ctx: &RunContext<'_>,
+    txn: &mut FeatureTxn<'_>,
+) -> CmdResult<std::collections::BTreeMap<u32, u64>> {
+    let gate = crate::app::pull_gate::open_pull_links(ctx.project, &txn.state)?;
+    if let Some(w) = gate.warning {
+        ctx.report(Progress::Notice(w));
+    }
+    let mut links = gate.links;
+    links.retain(|n, _| {
+        txn.state
+            .task(*n)
+            .is_some_and(|t| dispatchable(&txn.state, t))
+    });
+    let mut gated = ctx.gated.lock().unwrap_or_else(|e| e.into_inner());
+    for (issue, pr) in &links {
+        if gated.insert(*issue) {
+            txn.events.push(Event::DuplicateDetected {
+                issue: *issue,
+                git: serde_json::Value::Null,
+                tests: serde_json::Value::Null,
+                files: serde_json::Value::Null,
+                pr: Some(*pr),
+            });
+            ctx.report(Progress::Notice(format!(
+                "issue {issue} is not dispatched: pull request #{pr} is open for it"
+            )));
+        }
+    }
+    Ok(links)
+}
+
 /// The first dispatchable issue in dependency order (interrupted ones first).
 pub fn next_dispatchable(state: &FeatureState) -> Option<u32> {
+    next_dispatchable_except(state, &Default::default())
+}
+
+/// [`next_dispatchable`], leaving out the issues in `held`.
+fn next_dispatchable_except(
+    state: &FeatureState,
+    held: &std::collections::BTreeMap<u32, u64>,
+) -> Option<u32> {
     let order = readiness::dependency_order(state);
-    let ok = |n: &u32| state.task(*n).is_some_and(|t| dispatchable(state, t));
+    let ok =
+        |n: &u32| !held.contains_key(n) && state.task(*n).is_some_and(|t| dispatchable(state, t));
     let interrupted = order.iter().find(|n| {
         ok(n)
             && state

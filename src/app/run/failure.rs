@@ -68,6 +68,31 @@ fn record_failure(
     record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
         record::add_cost(&mut txn.state, issue, failed.cost_usd);
+        let over_budget =
+            if txn.state.task(issue).is_some_and(|t| {
+                t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max
+            }) {
+                crate::app::run::budget_gate::over_limit(ctx, txn, issue)
+            } else {
+                None
+            };
+        if let Some(e) = over_budget {
+            if let Some(t) = txn.state.task_mut(issue) {
+                let feedback = failed.feedback(t.attempts);
+                t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
+                t.last_mode = Some(mode.to_string());
+            }
+            let reason = crate::app::run::budget_gate::record(ctx, txn, issue, &e);
+            if e.is_feature_limit() {
+                if let Some(t) = txn.state.task_mut(issue) {
+                    t.stage = Stage::Ready;
+                    t.owner = None;
+                }
+                readiness::recompute(&mut txn.state);
+                return Ok(Next::End(Outcome::Stopped { reason }));
+            }
+            return Ok(Next::End(Outcome::Blocked { reason }));
+        }
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(Next::End(Outcome::Lost {
                 reason: "another run took the issue over".into(),

@@ -376,6 +376,7 @@ fn record_duplicate(
             git: duplicate::DuplicateReport::to_json(&dup.git),
             tests: duplicate::DuplicateReport::to_json(&dup.tests),
             files: duplicate::DuplicateReport::to_json(&dup.files),
+            pr: None,
         });
         txn.events.push(Event::IssueDone {
             issue,
@@ -432,6 +433,9 @@ fn finish_done(
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
     summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
+    if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
+        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
+    }
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());
         if record::owned(&mut txn.state, issue, &claim.owner).is_none() {

@@ -15,12 +15,14 @@
 //! changes under the lock), [`dry_run`].
 
 pub mod attempt;
+pub mod budget_gate;
 pub mod claim;
 pub mod dry_run;
 pub mod duplicate;
 pub mod failure;
 pub mod issue;
 pub mod land;
+pub mod land_pr;
 pub mod modes;
 pub mod record;
 pub mod scheduler;
@@ -60,6 +62,14 @@ pub enum Outcome {
         files_created: Vec<String>,
         files_modified: Vec<String>,
         tests_passed: Option<u64>,
+    },
+    /// Verified and pushed as a pull request (`git.landing: pr`); DONE once it is merged.
+    InReview {
+        pr: u64,
+        branch: String,
+        commit: String,
+        /// The branch's open pull request already existed and was updated.
+        reused: bool,
     },
     /// Found already implemented before dispatch (`check` is `git`, `tests` or `files`).
     AlreadyImplemented {
@@ -184,6 +194,15 @@ impl Breaker {
         }
     }
 
+    /// Stops the run now (e.g. a feature budget was reached), with this message.
+    pub fn trip(&self, reason: String) {
+        if let Ok(mut t) = self.tripped.lock()
+            && t.is_none()
+        {
+            *t = Some(reason);
+        }
+    }
+
     /// The message when tripped.
     pub fn tripped(&self) -> Option<String> {
         self.tripped.lock().ok().and_then(|t| t.clone())
@@ -204,6 +223,9 @@ pub struct RunContext<'p> {
     pub run_lock: RunLock,
     /// Worktrees to remove once the issue's result is reported (off the critical path).
     pub pending_removals: Mutex<Vec<PathBuf>>,
+    /// Issues the supersession gate held back in this run (an open pull request links
+    /// them): their `duplicate_detected{pr}` is recorded once per run.
+    pub gated: Mutex<std::collections::BTreeSet<u32>>,
 }
 
 impl RunContext<'_> {

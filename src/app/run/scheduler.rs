@@ -113,6 +113,7 @@ pub fn run(
         progress,
         run_lock,
         pending_removals: Default::default(),
+        gated: Default::default(),
     };
     for lock in cleared {
         ctx.report(Progress::Notice(format!(

@@ -36,6 +36,11 @@ pub enum Ty {
     Section(&'static Section),
     /// The non-empty list of agents.
     Agents,
+    /// A number ≥ 0 (money, minutes).
+    Amount,
+    /// A mapping whose keys are names the user chooses (e.g. `pricing.<model>`), each value
+    /// a mapping of the given section.
+    MapOf(&'static Section),
 }
 
 pub struct Field {
@@ -234,6 +239,9 @@ pub static GIT: Section = Section {
             },
         ),
         f("worktrees_root", Ty::Str(Rule::NonEmpty)),
+        f("landing", Ty::Enum(&["commit", "pr"])),
+        f("stack", Ty::Bool),
+        f("remote", Ty::Str(Rule::NonEmpty)),
         f("run_hooks", Ty::Bool),
     ],
     required: &[],
@@ -281,6 +289,42 @@ pub static GITHUB: Section = Section {
     ],
 };
 
+pub static BUDGETS: Section = Section {
+    fields: &[
+        f("issue_usd", Ty::Amount),
+        f("feature_usd", Ty::Amount),
+        f("issue_minutes", Ty::Amount),
+        f(
+            "issue_tokens",
+            Ty::Uint {
+                min: 1,
+                max: u64::MAX >> 12,
+                unit: "tokens",
+            },
+        ),
+        f(
+            "feature_tokens",
+            Ty::Uint {
+                min: 1,
+                max: u64::MAX >> 12,
+                unit: "tokens",
+            },
+        ),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
+pub static PRICE: Section = Section {
+    fields: &[
+        f("input_per_mtok", Ty::Amount),
+        f("output_per_mtok", Ty::Amount),
+        f("cached_input_per_mtok", Ty::Amount),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
 pub static SECRETS: Section = Section {
     fields: &[f(
         "mask_env",
@@ -306,6 +350,8 @@ pub static ROOT: Section = Section {
         f("sessions", Ty::Section(&SESSIONS)),
         f("git", Ty::Section(&GIT)),
         f("github", Ty::Section(&GITHUB)),
+        f("budgets", Ty::Section(&BUDGETS)),
+        f("pricing", Ty::MapOf(&PRICE)),
         f("secrets", Ty::Section(&SECRETS)),
     ],
     required: &[],
@@ -351,6 +397,8 @@ pub fn expected(ty: &Ty) -> String {
         Ty::OptCommand => "a list of strings (the program and its arguments) or `null`".into(),
         Ty::Section(_) => "a mapping of keys".into(),
         Ty::Agents => "a list of agents (each a mapping with `name`, `command`, ...)".into(),
+        Ty::Amount => "a number ≥ 0".into(),
+        Ty::MapOf(_) => "a mapping of names to mappings".into(),
     }
 }
 

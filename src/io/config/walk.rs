@@ -256,6 +256,31 @@ impl Walker<'_> {
                 Ok(Json::Array(out))
             }
             (Ty::Section(sec), Value::Map(_)) => Ok(Json::Object(self.section(path, node, sec)?)),
+            (Ty::Amount, Value::Int(i)) if *i >= 0 => Ok(Json::from(*i as f64)),
+            (Ty::Amount, Value::Float(x)) if x.is_finite() && *x >= 0.0 => Ok(Json::from(*x)),
+            (Ty::MapOf(sec), Value::Map(entries)) => {
+                let mut out = Map::new();
+                for (k, v) in entries {
+                    let Some(name) = k.value.key_text() else {
+                        return Err(self.err(
+                            k.line,
+                            format!(
+                                "a key in `{path}` is {}; keys must be plain names",
+                                k.value.describe()
+                            ),
+                        ));
+                    };
+                    let kpath = join(path, &name);
+                    self.lines.insert(kpath.clone(), k.line);
+                    match &v.value {
+                        Value::Map(_) => {
+                            out.insert(name, Json::Object(self.section(&kpath, v, sec)?));
+                        }
+                        _ => return Err(self.type_error(&kpath, v, &Ty::Section(sec))),
+                    }
+                }
+                Ok(Json::Object(out))
+            }
             (Ty::Agents, Value::Seq(items)) => {
                 if items.is_empty() {
                     return Err(self

@@ -135,6 +135,7 @@ fn command(inv: &Invocation<'_>) -> Command {
     for k in crate::core::secrets::SECRET_ENV_VARS {
         cmd.env_remove(k);
     }
+    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
     cmd.env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true")
         .args(["-c", "core.fsmonitor=false"]);

@@ -37,7 +37,50 @@ pub fn push_head(
     hooks: Hooks,
 ) -> Result<(), GitError> {
     let refspec = format!("HEAD:refs/heads/{branch}");
-    let args = ["push", "--porcelain", "origin", refspec.as_str()];
+    push(
+        root,
+        &["push", "--porcelain", "origin", refspec.as_str()],
+        token,
+        server,
+        hooks,
+    )
+}
+
+/// Force-pushes `commit` to `refs/heads/<branch>` on `remote` (a branch the tool owns, e.g.
+/// `swarm/<feature>/issue-<N>` for `git.landing: pr`), authenticated as [`push_head`].
+pub fn push_commit(
+    root: &std::path::Path,
+    remote: &str,
+    commit: &str,
+    branch: &str,
+    token: Option<&str>,
+    server: &str,
+    hooks: Hooks,
+) -> Result<(), GitError> {
+    let refspec = format!("{commit}:refs/heads/{branch}");
+    push(
+        root,
+        &[
+            "push",
+            "--porcelain",
+            "--force",
+            "--",
+            remote,
+            refspec.as_str(),
+        ],
+        token,
+        server,
+        hooks,
+    )
+}
+
+fn push(
+    root: &std::path::Path,
+    args: &[&str],
+    token: Option<&str>,
+    server: &str,
+    hooks: Hooks,
+) -> Result<(), GitError> {
     let mut env = Vec::new();
     if let Some(t) = token.filter(|t| !t.is_empty()) {
         let header = format!(
@@ -54,7 +97,7 @@ pub fn push_head(
     let inv = Invocation {
         hooks,
         env: &env,
-        ..Invocation::new(root, &args)
+        ..Invocation::new(root, args)
     };
     exec::run(&inv, |_| {})
         .map(|_| ())

@@ -42,6 +42,9 @@ pub struct Git {
     identity: Vec<String>,
     /// Whether the repository's hooks run during these commands.
     hooks: Hooks,
+    /// The repository's shared config (`<common dir>/config`) as it was when the run
+    /// started; see [`Git::guard_config`].
+    config: Option<std::sync::Arc<(PathBuf, Vec<u8>)>>,
 }
 
 impl Git {
@@ -53,6 +56,7 @@ impl Git {
             root: root.to_path_buf(),
             identity: Vec::new(),
             hooks,
+            config: None,
         };
         git.run(root, &["rev-parse", "--git-dir"], b"")?;
         let has_identity = git.run(root, &["var", "GIT_AUTHOR_IDENT"], b"").is_ok()
@@ -65,7 +69,36 @@ impl Git {
                 "user.email=swarm-attack@localhost".into(),
             ];
         }
+        git.config = super::common_dir(root).and_then(|d| {
+            let path = d.join("config");
+            let bytes = std::fs::read(&path).ok()?;
+            Some(std::sync::Arc::new((path, bytes)))
+        });
         Ok((git, !has_identity))
+    }
+
+    /// Puts the shared `.git/config` back as it was when this `Git` was opened, if it
+    /// changed: worktrees share it, so an agent could add a filter, merge driver or signing
+    /// program there for the tool's next git command to run. Checked before every command
+    /// (one small read). Returns whether it was restored.
+    pub fn guard_config(&self) -> bool {
+        let Some(snapshot) = &self.config else {
+            return false;
+        };
+        let (path, bytes) = &**snapshot;
+        if std::fs::read(path).ok().as_deref() == Some(bytes.as_slice()) {
+            return false;
+        }
+        // a plain replace (not `write_atomic`, which masks text): the user's bytes exactly
+        let tmp = path.with_extension("swarm-restore");
+        let restored = std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok();
+        if restored {
+            crate::io::notice::warn(&format!(
+                "{} was changed while agents ran (worktrees share it); restored it as it was when the run started",
+                path.display()
+            ));
+        }
+        restored
     }
 
     /// Creates a repository in `root` with `branch` checked out (unborn) and the given
@@ -75,6 +108,7 @@ impl Git {
             root: root.to_path_buf(),
             identity: Vec::new(),
             hooks: Hooks::Off,
+            config: None,
         };
         git.run(root, &["init", "-q"], b"")?;
         let head = format!("refs/heads/{branch}");
@@ -102,6 +136,7 @@ impl Git {
         stdin: &[u8],
         on_spawn: impl FnOnce(u32),
     ) -> Result<String, GitError> {
+        self.guard_config();
         let inv = Invocation {
             options: &self.identity,
             stdin,

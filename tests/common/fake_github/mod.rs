@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod issue_routes;
+mod pull_routes;
 mod world;
 
 use world::{Comment, Issue, Label, Scripted, World, reason};
@@ -187,6 +188,7 @@ impl FakeGithub {
             comments_created: 0,
             permissions: BTreeMap::new(),
             ignore_patch_labels: false,
+            pulls: BTreeMap::new(),
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (w, s) = (world.clone(), stop.clone());
@@ -420,5 +422,65 @@ impl Drop for FakeGithub {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+/// One pull request as the tests see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullView {
+    pub number: u64,
+    pub head: String,
+    pub base: String,
+    pub state: String,
+    pub merged: bool,
+    pub title: String,
+    pub body: String,
+}
+
+impl FakeGithub {
+    /// Every pull request, oldest first.
+    pub fn pulls(&self) -> Vec<PullView> {
+        let w = self.w();
+        w.pulls
+            .iter()
+            .map(|(n, m)| PullView {
+                number: *n,
+                head: m.head_ref.clone(),
+                base: m.base_ref.clone(),
+                state: w.issues[n].state.clone(),
+                merged: m.merged_at.is_some(),
+                title: w.issues[n].title.clone(),
+                body: w.issues[n].body.clone(),
+            })
+            .collect()
+    }
+
+    /// Opens a pull request as a person would (not through the tool).
+    pub fn open_pull(&self, title: &str, head: &str, base: &str, body: &str) -> u64 {
+        let n = self.add_item(title, &[], body, true);
+        self.w().pulls.insert(
+            n,
+            pull_routes::PullMeta {
+                head_ref: head.into(),
+                base_ref: base.into(),
+                merged_at: None,
+                merge_method: None,
+            },
+        );
+        n
+    }
+
+    /// Marks a pull request merged (the test makes the git side of the merge).
+    pub fn merge_pull(&self, n: u64, method: &str) {
+        self.w().merge(n, method);
+    }
+
+    /// Closes a pull request without merging.
+    pub fn close_pull(&self, n: u64) {
+        let mut w = self.w();
+        let now = w.now();
+        let i = w.issues.get_mut(&n).unwrap();
+        i.state = "closed".into();
+        i.closed_at = Some(now);
     }
 }

@@ -70,6 +70,8 @@ pub(super) struct World {
     pub(super) permissions: BTreeMap<String, String>,
     /// Behave like a server that ignores `labels` in `PATCH /issues/{n}`.
     pub(super) ignore_patch_labels: bool,
+    /// Pull-request data of the items that are pull requests (see `pull_routes`).
+    pub(super) pulls: BTreeMap<u64, super::pull_routes::PullMeta>,
 }
 
 pub(super) struct Reply {
@@ -595,6 +597,7 @@ impl World {
                     None => message(404, "Not Found"),
                 }
             }
+            (m, ["pulls", rest @ ..]) => self.pull_route(m, rest, query, &sub, &input),
             (m, ["issues", n, rest @ ..]) => {
                 let Some(number) = n
                     .parse::<u64>()

@@ -1,0 +1,157 @@
+//! The spend ledger and its limits (SPEC §12 Budgets): per issue and per feature, cumulative
+//! across runs, attempts, agents and modes — USD (as the agent reported it, or computed from
+//! tokens with the `pricing` table; unknown stays unknown and is counted), tokens, agent
+//! wall time, attempts.
+//!
+//! The ledger is a fold over the event log ([`Ledger::apply`]): the state keeps the folded
+//! value and the log can always rebuild it (`audit` and the ledger agree to the cent on the
+//! same log). [`check`] decides, before an attempt starts, whether a limit is reached.
+
+mod limits;
+mod pricing;
+
+pub use limits::{Exceeded, Limits, check, check_feature, remaining_usd};
+pub use pricing::{Price, PriceTable};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// What was spent, for one issue or the whole feature.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Spend {
+    /// Known cost in USD (reported, or computed from tokens with a price).
+    pub usd: f64,
+    /// Agent runs whose cost is unknown (no report, no price for their tokens).
+    pub unknown_cost_runs: u32,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub tokens_cached: u64,
+    /// Agent wall time.
+    pub agent_ms: u64,
+    /// Agent runs recorded.
+    pub agent_runs: u32,
+    /// Attempts started.
+    pub attempts: u32,
+}
+
+impl Spend {
+    /// All tokens (input, cached ones included, plus output).
+    pub fn tokens(&self) -> u64 {
+        self.tokens_in + self.tokens_out
+    }
+
+    fn add_run(&mut self, usd: Option<f64>, tin: u64, tout: u64, tcached: u64, ms: u64) {
+        match usd {
+            Some(c) => self.usd += c,
+            None => self.unknown_cost_runs += 1,
+        }
+        self.tokens_in += tin;
+        self.tokens_out += tout;
+        self.tokens_cached += tcached;
+        self.agent_ms += ms;
+        self.agent_runs += 1;
+    }
+}
+
+/// The ledger of one feature.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Ledger {
+    /// Byte offset in the event log up to which records were folded (the state keeps the
+    /// ledger; the log can always rebuild it).
+    pub log_offset: u64,
+    pub feature: Spend,
+    pub issues: BTreeMap<u32, Spend>,
+    /// Extra USD granted per issue by `unblock --issue N --budget +USD`.
+    pub raised_usd: BTreeMap<u32, f64>,
+}
+
+fn u64_of(v: &Value, key: &str) -> u64 {
+    v.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+impl Ledger {
+    /// Folds one event record (a JSON object as in the log) into the ledger. `price` gives
+    /// the price for an agent name (from `pricing`), used when the agent reported tokens but
+    /// no cost. Other events are ignored, so any prefix of any log folds.
+    pub fn apply(&mut self, record: &Value, price: &dyn Fn(&str) -> Option<Price>) {
+        let name = record.get("event").and_then(Value::as_str).unwrap_or("");
+        let issue = record
+            .get("issue")
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok());
+        match (name, issue) {
+            ("agent_finished", Some(n)) => {
+                let tin = u64_of(record, "tokens_in");
+                let tout = u64_of(record, "tokens_out");
+                let tcached = u64_of(record, "tokens_cached");
+                let ms = u64_of(record, "duration_ms");
+                let reported = record
+                    .get("cost_usd")
+                    .and_then(Value::as_f64)
+                    .filter(|c| c.is_finite() && *c >= 0.0);
+                let usd = reported.or_else(|| {
+                    let agent = record.get("agent").and_then(Value::as_str).unwrap_or("");
+                    (tin + tout > 0)
+                        .then(|| price(agent))
+                        .flatten()
+                        .map(|p| p.cost(tin, tout, tcached))
+                });
+                self.feature.add_run(usd, tin, tout, tcached, ms);
+                self.issues
+                    .entry(n)
+                    .or_default()
+                    .add_run(usd, tin, tout, tcached, ms);
+            }
+            ("issue_started" | "retry_started", Some(n)) => {
+                self.feature.attempts += 1;
+                self.issues.entry(n).or_default().attempts += 1;
+            }
+            ("budget_raised", Some(n)) => {
+                if let Some(usd) = record
+                    .get("usd")
+                    .and_then(Value::as_f64)
+                    .filter(|u| u.is_finite() && *u > 0.0)
+                {
+                    *self.raised_usd.entry(n).or_default() += usd;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether a record changes the ledger.
+    pub fn relevant(record: &Value) -> bool {
+        matches!(
+            record.get("event").and_then(Value::as_str),
+            Some("agent_finished" | "issue_started" | "retry_started" | "budget_raised")
+        )
+    }
+
+    /// The ledger of a whole log.
+    pub fn from_records<'a>(
+        records: impl IntoIterator<Item = &'a Value>,
+        price: &dyn Fn(&str) -> Option<Price>,
+    ) -> Ledger {
+        let mut l = Ledger::default();
+        for r in records {
+            l.apply(r, price);
+        }
+        l
+    }
+
+    /// One issue's spend (zero when nothing was recorded).
+    pub fn issue(&self, n: u32) -> Spend {
+        self.issues.get(&n).cloned().unwrap_or_default()
+    }
+}
+
+/// USD rounded to the cent, half away from zero (for display and comparisons "to the cent").
+pub fn cents(usd: f64) -> i64 {
+    (usd * 100.0).round() as i64
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,94 @@
+//! Reading back the pull requests `git.landing: pr` opened (SPEC §12): the first sync that
+//! reads GitHub after one was merged or closed records `pr_closed{issue, pr, merged}`.
+//! A merged pull request needs nothing more here — its commit makes the task DONE through
+//! the git rule once the merge is in the synced history (merge commit, squash and rebase
+//! all keep the rule-1 subject or the trailers). A pull request closed unmerged returns an
+//! IN_REVIEW task to READY, with the reason (and the reviewer's last comment) fed into the
+//! next attempt's prompt.
+
+use crate::app::project::Project;
+use crate::core::events::Event;
+use crate::core::github_status::is_status_comment;
+use crate::core::commit_message::neutralise;
+use crate::core::readiness;
+use crate::core::stage::Stage;
+use crate::error::{CmdResult, CommandError};
+use crate::io::github::api::Api;
+use crate::io::github::client::Client;
+use crate::io::github::settings::Settings;
+
+/// What a reconcile found, per issue: `(issue, pr, merged)`.
+pub type Closed = Vec<(u32, u64, bool)>;
+
+/// Reads every recorded, still-open pull request of `feature` and records the ones that
+/// ended. Sends one GET per such pull request (and one comment listing per unmerged close);
+/// nothing when no task waits on a pull request.
+pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) -> CmdResult<Closed> {
+    let waiting: Vec<(u32, u64)> =
+        match crate::io::state_store::load(&project.paths.state_file(feature)) {
+            Ok(Some(s)) => s
+                .tasks
+                .iter()
+                .filter(|t| t.pull_request_state.is_none())
+                .filter_map(|t| Some((t.issue_number, t.pull_request?)))
+                .collect(),
+            _ => Vec::new(),
+        };
+    if waiting.is_empty() {
+        return Ok(Vec::new());
+    }
+    let client = Client::new(settings.clone()).map_err(|e| CommandError::internal(e.message))?;
+    let mut api = Api::new(client);
+    let mut ended = Vec::new();
+    for (issue, pr) in waiting {
+        let info = api.get_pull(pr).map_err(|e| {
+            CommandError::work(e.sentence(
+                &settings.repo,
+                settings.token.source,
+                &format!("pull request #{pr}"),
+                false,
+            ))
+        })?;
+        if info.state != "closed" {
+            continue;
+        }
+        let reviewer = if info.merged {
+            None
+        } else {
+            api.list_comments(pr).ok().and_then(|cs| {
+                cs.into_iter()
+                    .rev()
+                    .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
+                    .map(|c| neutralise(c.body.trim()))
+            })
+        };
+        ended.push((issue, pr, info.merged, reviewer));
+    }
+    if ended.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut txn = project.begin(feature)?;
+    let mut out = Vec::new();
+    for (issue, pr, merged, reviewer) in ended {
+        let Some(t) = txn.state.task_mut(issue) else {
+            continue;
+        };
+        if t.pull_request != Some(pr) || t.pull_request_state.is_some() {
+            continue;
+        }
+        t.pull_request_state = Some(if merged { "merged" } else { "closed" }.into());
+        if !merged && t.stage == Stage::InReview {
+            let mut reason = format!("pull request #{pr} was closed without merging");
+            if let Some(r) = reviewer {
+                reason.push_str(&format!("; the reviewer's last comment:\n{r}"));
+            }
+            t.last_failure = Some(reason);
+            t.stage = Stage::Ready;
+        }
+        txn.events.push(Event::PrClosed { issue, pr, merged });
+        out.push((issue, pr, merged));
+    }
+    readiness::recompute(&mut txn.state);
+    txn.commit()?;
+    Ok(out)
+}

@@ -1,0 +1,57 @@
+//! The budget gate (SPEC §12 Budgets): before every attempt — the first one at the claim,
+//! each retry after a failure — the ledger (folded from the event log, plus the events of
+//! the transaction at hand) is checked against `budgets`. An issue limit blocks the issue
+//! with a reason beginning `budget` (event `budget_exceeded`); a feature limit stops the run
+//! (exit 1) and leaves the issues that did not start as they were.
+
+use crate::app::project::FeatureTxn;
+use crate::app::run::RunContext;
+use crate::core::budget::{self, Exceeded};
+use crate::core::events::Event;
+use crate::core::stage::Stage;
+
+/// The limit an attempt on `issue` would start over, if any.
+pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) -> Option<Exceeded> {
+    let limits = &ctx.project.config.budgets;
+    if *limits == budget::Limits::default() {
+        return None;
+    }
+    crate::app::ledger::refresh(ctx.project, &ctx.feature, &mut txn.state);
+    let mut ledger = txn.state.ledger.clone().unwrap_or_default();
+    let price = |agent: &str| crate::app::ledger::price_for(&ctx.project.config, agent);
+    for e in &txn.events {
+        if let Ok(v) = serde_json::to_value(e) {
+            ledger.apply(&v, &price);
+        }
+    }
+    budget::check(&ledger, limits, issue)
+}
+
+/// Records a reached limit for `issue`: `budget_exceeded`, then for an issue limit the
+/// issue BLOCKED (`issue_blocked`); for a feature limit the run is stopped and the issue is
+/// left as it was. Returns the reason.
+pub fn record(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32, e: &Exceeded) -> String {
+    let reason = e.reason();
+    txn.events.push(Event::BudgetExceeded {
+        issue,
+        kind: e.kind.to_string(),
+        spent: e.spent,
+        limit: e.limit,
+    });
+    if e.is_feature_limit() {
+        ctx.breaker.trip(format!("stopped: {reason}"));
+        return reason;
+    }
+    if let Some(t) = txn.state.task_mut(issue) {
+        t.stage = Stage::Blocked;
+        t.owner = None;
+        t.blocked_reason = Some(reason.clone());
+        let retries = t.retries;
+        txn.events.push(Event::IssueBlocked {
+            issue,
+            reason: reason.clone(),
+            retries,
+        });
+    }
+    reason
+}

@@ -1,0 +1,193 @@
+//! Landing through a pull request (`git.landing: pr`, SPEC §12): the verified commit is
+//! pushed to `swarm/<feature>/issue-<N>` and one pull request per issue is opened against
+//! `git.base_branch` — or the open one for that branch is reused and updated, never a
+//! second. The task then waits IN_REVIEW; the merge (any method) makes it DONE through the
+//! git rule on a later sync, and a pull request closed unmerged returns it to READY (see
+//! `app::github` reconcile).
+//!
+//! The push authenticates like the Action's push (the token through `GIT_CONFIG_*`, never
+//! argv). The pull request's title is the rule-1 subject and its body is built in
+//! `core::pull_body` (untrusted text neutralised).
+
+use crate::app::run::RunContext;
+use crate::core::pull_body::{self, PullFacts};
+use crate::core::pull_link;
+use crate::error::{CmdResult, CommandError};
+use crate::io::github::api::Api;
+use crate::io::github::client::Client;
+use crate::io::github::settings;
+
+/// A pull request that carries an issue's commit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Opened {
+    pub pr: u64,
+    pub branch: String,
+    pub commit: String,
+    /// An open pull request for the branch already existed and was updated.
+    pub reused: bool,
+}
+
+/// Pushes `commit` and opens (or reuses) the issue's pull request.
+pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> CmdResult<Opened> {
+    let project = ctx.project;
+    let settings = match settings::resolve(&project.config, &project.root)? {
+        Ok(s) => s,
+        Err(missing) => {
+            return Err(CommandError::input(format!(
+                "git.landing is `pr`, but GitHub is not configured: {} is missing",
+                missing.join(" and ")
+            ))
+            .with_hint("set GITHUB_TOKEN and github.repo (or an origin remote on GitHub), or use git.landing: commit"));
+        }
+    };
+    let branch = pull_link::branch_name(&ctx.feature, facts.issue);
+    let server = web_base(&settings.api_url);
+    crate::io::git::push::push_commit(
+        &project.root,
+        &project.config.git.remote,
+        commit,
+        &branch,
+        Some(settings.token.expose()),
+        &server,
+        crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+    )
+    .map_err(|e| {
+        CommandError::work(format!(
+            "could not push issue {}'s commit to `{branch}` on `{}`: {}",
+            facts.issue,
+            project.config.git.remote,
+            settings.token.redact(&e.message())
+        ))
+    })?;
+    let repo = settings.repo.clone();
+    let source = settings.token.source;
+    let client = Client::new(settings).map_err(|e| CommandError::internal(e.message))?;
+    let mut api = Api::new(client);
+    let gh_err = |e: crate::io::github::errors::GithubError, what: &str| {
+        CommandError::work(e.sentence(&repo, source, what, true))
+    };
+    let title = pull_body::pull_title(facts);
+    let body = pull_body::pull_body(facts);
+    let existing = api
+        .pulls_for_branch(&branch)
+        .map_err(|e| gh_err(e, &format!("the pull requests of `{branch}`")))?;
+    if let Some(open) = existing.iter().find(|p| p.state == "open") {
+        if open.title != title || open.body != body {
+            api.update_pull(open.number, &title, &body)
+                .map_err(|e| gh_err(e, &format!("pull request #{}", open.number)))?;
+        }
+        return Ok(Opened {
+            pr: open.number,
+            branch,
+            commit: commit.to_string(),
+            reused: true,
+        });
+    }
+    let created = api
+        .create_pull(&title, &branch, &project.config.git.base_branch, &body)
+        .map_err(|e| gh_err(e, &format!("a pull request for `{branch}`")))?;
+    // the label shows on the pull request too (best effort: the issue's label is synced)
+    let _ = api.set_labels(
+        created.number,
+        &[crate::core::github_status::IN_REVIEW_LABEL.name.to_string()],
+    );
+    Ok(Opened {
+        pr: created.number,
+        branch,
+        commit: commit.to_string(),
+        reused: false,
+    })
+}
+
+/// The web host git pushes to, from the API base (`https://api.github.com` →
+/// `https://github.com`; GHES `https://host/api/v3` → `https://host`).
+fn web_base(api_url: &str) -> String {
+    if let Some(rest) = api_url.strip_prefix("https://api.") {
+        return format!("https://{}", rest.split('/').next().unwrap_or(rest));
+    }
+    api_url
+        .split("/api/")
+        .next()
+        .unwrap_or(api_url)
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Opens the pull request for a verified attempt and records the task IN_REVIEW (event
+/// `pr_opened`). `done` is the task as it would be DONE (summary, files), built before the
+/// lock. `None`: another run took the issue over meanwhile.
+pub fn finish_in_review(
+    ctx: &RunContext<'_>,
+    claim: &crate::app::run::claim::Claim,
+    p: &crate::app::run::attempt::Passed,
+    done: &crate::core::state::Task,
+    mode: &str,
+) -> CmdResult<crate::app::run::Outcome> {
+    use crate::app::run::{Outcome, record};
+    use crate::core::events::Event;
+    use crate::core::stage::Stage;
+    let issue = claim.issue;
+    let mut files = p.files_created.clone();
+    files.extend(p.files_modified.iter().cloned());
+    let facts = PullFacts {
+        feature: &ctx.feature,
+        issue,
+        github_issue: claim.task.github_issue,
+        summary: done.summary(),
+        files: &files,
+        tests_passed: p.tests_passed,
+        cost_usd: p.cost_usd,
+    };
+    record::with_txn(ctx, |txn| {
+        txn.events.extend(p.pending_events.iter().cloned());
+        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over; this run's work was not pushed".into(),
+            });
+        }
+        let opened = open_pull(ctx, &p.commit, &facts)?;
+        record::add_cost(&mut txn.state, issue, p.cost_usd);
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        t.stage = Stage::InReview;
+        t.owner = None;
+        t.blocked_reason = None;
+        t.last_failure = None;
+        t.last_mode = Some(mode.to_string());
+        t.pull_request = Some(opened.pr);
+        t.pull_request_state = None;
+        t.outputs.files_created = p.files_created.clone();
+        t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
+        t.completion_summary = done.completion_summary.clone();
+        txn.events.push(Event::PrOpened {
+            issue,
+            pr: opened.pr,
+            branch: opened.branch.clone(),
+        });
+        Ok(Outcome::InReview {
+            pr: opened.pr,
+            branch: opened.branch,
+            commit: opened.commit,
+            reused: opened.reused,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn web_base_from_api_base() {
+        assert_eq!(
+            super::web_base("https://api.github.com"),
+            "https://github.com"
+        );
+        assert_eq!(
+            super::web_base("https://ghe.example.com/api/v3"),
+            "https://ghe.example.com"
+        );
+        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
+    }
+}

@@ -1,0 +1,333 @@
+//! `git.landing: pr` (SPEC §12): a verified issue's commit goes to
+//! `swarm/<feature>/issue-<N>` with one pull request per issue (re-runs reuse it), the task
+//! waits IN_REVIEW (`swarm:in-review`), a merge by any method makes it DONE through the git
+//! rule, a pull request closed unmerged returns it to READY with the reason in the next
+//! prompt, and an open pull request that links an issue stops its dispatch.
+
+use crate::common::fake_github::FakeGithub;
+use crate::common::{Run, TestEnv};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+const REPO: &str = "octo/app";
+const TOKEN: &str = "ghs_prlandingtoken0000000000000000000";
+
+struct Pr {
+    env: TestEnv,
+    fake: FakeGithub,
+    origin: PathBuf,
+    calls: PathBuf,
+    /// GitHub issue numbers of tasks 1 and 2.
+    gh: [u64; 2],
+}
+
+fn setup() -> Pr {
+    let fake = FakeGithub::start(REPO, TOKEN);
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        ("GITHUB_API_URL".to_string(), fake.url.clone()),
+        ("GITHUB_TOKEN".to_string(), TOKEN.to_string()),
+        (
+            "SWARM_ATTACK_GITHUB_BACKOFF_MS".to_string(),
+            "1".to_string(),
+        ),
+    ]);
+    let origin = env.tmp.path().join("origin.git");
+    std::fs::create_dir_all(&origin).unwrap();
+    env.git_in(&origin, &["init", "-q", "--bare", "-b", "main"]);
+    env.git(&["remote", "add", "origin", origin.to_str().unwrap()]);
+    env.git(&["push", "-q", "origin", "main"]);
+    let calls = env.tmp.path().join("calls.log");
+    let agent = env.script(
+        "agent.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\necho \"$SWARM_ISSUE\" >> '{}'\nmkdir -p src\necho \"issue $SWARM_ISSUE\" > \"src/issue_$SWARM_ISSUE.txt\"\n",
+            calls.display()
+        ),
+    );
+    env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngit:\n  landing: pr\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\n",
+            agent.display()
+        ),
+    );
+    env.git(&["add", "config.yaml"]);
+    env.commit("chore: config");
+    env.git(&["push", "-q", "origin", "main"]);
+    let g1 = fake.add_issue("Model", &["swarm"]);
+    let g2 = fake.add_issue("API", &["swarm"]);
+    env.issues(
+        "auth",
+        json!([
+            {"order": 1, "title": "Model", "github_issue": g1},
+            {"order": 2, "title": "API", "dependencies": [1], "github_issue": g2}
+        ]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    Pr {
+        env,
+        fake,
+        origin,
+        calls,
+        gh: [g1, g2],
+    }
+}
+
+impl Pr {
+    fn run(&self) -> Run {
+        self.env.run(&["run", "auth"])
+    }
+    fn agent_calls(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.calls)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+    fn task(&self, n: u64) -> Value {
+        self.env.state("auth")["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["issue_number"] == n)
+            .unwrap()
+            .clone()
+    }
+    /// Makes the git side of merging `branch` into origin's main with `method`, then pulls
+    /// main into the user's repository.
+    fn merge_on_origin(&self, branch: &str, method: &str, pr: u64) {
+        let work = self.env.tmp.path().join(format!("merger-{method}"));
+        self.env.git_in(
+            self.env.tmp.path(),
+            &[
+                "clone",
+                "-q",
+                self.origin.to_str().unwrap(),
+                work.to_str().unwrap(),
+            ],
+        );
+        let remote_branch = format!("origin/{branch}");
+        match method {
+            "merge" => {
+                self.env.git_in(
+                    &work,
+                    &[
+                        "merge",
+                        "-q",
+                        "--no-ff",
+                        &remote_branch,
+                        "-m",
+                        &format!("Merge pull request #{pr} from {REPO}/{branch}"),
+                    ],
+                );
+            }
+            "squash" => {
+                let title = self
+                    .env
+                    .git_in(&work, &["log", "-1", "--format=%s", &remote_branch]);
+                self.env
+                    .git_in(&work, &["merge", "-q", "--squash", &remote_branch]);
+                self.env.git_in(
+                    &work,
+                    &[
+                        "commit",
+                        "-q",
+                        "-m",
+                        &format!("{title} (#{pr})"),
+                        "-m",
+                        "* squashed",
+                    ],
+                );
+            }
+            "rebase" => {
+                let c = self.env.git_in(&work, &["rev-parse", &remote_branch]);
+                self.env.git_in(&work, &["cherry-pick", &c]);
+            }
+            _ => unreachable!(),
+        }
+        self.env.git_in(&work, &["push", "-q", "origin", "main"]);
+        self.env.git(&["pull", "-q", "--ff-only", "origin", "main"]);
+        self.fake.merge_pull(pr, method);
+    }
+}
+
+#[test]
+fn a_verified_issue_opens_one_pull_request_and_waits_in_review() {
+    let s = setup();
+    let r = s.run();
+    r.ok();
+    assert!(r.stdout.contains("IN_REVIEW"), "{}", r.stdout);
+    assert_eq!(s.env.stage("auth", 1), "IN_REVIEW");
+    assert_eq!(
+        s.env.stage("auth", 2),
+        "BACKLOG",
+        "dependents wait for the merge"
+    );
+    let pulls = s.fake.pulls();
+    assert_eq!(pulls.len(), 1, "{pulls:?}");
+    let p = &pulls[0];
+    assert_eq!(p.head, "swarm/auth/issue-1");
+    assert_eq!(p.base, "main");
+    assert_eq!(
+        p.title,
+        format!("feat(auth): Implement issue #1 (#{})", s.gh[0])
+    );
+    assert!(
+        p.body.contains(&format!("Closes #{}", s.gh[0])),
+        "{}",
+        p.body
+    );
+    assert!(!p.body.contains(&format!("#{}", s.gh[1])));
+    assert_eq!(s.task(1)["pull_request"], p.number);
+    // the branch on origin holds the tool's rule-1 commit
+    let subject = s.env.git_in(
+        &s.origin,
+        &["log", "-1", "--format=%s", "swarm/auth/issue-1"],
+    );
+    assert_eq!(subject, p.title);
+    // main is untouched locally and on origin
+    assert!(
+        !s.env
+            .git(&["log", "--format=%s"])
+            .contains("Implement issue")
+    );
+    // the GitHub issue carries exactly swarm:in-review, created with its colour
+    assert_eq!(
+        s.fake.swarm_labels(s.gh[0]),
+        vec!["swarm:in-review".to_string()]
+    );
+    assert!(
+        s.fake
+            .labels()
+            .contains(&("swarm:in-review".to_string(), "5319E7".to_string()))
+    );
+    let events = s.env.events("auth");
+    assert!(events.iter().any(|e| e["event"] == "pr_opened"
+        && e["issue"] == 1
+        && e["pr"] == p.number
+        && e["branch"] == "swarm/auth/issue-1"));
+    // a second run dispatches nothing and opens nothing
+    let r = s.run();
+    r.ok();
+    assert_eq!(s.fake.pulls().len(), 1);
+    assert_eq!(s.agent_calls(), vec!["1".to_string()]);
+}
+
+#[test]
+fn a_merge_by_any_method_makes_the_issue_done_through_the_git_rule() {
+    for method in ["merge", "squash", "rebase"] {
+        let s = setup();
+        s.run().ok();
+        let pr = s.fake.pulls()[0].number;
+        s.merge_on_origin("swarm/auth/issue-1", method, pr);
+        let r = s.env.run(&["github", "sync", "auth"]);
+        r.ok();
+        assert_eq!(s.env.stage("auth", 1), "DONE", "{method}");
+        assert_eq!(
+            s.env.stage("auth", 2),
+            "READY",
+            "{method}: the merge released 2"
+        );
+        let events = s.env.events("auth");
+        assert!(
+            events.iter().any(|e| e["event"] == "pr_closed"
+                && e["issue"] == 1
+                && e["pr"] == pr
+                && e["merged"] == true),
+            "{method}"
+        );
+        assert!(!s.fake.is_open(s.gh[0]), "{method}: DONE closes the issue");
+        assert_eq!(s.fake.swarm_labels(s.gh[0]), vec!["swarm:done".to_string()]);
+        // a second sync records pr_closed only once
+        s.env.run(&["github", "sync", "auth"]).ok();
+        let closed = s
+            .env
+            .events("auth")
+            .iter()
+            .filter(|e| e["event"] == "pr_closed")
+            .count();
+        assert_eq!(closed, 1, "{method}");
+    }
+}
+
+#[test]
+fn a_pull_request_closed_unmerged_returns_the_issue_to_ready_with_the_reason() {
+    let s = setup();
+    s.run().ok();
+    let pr = s.fake.pulls()[0].number;
+    s.fake
+        .add_comment(pr, "Please reuse the existing Session type.", "reviewer");
+    s.fake.close_pull(pr);
+    s.env.run(&["github", "sync", "auth"]).ok();
+    assert_eq!(s.env.stage("auth", 1), "READY");
+    assert!(
+        s.env
+            .events("auth")
+            .iter()
+            .any(|e| e["event"] == "pr_closed" && e["pr"] == pr && e["merged"] == false)
+    );
+    let prompt = s.env.run(&["prompt", "auth", "--issue", "1"]);
+    prompt.ok();
+    assert!(
+        prompt.stdout.contains("closed without merging"),
+        "{}",
+        prompt.stdout
+    );
+    assert!(prompt.stdout.contains("reuse the existing Session type"));
+    // the next run works on it again and opens a new pull request
+    s.run().ok();
+    assert_eq!(s.agent_calls(), vec!["1".to_string(), "1".to_string()]);
+    let open: Vec<_> = s
+        .fake
+        .pulls()
+        .into_iter()
+        .filter(|p| p.state == "open")
+        .collect();
+    assert_eq!(open.len(), 1);
+    assert_ne!(open[0].number, pr);
+}
+
+#[test]
+fn an_open_pull_request_that_links_the_issue_stops_its_dispatch() {
+    let s = setup();
+    let pr = s.fake.open_pull(
+        "Model, done by hand",
+        "alice/model",
+        "main",
+        &format!("Fixes #{}", s.gh[0]),
+    );
+    let r = s.run();
+    r.ok();
+    assert!(s.agent_calls().is_empty(), "the agent was never called");
+    assert_eq!(s.env.stage("auth", 1), "READY");
+    assert!(
+        s.env
+            .events("auth")
+            .iter()
+            .any(|e| e["event"] == "duplicate_detected" && e["issue"] == 1 && e["pr"] == pr),
+        "duplicate_detected names the pull request"
+    );
+    let m = s.env.run(&["matrix", "auth"]);
+    m.ok();
+    assert_eq!(m.json(), json!({"include": []}));
+    // once it is closed, the issue is dispatched again
+    s.fake.close_pull(pr);
+    s.run().ok();
+    assert_eq!(s.agent_calls(), vec!["1".to_string()]);
+}
+
+#[test]
+fn stacked_dependents_are_refused_clearly_until_supported() {
+    let env = TestEnv::new();
+    env.write("config.yaml", "git:\n  landing: pr\n  stack: true\n");
+    env.issues("auth", json!([{"order": 1, "title": "Model"}]));
+    let r = env.run(&["greenlight", "auth"]);
+    r.code(2);
+    assert!(r.stderr.contains("config.yaml:3"), "{}", r.stderr);
+    assert!(r.stderr.contains("git.stack"), "{}", r.stderr);
+    assert!(
+        !env.path(".swarm/state/auth.json").exists(),
+        "nothing written"
+    );
+}

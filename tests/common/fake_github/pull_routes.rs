@@ -1,0 +1,189 @@
+//! The fake's pull requests (`/repos/<o>/<r>/pulls…`) with GitHub's shapes: create (422 when
+//! an open pull request for the same head exists, as GitHub answers), list with `state` and
+//! `head` (`owner:branch`) filters, get (with `merged`), update (title, body, state), and
+//! merge (`PUT …/merge` with `merge_method` merge | squash | rebase). A pull request is also
+//! an issue (one number space; listed among the issues with a `pull_request` key). The git
+//! side of a merge is the test's to do (the fake serves no repository).
+
+use super::world::{Issue, Reply, World, json_reply, message};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// What a pull request has beyond its issue.
+#[derive(Debug, Clone)]
+pub struct PullMeta {
+    pub head_ref: String,
+    pub base_ref: String,
+    pub merged_at: Option<String>,
+    pub merge_method: Option<String>,
+}
+
+impl World {
+    fn pull_json(&self, number: u64, full: bool) -> Value {
+        let i = &self.issues[&number];
+        let m = &self.pulls[&number];
+        let html = format!(
+            "https://github.com/{}/{}/pull/{number}",
+            self.owner, self.name
+        );
+        let repo = json!({"id": 1, "name": self.name, "full_name": format!("{}/{}", self.owner, self.name),
+            "owner": self.user(&self.owner)});
+        let labels: Vec<Value> = i
+            .labels
+            .iter()
+            .filter_map(|n| self.labels.iter().find(|l| &l.name == n))
+            .map(|l| self.label_json(l))
+            .collect();
+        let mut v = json!({
+            "url": format!("{}/pulls/{number}", self.repo_url()),
+            "id": i.id, "node_id": format!("PR_kwDO{}", i.id), "html_url": html,
+            "number": number, "state": i.state, "locked": false, "title": i.title,
+            "user": self.user("swarm-bot"),
+            "body": if i.body.is_empty() { Value::Null } else { Value::String(i.body.clone()) },
+            "labels": labels, "created_at": i.created_at, "updated_at": i.updated_at,
+            "closed_at": i.closed_at, "merged_at": m.merged_at, "merge_commit_sha": null,
+            "draft": false,
+            "head": {"label": format!("{}:{}", self.owner, m.head_ref), "ref": m.head_ref,
+                     "sha": "0000000000000000000000000000000000000000", "repo": repo.clone()},
+            "base": {"label": format!("{}:{}", self.owner, m.base_ref), "ref": m.base_ref,
+                     "sha": "0000000000000000000000000000000000000000", "repo": repo},
+            "author_association": "OWNER",
+        });
+        if full {
+            v["merged"] = json!(m.merged_at.is_some());
+            v["mergeable"] = json!(i.state == "open");
+        }
+        v
+    }
+
+    pub(super) fn pull_route(
+        &mut self,
+        method: &str,
+        rest: &[&str],
+        query: &BTreeMap<String, String>,
+        sub: &str,
+        input: &Value,
+    ) -> Reply {
+        match (method, rest) {
+            ("GET", []) => {
+                let state = query.get("state").map(String::as_str).unwrap_or("open");
+                let head = query.get("head").cloned();
+                let items: Vec<Value> = self
+                    .pulls
+                    .iter()
+                    .rev()
+                    .filter(|(n, _)| state == "all" || self.issues[*n].state == state)
+                    .filter(|(_, m)| {
+                        head.as_deref().is_none_or(|h| {
+                            h == format!("{}:{}", self.owner, m.head_ref) || h == m.head_ref
+                        })
+                    })
+                    .map(|(n, _)| self.pull_json(*n, false))
+                    .collect();
+                self.page(items, sub, query)
+            }
+            ("POST", []) => {
+                let (Some(title), Some(head), Some(base)) = (
+                    input["title"].as_str(),
+                    input["head"].as_str(),
+                    input["base"].as_str(),
+                ) else {
+                    return message(422, "Validation Failed");
+                };
+                let head = head.rsplit(':').next().unwrap_or(head).to_string();
+                if self
+                    .pulls
+                    .iter()
+                    .any(|(n, m)| m.head_ref == head && self.issues[n].state == "open")
+                {
+                    return message(
+                        422,
+                        &format!("A pull request already exists for {}:{head}.", self.owner),
+                    );
+                }
+                let number = self.issues.keys().max().copied().unwrap_or(0) + 1;
+                let now = self.now();
+                let id = self.id();
+                self.issues.insert(
+                    number,
+                    Issue {
+                        id,
+                        number,
+                        title: title.into(),
+                        body: input["body"].as_str().unwrap_or_default().into(),
+                        state: "open".into(),
+                        state_reason: None,
+                        labels: Vec::new(),
+                        created_at: now.clone(),
+                        updated_at: now,
+                        closed_at: None,
+                        pull_request: true,
+                    },
+                );
+                self.pulls.insert(
+                    number,
+                    PullMeta {
+                        head_ref: head,
+                        base_ref: base.into(),
+                        merged_at: None,
+                        merge_method: None,
+                    },
+                );
+                json_reply(201, &self.pull_json(number, true))
+            }
+            (m, [n, tail @ ..]) => {
+                let Some(number) = n.parse::<u64>().ok().filter(|n| self.pulls.contains_key(n))
+                else {
+                    return message(404, "Not Found");
+                };
+                match (m, tail) {
+                    ("GET", []) => json_reply(200, &self.pull_json(number, true)),
+                    ("PATCH", []) => {
+                        let now = self.now();
+                        let i = self.issues.get_mut(&number).expect("present");
+                        if let Some(t) = input["title"].as_str() {
+                            i.title = t.into();
+                        }
+                        if let Some(b) = input["body"].as_str() {
+                            i.body = b.into();
+                        }
+                        if let Some(s) = input["state"].as_str() {
+                            i.state = s.into();
+                            i.closed_at = (s == "closed").then(|| now.clone());
+                        }
+                        i.updated_at = now;
+                        json_reply(200, &self.pull_json(number, true))
+                    }
+                    ("PUT", ["merge"]) => {
+                        if self.issues[&number].state != "open" {
+                            return message(405, "Pull Request is not mergeable");
+                        }
+                        let method = input["merge_method"]
+                            .as_str()
+                            .unwrap_or("merge")
+                            .to_string();
+                        self.merge(number, &method);
+                        json_reply(
+                            200,
+                            &json!({"sha": "0000000000000000000000000000000000000000",
+                                    "merged": true, "message": "Pull Request successfully merged"}),
+                        )
+                    }
+                    _ => message(404, "Not Found"),
+                }
+            }
+            _ => message(404, "Not Found"),
+        }
+    }
+
+    pub(super) fn merge(&mut self, number: u64, method: &str) {
+        let now = self.now();
+        let i = self.issues.get_mut(&number).expect("present");
+        i.state = "closed".into();
+        i.closed_at = Some(now.clone());
+        i.updated_at = now.clone();
+        let m = self.pulls.get_mut(&number).expect("present");
+        m.merged_at = Some(now);
+        m.merge_method = Some(method.into());
+    }
+}

@@ -1,0 +1,258 @@
+//! The fan-out workflow (examples/workflows/swarm-fanout.yml), simulated with real processes:
+//! a bare "origin", a `plan` step (`matrix` in a fresh clone), K runners (separate clones,
+//! separate processes, started together) that each run `run <feature> --issue N` and bundle
+//! the result, and the `apply` step (`scripts/apply-bundle.sh`) landing each bundle on
+//! origin. Every issue of a 12-issue feature with dependencies lands exactly once, in
+//! dependency order, and repeating the whole workflow changes nothing.
+
+use crate::common::TestEnv;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const FEATURE: &str = "fan";
+const ISSUES: u32 = 12;
+
+/// Issue n > 4 depends on n − 4: three layers of four.
+fn deps(n: u32) -> Vec<u32> {
+    if n > 4 { vec![n - 4] } else { vec![] }
+}
+
+struct Origin {
+    env: TestEnv,
+    bare: PathBuf,
+    clones: std::sync::atomic::AtomicU32,
+}
+
+fn origin() -> Origin {
+    let env = TestEnv::new();
+    let agent = env.script(
+        "agent.sh",
+        "#!/bin/sh\ncat > /dev/null\nsleep 0.2\nmkdir -p src\necho \"issue $SWARM_ISSUE\" > \"src/issue_$SWARM_ISSUE.txt\"\n",
+    );
+    env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\n",
+            agent.display()
+        ),
+    );
+    let issues: Vec<_> = (1..=ISSUES)
+        .map(|n| json!({"order": n, "title": format!("Issue {n}"), "dependencies": deps(n)}))
+        .collect();
+    env.issues(FEATURE, json!(issues));
+    env.git(&["add", "config.yaml", "specs"]);
+    env.git(&["commit", "-q", "-m", "chore: the feature"]);
+    let bare = env.tmp.path().join("origin.git");
+    env.git_in(
+        env.tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            env.root.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    Origin {
+        env,
+        bare,
+        clones: Default::default(),
+    }
+}
+
+impl Origin {
+    fn clone_fresh(&self) -> PathBuf {
+        let n = self
+            .clones
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let dir = self.env.tmp.path().join(format!("clone-{n}"));
+        self.env.git_in(
+            self.env.tmp.path(),
+            &[
+                "clone",
+                "-q",
+                self.bare.to_str().unwrap(),
+                dir.to_str().unwrap(),
+            ],
+        );
+        dir
+    }
+
+    fn tool(&self, dir: &Path, args: &[&str]) -> crate::common::Run {
+        self.env
+            .command()
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap()
+            .into()
+    }
+
+    /// `plan`: the matrix, from a fresh clone.
+    fn plan(&self) -> Vec<u32> {
+        let dir = self.clone_fresh();
+        self.tool(&dir, &["greenlight", FEATURE]).ok();
+        let m = self.tool(&dir, &["matrix", FEATURE]);
+        m.ok();
+        m.json()["include"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["issue"].as_u64().unwrap() as u32)
+            .collect()
+    }
+
+    /// `implement` for one issue in a fresh clone, then `apply` of its bundle. Returns the
+    /// bundle.
+    fn implement_and_apply(&self, issue: u32) -> PathBuf {
+        let dir = self.clone_fresh();
+        let base = self.env.git_in(&dir, &["rev-parse", "HEAD"]);
+        self.tool(&dir, &["greenlight", FEATURE]).ok();
+        let n = issue.to_string();
+        self.tool(&dir, &["run", FEATURE, "--issue", &n]).ok();
+        let bundle = dir.with_extension(format!("issue-{issue}.bundle"));
+        self.env.git_in(
+            &dir,
+            &[
+                "bundle",
+                "create",
+                "-q",
+                bundle.to_str().unwrap(),
+                &format!("{base}..HEAD"),
+            ],
+        );
+        self.apply(&dir, issue, &bundle);
+        bundle
+    }
+
+    fn apply(&self, dir: &Path, issue: u32, bundle: &Path) -> String {
+        let mut cmd = Command::new("bash");
+        cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/apply-bundle.sh"))
+            .args([FEATURE, &issue.to_string()])
+            .arg(bundle)
+            .arg("commit")
+            .current_dir(dir);
+        for (k, v) in [
+            ("GIT_CONFIG_GLOBAL", "/dev/null"),
+            ("GIT_CONFIG_NOSYSTEM", "1"),
+            ("GIT_AUTHOR_NAME", "apply"),
+            ("GIT_AUTHOR_EMAIL", "apply@example.com"),
+            ("GIT_COMMITTER_NAME", "apply"),
+            ("GIT_COMMITTER_EMAIL", "apply@example.com"),
+        ] {
+            cmd.env(k, v);
+        }
+        let out = cmd.output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "apply #{issue}: {text}");
+        text
+    }
+
+    /// The whole workflow with `k` runners, round after round until the matrix is empty.
+    /// Returns (rounds, bundles, makespan).
+    fn workflow(&self, k: usize) -> (u32, Vec<(u32, PathBuf)>, Duration) {
+        let start = Instant::now();
+        let mut rounds = 0;
+        let mut bundles = Vec::new();
+        loop {
+            let matrix = self.plan();
+            if matrix.is_empty() {
+                break;
+            }
+            rounds += 1;
+            assert!(rounds <= ISSUES, "the workflow does not converge");
+            let lanes: Vec<Vec<u32>> = (0..k)
+                .map(|i| matrix.iter().copied().skip(i).step_by(k).collect())
+                .collect();
+            let done: Vec<(u32, PathBuf)> = std::thread::scope(|s| {
+                let handles: Vec<_> = lanes
+                    .iter()
+                    .map(|lane| {
+                        s.spawn(move || {
+                            lane.iter()
+                                .map(|n| (*n, self.implement_and_apply(*n)))
+                                .collect::<Vec<_>>()
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap())
+                    .collect()
+            });
+            bundles.extend(done);
+        }
+        (rounds, bundles, start.elapsed())
+    }
+
+    /// Rule-1 subjects on origin's main, oldest first: the issue numbers.
+    fn landed(&self) -> Vec<u32> {
+        let log = self
+            .env
+            .git_in(&self.bare, &["log", "--reverse", "--format=%s", "main"]);
+        let prefix = format!("feat({FEATURE}): Implement issue #");
+        log.lines()
+            .filter_map(|s| s.strip_prefix(&prefix))
+            .map(|rest| {
+                rest.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    }
+}
+
+fn check_landed_once_in_order(o: &Origin) {
+    let landed = o.landed();
+    let mut sorted = landed.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        (1..=ISSUES).collect::<Vec<_>>(),
+        "each issue exactly once: {landed:?}"
+    );
+    for n in 1..=ISSUES {
+        let at = |x: u32| landed.iter().position(|l| *l == x).unwrap();
+        for d in deps(n) {
+            assert!(at(d) < at(n), "#{d} lands before #{n}: {landed:?}");
+        }
+    }
+}
+
+#[test]
+fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_nothing() {
+    let o = origin();
+    let (rounds, bundles, makespan_4) = o.workflow(4);
+    assert_eq!(rounds, 3, "three dependency layers, four issues each");
+    check_landed_once_in_order(&o);
+    let tip = o.env.git_in(&o.bare, &["rev-parse", "main"]);
+    // the whole workflow again: nothing to dispatch, nothing lands
+    let (again, _, _) = o.workflow(4);
+    assert_eq!(again, 0);
+    // re-running the apply jobs of the first workflow changes nothing either
+    let dir = o.clone_fresh();
+    for (issue, bundle) in &bundles {
+        let out = o.apply(&dir, *issue, bundle);
+        assert!(out.contains("already landed"), "{out}");
+    }
+    assert_eq!(o.env.git_in(&o.bare, &["rev-parse", "main"]), tip);
+
+    // one runner, for the makespan comparison
+    let one = origin();
+    let (_, _, makespan_1) = one.workflow(1);
+    check_landed_once_in_order(&one);
+    eprintln!(
+        "fan-out makespan, 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
+        makespan_4.as_secs_f64(),
+        makespan_1.as_secs_f64(),
+        makespan_1.as_secs_f64() / makespan_4.as_secs_f64()
+    );
+}
