@@ -131,3 +131,35 @@ fn budget_flag_rejects_what_is_not_an_amount() {
     }
     assert!(s.events_named("auth", "budget_raised").is_empty());
 }
+
+#[test]
+fn dry_run_prints_the_worst_case_spend_under_the_limits() {
+    let s = Setup::new(
+        "auth",
+        json!([{"order": 1, "title": "Model"}, {"order": 2, "title": "Docs"}]),
+        COSTLY_FAILING,
+        "sessions:\n  max_implementation_retries: 2\nbudgets:\n  issue_usd: 1.0\n  feature_usd: 1.5\n",
+    );
+    // issue 1 fails twice ($1.20) and is blocked by its budget
+    s.env.run(&["run", "auth", "--issue", "1"]).code(1);
+    let r = s.env.run(&["run", "auth", "--dry-run", "--json"]);
+    r.ok();
+    let plan = &r.json()["plan"];
+    let steps = plan["steps"].as_array().unwrap();
+    let one = steps.iter().find(|x| x["issue"] == 2).unwrap();
+    assert_eq!(cents(&one["worst_case_usd"]), 100);
+    assert_eq!(one["attempts_left"], 3);
+    // the feature has $0.30 left of $1.50: that caps the plan
+    assert_eq!(cents(&plan["worst_case_usd"]), 30, "{plan}");
+    let text = s.env.run(&["run", "auth", "--dry-run"]);
+    assert!(
+        text.stdout.contains("worst case under the budgets: $0.30"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("at most $1.00 more in 3 attempt(s)"),
+        "{}",
+        text.stdout
+    );
+}

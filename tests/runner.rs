@@ -1,7 +1,8 @@
 //! The one integration-test binary (`autotests = false`): each area is a module. Files are
 //! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
 //! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs`,
-//! `journeys.rs`, `security.rs` and `workflows.rs`; every helper is in `common/`. A file under `tests/`
+//! `journeys.rs`, `security.rs`, `fanout.rs` and `workflows.rs`; every helper is in
+//! `common/`. A file under `tests/`
 //! that is not declared here never runs, so `test_no_forgotten_test_files` fails on one.
 
 mod common;

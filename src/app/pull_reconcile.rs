@@ -7,9 +7,9 @@
 //! next attempt's prompt.
 
 use crate::app::project::Project;
+use crate::core::commit_message::neutralise;
 use crate::core::events::Event;
 use crate::core::github_status::is_status_comment;
-use crate::core::commit_message::neutralise;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};

@@ -172,8 +172,15 @@ fn print_summary(report: &RunReport) {
                             .join(", ")
                     )
                 };
+                let budget = match (s.worst_case_usd, s.spent_usd) {
+                    (Some(w), Some(spent)) => format!(
+                        ", spent ${spent:.2}, at most ${w:.2} more in {} attempt(s)",
+                        s.attempts_left.unwrap_or(0)
+                    ),
+                    _ => String::new(),
+                };
                 crate::outln!(
-                    "  #{:<4} {}  [{} {}, attempt {}{}{}]",
+                    "  #{:<4} {}  [{} {}, attempt {}{}{}{budget}]",
                     s.issue,
                     s.title,
                     s.mode,
@@ -181,6 +188,11 @@ fn print_summary(report: &RunReport) {
                     s.attempt,
                     if s.resumed { ", resumed" } else { "" },
                     after
+                );
+            }
+            if let Some(w) = plan.worst_case_usd {
+                crate::outln!(
+                    "  worst case under the budgets: ${w:.2} (if each agent stops at the remaining budget, as Claude Code does with --max-budget-usd)"
                 );
             }
         }

@@ -58,7 +58,11 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
         .map_or_else(|| "unknown".to_string(), |c| format!("${c:.2}"));
     out.push_str(&format!("**Cost:** {cost}\n\n"));
     if !f.files.is_empty() {
-        let files: Vec<String> = f.files.iter().map(|p| format!("`{}`", commit_message::neutralise(p))).collect();
+        let files: Vec<String> = f
+            .files
+            .iter()
+            .map(|p| format!("`{}`", commit_message::neutralise(p)))
+            .collect();
         out.push_str(&format!("**Files:** {}\n\n", files.join(", ")));
     }
     out.push_str(

@@ -24,12 +24,26 @@ pub struct PlannedIssue {
     pub resumed: bool,
     /// The attempt number it would start.
     pub attempt: u32,
+    /// With `budgets.issue_usd`/`feature_usd`: the most this issue can still cost if every
+    /// attempt stops at the remaining budget (what Claude Code enforces with
+    /// `--max-budget-usd`; other agents may overshoot by one attempt). Spent so far, and
+    /// attempts still allowed by `max_implementation_retries`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_case_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spent_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempts_left: Option<u32>,
 }
 
 /// The plan of a dry run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Plan {
     pub steps: Vec<PlannedIssue>,
+    /// With USD budgets: the most the whole plan can still cost (the feature's remaining
+    /// budget caps the sum of the issues').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst_case_usd: Option<f64>,
     /// Tasks IN_PROGRESS now (another run, or a crashed one that the next run recovers).
     pub in_progress: Vec<u32>,
 }
@@ -81,6 +95,9 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
             mode: decision.mode.as_str().to_string(),
             resumed: t.stage == Stage::Interrupted,
             attempt: t.attempts + 1,
+            worst_case_usd: None,
+            spent_usd: None,
+            attempts_left: None,
         });
         if let Some(tm) = state.task_mut(n) {
             tm.stage = Stage::Done;
@@ -92,12 +109,60 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
             .and_then(|n| state.task(n).map(|t| format!("issue {n} is {}", t.stage)))
             .unwrap_or_else(|| claim::nothing_reason(&state))
     });
+    let worst_case_usd = estimate(project, &mut state, &mut steps);
     Ok(RunReport {
         feature: feature.to_string(),
         branch: None,
         results: Vec::new(),
         nothing_to_do: nothing,
         breaker: None,
-        plan: Some(Plan { steps, in_progress }),
+        plan: Some(Plan {
+            steps,
+            worst_case_usd,
+            in_progress,
+        }),
     })
+}
+
+/// The worst-case spend under the USD limits (docs/budgets.md): per issue, what remains of
+/// its budget (each attempt stopping at the remaining budget); the feature's remaining
+/// budget caps the total. `None` without USD limits.
+fn estimate(
+    project: &Project,
+    state: &mut crate::core::state::FeatureState,
+    steps: &mut [PlannedIssue],
+) -> Option<f64> {
+    use crate::core::budget;
+    let limits = &project.config.budgets;
+    if limits.issue_usd.is_none() && limits.feature_usd.is_none() {
+        return None;
+    }
+    crate::app::ledger::refresh(project, &state.feature_id.clone(), state);
+    let ledger = state.ledger.clone().unwrap_or_default();
+    let max = project.config.sessions.max_implementation_retries + 1;
+    let mut total = 0.0;
+    for s in steps.iter_mut() {
+        let spend = ledger.issue(s.issue);
+        let used = state.task(s.issue).map_or(0, |t| t.retries);
+        s.spent_usd = Some(spend.usd);
+        s.attempts_left = Some(max.saturating_sub(used));
+        let issue_left = limits.issue_usd.map(|base| {
+            (base + ledger.raised_usd.get(&s.issue).copied().unwrap_or(0.0) - spend.usd).max(0.0)
+        });
+        s.worst_case_usd = issue_left;
+        total += issue_left.unwrap_or(f64::INFINITY);
+    }
+    let feature_left = budget::remaining_usd(
+        &ledger,
+        &budget::Limits {
+            issue_usd: None,
+            ..*limits
+        },
+        0,
+    );
+    Some(match feature_left {
+        Some(f) => total.min(f),
+        None => total,
+    })
+    .filter(|v| v.is_finite())
 }
