@@ -17,7 +17,7 @@ echo "$p passed, $f failed"
 "#;
 
 /// PARALLEL: high confidences, disjoint angles (rule 2).
-const PARALLEL: (&str, &str) = (
+pub const PARALLEL: (&str, &str) = (
     r#"{"angle":"api handlers","confidence":0.9,"covers":["rust"],"solo_sufficient":true,"builds_on_other":false}"#,
     r#"{"angle":"database schema","confidence":0.8,"covers":["sql"],"solo_sufficient":true,"builds_on_other":false}"#,
 );
@@ -27,15 +27,21 @@ const SYNTHESIS: (&str, &str) = (
     r#"{"angle":"api handlers","confidence":0.8,"covers":["rust"],"solo_sufficient":false,"builds_on_other":true}"#,
 );
 
-struct Modes {
-    env: TestEnv,
-    trace: PathBuf,
+pub struct Modes {
+    pub env: TestEnv,
+    pub trace: PathBuf,
 }
 
 /// Two agents `alpha` (the winner) and `beta` (the runner-up) with the given bodies
 /// (`$TRACE` is a folder outside the repository), proposals forcing the mode, and
 /// `coordination` extra lines (e.g. `join: all`).
-fn setup(mode: (&str, &str), alpha: &str, beta: &str, coordination: &str, extra: &str) -> Modes {
+pub fn setup(
+    mode: (&str, &str),
+    alpha: &str,
+    beta: &str,
+    coordination: &str,
+    extra: &str,
+) -> Modes {
     let env = TestEnv::new();
     let trace = env.tmp.path().join("trace");
     std::fs::create_dir_all(&trace).unwrap();
@@ -114,7 +120,7 @@ impl Modes {
 }
 
 /// An agent body that writes `src/<name>.txt` (`lines` lines) and a passing check.
-fn good(name: &str, lines: usize) -> String {
+pub fn good(name: &str, lines: usize) -> String {
     format!(
         "cat > \"$TRACE/{name}.stdin\"\necho \"$SWARM_ROLE\" > \"$TRACE/{name}.role\"\necho \"$SWARM_ATTEMPT\" >> \"$TRACE/{name}.calls\"\nmkdir -p src checks\nfor i in $(seq 1 {lines}); do echo \"{name} line $i\" >> src/{name}.txt; done\necho 'exit 0' > checks/t_{name}.sh\necho 'output of {name}: WINNER-SAYS-{name}'\n"
     )

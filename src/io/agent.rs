@@ -142,6 +142,7 @@ pub fn run_agent(
         stdout_to: Some(&stdout_path),
         stderr_to: Some(&stderr_path),
         keep_bytes: AGENT_OUTPUT_KEPT_BYTES,
+        contained: true,
     };
     let out = process::run_with_pid(&spec, on_spawn).map_err(|e| match e {
         SpawnError::NotFound { program } => AgentError::NotFound {

@@ -27,15 +27,17 @@ pub fn untrack(pid: u32) {
     }
 }
 
-/// Kills every registered child group.
+/// Stops every registered child (its whole tree) and waits (briefly) until they ended.
 pub fn kill_all() -> usize {
     let pids: Vec<u32> = CHILDREN
         .lock()
         .map(|c| c.iter().copied().collect())
         .unwrap_or_default();
     for pid in &pids {
-        crate::io::process::kill_group(*pid);
+        crate::io::process::stop_tree(*pid);
     }
+    // let each supervisor finish killing its tree before this process exits
+    crate::io::contain::wait_gone(&pids, std::time::Duration::from_secs(3));
     pids.len()
 }
 

@@ -65,6 +65,7 @@ pub fn ask_within(
         timeout,
         // an answer is small; keep the last 1 MiB of anything bigger
         keep_bytes: 1 << 20,
+        contained: true,
         ..Default::default()
     };
     let out = process::run(&spec).map_err(|e| LlmError::Spawn(e.to_string()))?;

@@ -1,10 +1,12 @@
 //! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
 
 pub mod agent;
+pub mod agent_pid;
 pub mod atomic;
 pub mod browser;
 pub mod clock;
 pub mod config;
+pub mod contain;
 pub mod event_log;
 pub mod event_reader;
 pub mod gh_actions;
@@ -19,6 +21,7 @@ pub mod lock;
 pub mod notice;
 pub mod paths;
 pub mod process;
+pub mod program_path;
 pub mod repo_id;
 pub mod run_lock;
 pub mod secrets;

@@ -1,6 +1,7 @@
 //! Running external commands (agents, the LLM helper, tests): argv only (never a shell with
-//! interpolated text), input on stdin, a timeout that kills the whole process group, output
-//! captured.
+//! interpolated text), input on stdin, a timeout that kills the whole process group (for a
+//! [`ProcessSpec::contained`] command: its whole process tree, see [`crate::io::contain`]),
+//! output captured.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -48,6 +49,10 @@ pub struct ProcessSpec<'a> {
     pub stderr_to: Option<&'a Path>,
     /// Keep at most this many bytes of each stream in memory (the tail); 0 keeps everything.
     pub keep_bytes: usize,
+    /// Agents, tests and LLM commands: run contained ([`crate::io::contain`]), so a stop, a
+    /// timeout or the tool's death kills every descendant, `setsid` ones included. git
+    /// commands are not (they are short and started often).
+    pub contained: bool,
 }
 
 /// The variables that carry GitHub tokens; removed from agents' and helpers' environments
@@ -82,8 +87,25 @@ pub fn run_with_pid(
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(SpawnError::Empty);
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args);
+    let cmd = if spec.contained {
+        let path_var = spec.env.get("PATH").map(std::ffi::OsStr::new);
+        let Some(found) = crate::io::program_path::find(program, path_var, spec.cwd) else {
+            return Err(SpawnError::NotFound {
+                program: program.clone(),
+            });
+        };
+        // a bare name runs from where it was found; a path as given (relative to cwd)
+        let resolved = if program.contains('/') {
+            program.clone()
+        } else {
+            found.to_string_lossy().into_owned()
+        };
+        crate::io::contain::command(&resolved, args)
+    } else {
+        let mut c = Command::new(program);
+        c.args(args);
+        c
+    };
     run_command(cmd, spec, on_spawn)
 }
 
@@ -125,6 +147,9 @@ pub fn run_command(
         }
     })?;
     let pid = child.id();
+    if spec.contained {
+        crate::io::contain::started(pid);
+    }
     on_spawn(pid);
     let mut stdin = child.stdin.take();
     let input = spec.stdin.to_vec();
@@ -159,10 +184,22 @@ pub fn run_command(
         std::thread::sleep(Duration::from_millis(pause));
     }
     // The leader has exited (or timed out) but is not reaped yet, so its pid — the group id —
-    // cannot have been reused: stop the whole group (timeout, or anything the leader left
-    // behind holding the pipes), then reap.
-    kill_group(pid);
+    // cannot have been reused: stop the whole group or tree (timeout, or anything the leader
+    // left behind holding the pipes), then reap. A supervisor that does not finish its sweep
+    // in time is killed with its group.
+    if spec.contained {
+        stop_tree(pid);
+        if !crate::io::contain::wait_gone(&[pid], STOP_GRACE) {
+            crate::io::contain::kill_tree(pid);
+        }
+    } else if let Ok(p) = i32::try_from(pid) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(p),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
     let status = child.wait().ok();
+    crate::io::contain::reaped(pid);
     let _ = writer.join();
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
@@ -214,7 +251,7 @@ fn drain(stream: Option<impl Read>, mut file: Option<std::fs::File>, keep: usize
 
 /// Whether the child `pid` has exited, without reaping it (`waitid` with `WNOWAIT`). An
 /// error (e.g. already reaped) counts as exited.
-fn exited_unreaped(pid: u32) -> bool {
+pub(crate) fn exited_unreaped(pid: u32) -> bool {
     use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
     use nix::unistd::Pid;
     let Ok(p) = i32::try_from(pid) else {
@@ -229,13 +266,14 @@ fn exited_unreaped(pid: u32) -> bool {
     }
 }
 
-/// Kills the process group led by `pid` (SIGKILL), ignoring errors (it may be gone).
-pub fn kill_group(pid: u32) {
-    use nix::sys::signal::{Signal, killpg};
-    use nix::unistd::Pid;
-    if let Ok(p) = i32::try_from(pid) {
-        let _ = killpg(Pid::from_raw(p), Signal::SIGKILL);
-    }
+/// How long a stopped supervisor may take to kill its tree before its group is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Stops the process started as `pid` with everything below it: its process group, or for
+/// a contained command its whole tree ([`crate::io::contain::stop`]). Errors are ignored (it
+/// may be gone).
+pub fn stop_tree(pid: u32) {
+    crate::io::contain::stop(pid);
 }
 
 /// Whether a process with `pid` is alive (signal 0).

@@ -135,6 +135,7 @@ pub fn run_attempt(
     let mut pid = None;
     let outcome = agent::run_agent(&run, |p| {
         interrupt::track(p);
+        crate::io::agent_pid::record(&spec.artifacts, p);
         if let Some(s) = spec.stop {
             s.register(p);
         }

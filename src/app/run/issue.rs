@@ -61,6 +61,23 @@ fn fresh_worktree<'g>(
     Ok((WorktreeGuard { ctx, path }, base))
 }
 
+/// A resumed issue never gets a second agent: an earlier agent of it that is still running
+/// (its `run` was killed and containment could not act) is stopped first, or the issue is
+/// not started.
+fn stop_earlier_agents(ctx: &RunContext<'_>, issue: u32) -> CmdResult<()> {
+    let attempt_dir = ctx.project.paths.attempt_dir(&ctx.feature, issue, 1);
+    let Some(issue_dir) = attempt_dir.parent() else {
+        return Ok(());
+    };
+    let left = crate::io::agent_pid::stop_leftovers(issue_dir);
+    match left.first() {
+        None => Ok(()),
+        Some(pid) => Err(CommandError::internal(format!(
+            "an earlier agent of issue {issue} (pid {pid}) is still running and could not be stopped; stop it, then run again"
+        ))),
+    }
+}
+
 /// Works on a claimed issue until it is DONE, BLOCKED, SKIPPED or stopped.
 /// `slot_free` is called once the work passed verification (before landing).
 pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdResult<IssueResult> {
@@ -88,6 +105,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         // failures go to the outbox).
         crate::app::github_sync::auto_sync(ctx.project, &ctx.feature);
     }
+    stop_earlier_agents(ctx, issue)?;
     let (mut wt, mut base) = fresh_worktree(ctx, issue, attempt)?;
     let mut artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, attempt);
 

@@ -25,7 +25,7 @@ impl Stop {
             p.push(pid);
         }
         if self.is_stopped() {
-            crate::io::process::kill_group(pid);
+            crate::io::process::stop_tree(pid);
         }
     }
 
@@ -41,7 +41,7 @@ impl Stop {
         self.stopped.store(true, Ordering::SeqCst);
         let pids: Vec<u32> = self.pids.lock().map(|p| p.clone()).unwrap_or_default();
         for pid in pids {
-            crate::io::process::kill_group(pid);
+            crate::io::process::stop_tree(pid);
         }
     }
 

@@ -86,6 +86,7 @@ pub fn run_command_stoppable(
         timeout: Duration::from_secs(ctx.project.config.tests.timeout_seconds.max(1)),
         // the summary lines are at the end: keep the last 8 MiB of a huge output
         keep_bytes: 8 << 20,
+        contained: true,
         ..Default::default()
     };
     let mut pid = None;
