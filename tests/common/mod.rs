@@ -9,6 +9,7 @@ pub mod fake_github;
 pub mod files;
 pub mod fixtures;
 pub mod github;
+pub mod modes;
 pub mod output;
 pub mod report;
 pub mod rng;
