@@ -89,7 +89,6 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
 
 #2 Farewell function  DONE  1 attempt, SOLO (demo-agent), [DURATION], $0.00, commit [SHA]
   attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] $0.00; tests passed (2)
-    2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  context_injected         prompt 1774 bytes, CLAUDE.md yes, 1 summaries
@@ -102,7 +101,6 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
 
 #3 Shout function  DONE  1 attempt, SOLO (demo-agent), [DURATION], $0.00, commit [SHA]
   attempt 1 SOLO: done in [DURATION]; demo-agent exit 0 [DURATION] $0.00; tests passed (2)
-    2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
     2026-01-02T03:04:05.000Z  context_injected         prompt 1777 bytes, CLAUDE.md yes, 1 summaries

@@ -58,8 +58,15 @@ fn snapshot_init_then_init_again() {
     insta::assert_snapshot!(r.snapshot(&env), @r#"
 exit: 0
 ----- stdout -----
-specs/auth/issues.json: created
-.swarm/state/auth.json: created (0 tasks)
+specs/auth/issues.json: created (a template with one example issue)
+.swarm/state/auth.json: created (1 tasks)
+config.yaml: created (no test command detected; no agent CLI found on PATH)
+.swarm/.gitignore: created (.swarm/ ignores itself)
+next steps:
+  1. edit config.yaml: set tests.command and the agents (see the comments in it)
+  2. write the feature's issues in specs/auth/issues.json
+  3. commit config.yaml and specs/auth/issues.json, then: swarm-attack greenlight auth
+  4. swarm-attack run auth
 ----- stderr -----
 "#);
     let r = env.run(&["init", "auth"]);
@@ -67,7 +74,7 @@ specs/auth/issues.json: created
 exit: 0
 ----- stdout -----
 specs/auth/issues.json: exists
-.swarm/state/auth.json: exists (0 tasks)
+.swarm/state/auth.json: exists (1 tasks)
 ----- stderr -----
 "#);
     let r = env.run(&["init", "Bad Id"]);

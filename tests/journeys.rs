@@ -49,18 +49,25 @@ fn good_agent() -> String {
 #[test]
 fn readme_quick_start_works_literally() {
     let env = repo_with_agent(&good_agent());
-    // swarm-attack init auth — creates specs/auth/issues.json and the state
+    // swarm-attack init auth — writes .swarm/.gitignore, specs/auth/issues.json, the state
+    // (config.yaml exists here: it is kept as it is)
+    let config = env.read("config.yaml");
     let init = env.run(&["init", "auth"]);
     init.ok();
+    assert_eq!(env.read("config.yaml"), config);
+    assert_eq!(env.read(".swarm/.gitignore"), "*\n");
     let created: Value = serde_json::from_str(&env.read("specs/auth/issues.json")).unwrap();
     assert_eq!(created["feature_id"], "auth");
-    assert!(created["issues"].as_array().unwrap().is_empty());
+    assert_eq!(created["issues"][0]["automation_type"], "manual");
     assert!(env.path(".swarm/state/auth.json").is_file());
     // $EDITOR specs/auth/issues.json
     env.write(
         "specs/auth/issues.json",
         &serde_json::to_string_pretty(&three_issues()).unwrap(),
     );
+    // git add config.yaml specs && git commit
+    env.git(&["add", "config.yaml", "specs"]);
+    env.git(&["commit", "-q", "-m", "chore: swarm-attack setup"]);
     let gl = env.run(&["greenlight", "auth"]);
     gl.ok();
     assert!(gl.stdout.contains("#1") && gl.stdout.contains("READY"));

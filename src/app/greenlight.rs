@@ -34,7 +34,19 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
     }
     let mut txn = project.begin_or_new(feature)?;
     let merge = greenlight::merge(&mut txn.state, &doc.issues);
+
     let sync = txn.sync()?;
+    if txn.state.first_greenlight_commit().is_none() {
+        // the `files` check counts only changes after this commit (SPEC §12)
+        let head = sync.head.clone().or_else(|| {
+            let (git, _) =
+                crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off).ok()?;
+            git.head(&project.root).ok().flatten()
+        });
+        if let Some(head) = head {
+            txn.state.record_first_greenlight(&head);
+        }
+    }
     let changed = txn.changed();
     if changed {
         txn.events.push(Event::Greenlight {

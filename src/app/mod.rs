@@ -18,6 +18,7 @@ pub mod pull_gate;
 pub mod pull_reconcile;
 pub mod report;
 pub mod run;
+pub mod setup;
 pub mod status;
 pub mod summary;
 pub mod sync;

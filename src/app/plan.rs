@@ -35,6 +35,8 @@ pub struct PlannedIssue {
 pub struct PlanOutcome {
     pub sync: SyncReport,
     pub planned: Vec<PlannedIssue>,
+    /// Manual issues not DONE (number, title): they wait for a person, no agent is chosen.
+    pub manual: Vec<(u32, String)>,
 }
 
 fn issue_body(task: &Task) -> &str {
@@ -194,7 +196,7 @@ pub fn decide_ready(project: &Project, feature: &str, state: &FeatureState) -> V
     let mut ready: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::Ready)
+        .filter(|t| t.stage == Stage::Ready && !t.is_manual())
         .collect();
     ready.sort_by_key(|t| t.issue_number);
     decide_tasks(project, feature, &ready)
@@ -205,7 +207,17 @@ pub fn emit(project: &Project, feature: &str, planned: &[PlannedIssue]) -> CmdRe
     if planned.is_empty() || !project.config.coordination.event_logging_enabled {
         return Ok(());
     }
-    let events: Vec<Event> = planned.iter().map(|p| p.decision.event(p.issue)).collect();
+    // a preview: `plan` and `greenlight` decide, nothing runs (left out of audit's timeline)
+    let events: Vec<Event> = planned
+        .iter()
+        .map(|p| {
+            let mut ev = p.decision.event(p.issue);
+            if let Event::AgentsSelected { preview, .. } = &mut ev {
+                *preview = true;
+            }
+            ev
+        })
+        .collect();
     let lock = project.lock(feature)?;
     project
         .event_log(feature)
@@ -278,5 +290,16 @@ pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<P
         }
     };
     emit(project, feature, &planned)?;
-    Ok(PlanOutcome { sync, planned })
+    let manual = state
+        .tasks
+        .iter()
+        .filter(|t| t.is_manual() && t.stage != Stage::Done)
+        .filter(|t| issue.is_none_or(|n| n == t.issue_number))
+        .map(|t| (t.issue_number, t.title.clone()))
+        .collect();
+    Ok(PlanOutcome {
+        sync,
+        planned,
+        manual,
+    })
 }

@@ -8,6 +8,7 @@ use crate::io::config::{self, Config};
 use crate::io::event_log::EventLog;
 use crate::io::lock::FeatureLock;
 use crate::io::paths::{Paths, is_valid_feature_id};
+use crate::io::project_root::{self, RootReason};
 use crate::io::{clock, notice, state_store};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,6 +27,10 @@ pub struct Project {
     pub config: Config,
     pub config_path: PathBuf,
     pub paths: Paths,
+    /// The folder the command started from, when the root was found above it.
+    pub found_above: Option<PathBuf>,
+    /// Why the root is where it is.
+    pub root_reason: RootReason,
 }
 
 impl Project {
@@ -49,6 +54,13 @@ impl Project {
                 base.display()
             )));
         }
+        let start = base.canonicalize().unwrap_or_else(|_| base.clone());
+        let (found, root_reason) = project_root::discover(&start);
+        let (base, found_above) = if found == start {
+            (base, None)
+        } else {
+            (found, Some(start))
+        };
         let (config_path, must_exist) = match &opts.config_file {
             Some(f) if f.is_absolute() => (f.clone(), true),
             Some(f) => (std::env::current_dir().unwrap_or_default().join(f), true),
@@ -81,6 +93,8 @@ impl Project {
             config,
             config_path,
             paths,
+            found_above,
+            root_reason,
         })
     }
 
@@ -116,10 +130,9 @@ impl Project {
     pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
         let path = self.paths.state_file(feature);
         let state = state_store::load(&path)?;
-        if let Some(s) = &state {
-            for w in s.unknown_name_warnings() {
-                notice::warn(&format!("{}: {w}", self.paths.display(&path)));
-            }
+        if let Some(w) = state.as_ref().and_then(|s| s.unknown_names_warning()) {
+            let shown = self.paths.display(&path);
+            notice::warn_once(&shown, &format!("{shown}: {w}"));
         }
         Ok(state)
     }
@@ -143,6 +156,56 @@ impl Project {
         }
         out.sort();
         Ok(out)
+    }
+
+    /// Checks that `feature` is known here: it has a state file, an issues.json or an event
+    /// log. An unknown one (a typo) is exit 2 naming the nearest known feature.
+    pub fn require_known_feature(&self, feature: &str) -> CmdResult<()> {
+        self.check_feature(feature)?;
+        let p = &self.paths;
+        if p.state_file(feature).exists()
+            || p.issues_file(feature).exists()
+            || p.events_file(feature).exists()
+        {
+            return Ok(());
+        }
+        let known = self.known_features();
+        let hint = match known
+            .iter()
+            .map(|k| (strsim::levenshtein(k, feature), k))
+            .filter(|(d, _)| *d <= 3)
+            .min()
+        {
+            Some((_, k)) => format!("did you mean `{k}`?"),
+            None if known.is_empty() => {
+                format!("run `swarm-attack init {feature}` to start it")
+            }
+            None => format!("known features: {}", known.join(", ")),
+        };
+        Err(CommandError::input(format!(
+            "feature `{feature}` is unknown: it has no state, issues.json or event log in {}",
+            self.root.display()
+        ))
+        .with_hint(hint))
+    }
+
+    /// Every feature with a state file, an issues.json folder or an event log, sorted.
+    pub fn known_features(&self) -> Vec<String> {
+        let mut out = std::collections::BTreeSet::new();
+        let mut scan = |dir: &Path, suffix: &str| {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().to_string();
+                if let Some(f) = name.strip_suffix(suffix)
+                    && is_valid_feature_id(f)
+                {
+                    out.insert(f.to_string());
+                }
+            }
+        };
+        scan(&self.paths.state_dir(), ".json");
+        scan(&self.paths.swarm_dir.join("events"), ".jsonl");
+        scan(&self.paths.specs_dir, "");
+        out.into_iter().collect()
     }
 
     /// Begins a transaction on an existing feature (exit 2 when it has no state).

@@ -64,6 +64,7 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
         summaries_count: built.summaries_count,
         prompt_bytes: built.text.len() as u64,
         truncated: built.truncated,
+        preview: false,
     };
     BuiltPrompt {
         text: built.text,
@@ -72,7 +73,7 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
 }
 
 /// The project instructions: the first of `CLAUDE.md`, `claude.md`, `.claude/CLAUDE.md`,
-/// `AGENTS.md`, `README.md` that is a file in `root`. Names are matched exactly (also on
+/// `AGENTS.md`, `README.md`, `README.rst`, `README.txt`, `README` that is a file in `root`. Names are matched exactly (also on
 /// case-insensitive file systems); bytes that are not UTF-8 are replaced; a leading BOM is
 /// dropped.
 pub fn find_instructions(root: &Path) -> Option<Instructions> {
@@ -428,7 +429,11 @@ pub fn show_prompt(
         previous_failures,
     };
     let built = build_prompt(project, &txn.state, &req);
-    txn.events.push(built.event.clone());
+    let mut event = built.event.clone();
+    if let Event::ContextInjected { preview, .. } = &mut event {
+        *preview = true;
+    }
+    txn.events.push(event);
     txn.commit()?;
     Ok(ShownPrompt {
         issue,

@@ -9,6 +9,28 @@ use crate::error::CmdResult;
 pub struct FeatureStatus {
     pub state: FeatureState,
     pub sync: SyncReport,
+    /// IN_PROGRESS tasks whose owner (a run on this host) is gone: the next `run`
+    /// resumes them.
+    pub interrupted: Vec<u32>,
+}
+
+/// The IN_PROGRESS tasks of `state` whose owning run on this host is no longer alive.
+pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
+    use crate::core::owner::{Liveness, Owner};
+    use crate::core::stage::Stage;
+    use crate::io::run_lock;
+    let locks = crate::app::run::claim::run_locks_dir(project);
+    let host = run_lock::hostname();
+    state
+        .tasks
+        .iter()
+        .filter(|t| t.stage == Stage::InProgress)
+        .filter(|t| match t.owner.as_deref().and_then(Owner::parse) {
+            Some(o) => run_lock::liveness(&locks, &o, &host) == Liveness::Dead,
+            None => true,
+        })
+        .map(|t| t.issue_number)
+        .collect()
 }
 
 /// Syncs and returns the state of one feature (exit 2 if it has none).
@@ -17,14 +39,23 @@ pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> 
     let sync = txn.sync()?;
     let state = txn.state.clone();
     txn.commit()?;
-    Ok(FeatureStatus { state, sync })
+    let interrupted = owners_gone(project, &state);
+    Ok(FeatureStatus {
+        state,
+        sync,
+        interrupted,
+    })
 }
 
-/// Syncs and returns every feature that has a state file.
-pub fn status_all(project: &Project) -> CmdResult<Vec<FeatureStatus>> {
-    project
+/// Syncs every feature that has a state file; one feature's error (e.g. a corrupt state
+/// file) does not hide the others.
+pub fn status_all(project: &Project) -> CmdResult<Vec<(String, CmdResult<FeatureStatus>)>> {
+    Ok(project
         .features()?
-        .iter()
-        .map(|f| status_one(project, f))
-        .collect()
+        .into_iter()
+        .map(|f| {
+            let s = status_one(project, &f);
+            (f, s)
+        })
+        .collect())
 }

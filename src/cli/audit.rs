@@ -20,6 +20,7 @@ use std::io::Write;
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     #[command(flatten)]
     pub json: JsonFlag,
@@ -27,6 +28,7 @@ pub struct AuditArgs {
 
 pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
     let project = g.open()?;
+    project.require_known_feature(&a.feature)?;
     // streamed: the timelines wait in a temporary file, one issue's at a time in memory
     let mut store = TimelineStore::new();
     let report = read(&project, &a.feature, Some(&mut store))?;

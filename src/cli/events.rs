@@ -23,6 +23,7 @@ use std::time::Duration;
 
 #[derive(Debug, Args)]
 pub struct EventsArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// Only events of this issue.
     #[arg(long, value_name = "N")]
@@ -82,7 +83,12 @@ pub fn filter_from(a: &EventsArgs) -> CmdResult<Filter> {
 
 pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
     let project = g.open()?;
-    project.check_feature(&a.feature)?;
+    if a.follow {
+        // following may wait for a feature that has not started yet
+        project.check_feature(&a.feature)?;
+    } else {
+        project.require_known_feature(&a.feature)?;
+    }
     let filter = filter_from(&a)?;
     let path = project.paths.events_file(&a.feature);
     let shown = project.paths.display(&path);
@@ -288,6 +294,7 @@ pub fn write_row(out: &mut impl Write, rec: &Map<String, Value>) -> std::io::Res
 /// lock like any command (used by the crash and concurrency tests).
 #[derive(Debug, Args)]
 pub struct DebugAppendArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// How many events to append (one lock and one append each).
     #[arg(long, default_value_t = 1)]

@@ -16,20 +16,81 @@ pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
     if as_json {
         print_json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
-        let made = |b: bool| if b { "created" } else { "exists" };
-        crate::outln!("{}: {}", r.issues_file, made(r.issues_file_created));
-        crate::outln!(
-            "{}: {} ({} tasks)",
-            r.state_file,
-            made(r.state_created),
-            r.tasks
-        );
+        print_init(&r);
     }
     Ok(0)
 }
 
+fn print_init(r: &init_app::InitReport) {
+    if let Some(start) = &r.started_in {
+        crate::outln!(
+            "initialising at the project root {} (found above {start})",
+            r.root
+        );
+    }
+    let made = |b: bool| if b { "created" } else { "exists" };
+    let template = if r.issues_file_created {
+        " (a template with one example issue)"
+    } else {
+        ""
+    };
+    crate::outln!(
+        "{}: {}{template}",
+        r.issues_file,
+        made(r.issues_file_created)
+    );
+    crate::outln!(
+        "{}: {} ({} tasks)",
+        r.state_file,
+        made(r.state_created),
+        r.tasks
+    );
+    if r.config_created {
+        let tests = match &r.detected_tests {
+            Some(t) => format!("tests: `{}`, detected from {}", t.command, t.from),
+            None => "no test command detected".to_string(),
+        };
+        let agents = if r.agents_found.is_empty() {
+            "no agent CLI found on PATH".to_string()
+        } else {
+            format!("agents: {}", r.agents_found.join(", "))
+        };
+        crate::outln!("{}: created ({tests}; {agents})", r.config_file);
+    }
+    if r.gitignore_created {
+        crate::outln!(".swarm/.gitignore: created (.swarm/ ignores itself)");
+    }
+    if !(r.issues_file_created || r.state_created || r.config_created) {
+        return;
+    }
+    crate::outln!("next steps:");
+    let mut step = 0;
+    let mut say = |s: String| {
+        step += 1;
+        crate::outln!("  {step}. {s}");
+    };
+    if r.config_created && (r.detected_tests.is_none() || r.agents_found.is_empty()) {
+        say(format!(
+            "edit {}: set tests.command and the agents (see the comments in it)",
+            r.config_file
+        ));
+    } else {
+        say(format!(
+            "check {}: the test command and the agents",
+            r.config_file
+        ));
+    }
+    say(format!("write the feature's issues in {}", r.issues_file));
+    say(format!(
+        "commit {} and {}, then: swarm-attack greenlight {}",
+        r.config_file, r.issues_file, r.feature
+    ));
+    say(format!("swarm-attack run {}", r.feature));
+}
+
 pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
+    crate::app::setup::warn_missing_project_file(&project);
     let o = greenlight::greenlight(&project, feature, dry_run)?;
     if !dry_run {
         crate::app::github_sync::auto_sync(&project, feature);
@@ -89,18 +150,30 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                 print_json(&feature_json(&s.state, &s.sync));
             } else {
                 crate::outln!("feature {f} ({})", s.state.phase);
-                print_tasks(&s.state);
+                print_tasks_with(&s.state, &s.interrupted);
             }
         }
         None => {
-            let all = status_app::status_all(&project)?;
+            let results = status_app::status_all(&project)?;
+            let mut all = Vec::new();
+            let mut broken = Vec::new();
+            for (f, r) in results {
+                match r {
+                    Ok(s) => all.push(s),
+                    Err(e) => broken.push((f, e)),
+                }
+            }
             if as_json {
                 let list: Vec<_> = all
                     .iter()
                     .map(|s| feature_json(&s.state, &s.sync))
                     .collect();
-                print_json(&json!({ "features": list }));
-            } else if all.is_empty() {
+                let errors: Vec<_> = broken
+                    .iter()
+                    .map(|(f, e)| json!({"feature": f, "error": e.to_string()}))
+                    .collect();
+                print_json(&json!({ "features": list, "errors": errors }));
+            } else if all.is_empty() && broken.is_empty() {
                 crate::outln!("no features yet (run `swarm-attack init <feature>`)");
             } else {
                 for s in &all {
@@ -111,6 +184,19 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                         counts(&s.state)
                     );
                 }
+                for (f, _) in &broken {
+                    crate::outln!("{f:<24} {:<20} (see the error below)", "UNREADABLE");
+                }
+            }
+            if !broken.is_empty() {
+                for (_, e) in &broken {
+                    crate::cli::output::print_error(e);
+                }
+                return Ok(broken
+                    .iter()
+                    .map(|(_, e)| e.kind.exit_code())
+                    .max()
+                    .unwrap_or(2));
             }
         }
     }
@@ -169,6 +255,11 @@ fn stage_colour(stage: &Stage) -> &'static str {
 
 /// Prints one line per task: number, stage, title, and why (evidence, waiting on, reason).
 pub fn print_tasks(state: &FeatureState) {
+    print_tasks_with(state, &[]);
+}
+
+/// [`print_tasks`], marking the IN_PROGRESS tasks in `interrupted` (their run is gone).
+pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
     let stages = readiness::Stages::of(state);
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
@@ -178,6 +269,10 @@ pub fn print_tasks(state: &FeatureState) {
             if let Some(c) = &e.commit {
                 why.push_str(&format!(" {}", &c[..c.len().min(10)]));
             }
+        } else if interrupted.contains(&t.issue_number) {
+            why = "interrupted: will resume (its run is gone; the next `run` picks it up)".into();
+        } else if t.is_manual() && t.stage != Stage::Done {
+            why = "manual: waiting for a person".into();
         } else if t.stage == Stage::Backlog {
             let w: Vec<String> = stages
                 .waiting_on(t)

@@ -12,6 +12,7 @@ use serde_json::json;
 pub enum GithubCommand {
     /// Bring labels and status comments in line with the state; replay the outbox.
     Sync {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         /// Print the planned requests without sending any write.
         #[arg(long)]
@@ -21,6 +22,7 @@ pub enum GithubCommand {
     },
     /// Create GitHub issues for tasks that have none (idempotent).
     Publish {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         #[command(flatten)]
         json: JsonFlag,

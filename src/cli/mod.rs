@@ -3,13 +3,16 @@
 pub mod action;
 pub mod audit;
 pub mod audit_store;
+pub mod completions;
 pub mod demo;
 pub mod events;
 pub mod feature_cmds;
 pub mod github;
+pub mod help_text;
 pub mod matrix;
 pub mod output;
 pub mod plan;
+pub mod progress;
 pub mod prompt;
 pub mod report;
 pub mod run;
@@ -17,13 +20,19 @@ pub mod stubs;
 
 use crate::app::project::{Project, ProjectOptions};
 use crate::error::CmdResult;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Run a swarm of coding agents over a feature's issues, without ever redoing finished work.
 #[derive(Debug, Parser)]
-#[command(name = "swarm-attack", version, about, max_term_width = 100)]
+#[command(
+    name = "swarm-attack",
+    version,
+    about,
+    max_term_width = 100,
+    after_help = help_text::MAIN
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -73,14 +82,19 @@ pub struct JsonFlag {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Create specs/FEATURE/issues.json (if missing) and the feature state.
+    /// Create specs/FEATURE/issues.json (if missing) and the feature state; for a new
+    /// project also config.yaml (detected test command, agents on PATH) and .swarm/.gitignore.
+    #[command(after_help = help_text::INIT)]
     Init {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         #[command(flatten)]
         json: JsonFlag,
     },
     /// Sync from git, merge issues.json into the state (keeping progress), print the plan.
+    #[command(after_help = help_text::GREENLIGHT)]
     Greenlight {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         /// Show what would change without writing anything.
         #[arg(long)]
@@ -89,15 +103,19 @@ pub enum Command {
         json: JsonFlag,
     },
     /// Sync from git, then show one feature in detail, or all features.
+    #[command(after_help = help_text::STATUS)]
     Status {
+        /// The feature id (its folder under specs/, e.g. `auth`); all features when omitted.
         feature: Option<String>,
         #[command(flatten)]
         json: JsonFlag,
     },
     /// Implement READY issues with the configured agents.
+    #[command(after_help = help_text::RUN)]
     Run(stubs::RunArgs),
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
+        /// The feature id (its folder under specs/, e.g. `auth`).
         feature: String,
         /// The issue to move back (its number inside the feature).
         #[arg(long, value_name = "N")]
@@ -113,8 +131,10 @@ pub enum Command {
     /// Print the coordination decision per issue.
     Plan(plan::PlanArgs),
     /// Print events from the feature's log, oldest first.
+    #[command(after_help = help_text::EVENTS)]
     Events(events::EventsArgs),
     /// Per-issue timeline: attempts, agents, modes, durations, outcome, evidence, cost.
+    #[command(after_help = help_text::AUDIT)]
     Audit(audit::AuditArgs),
     /// Write one self-contained HTML report of a feature: timeline, dependencies, attempts, cost.
     Report(report::ReportArgs),
@@ -127,6 +147,14 @@ pub enum Command {
     Action(stubs::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
     Demo(stubs::DemoArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout.
+    Man,
     /// Test tool: append events in a loop under the feature lock (docs/events.md).
     #[command(hide = true)]
     DebugAppendEvents(events::DebugAppendArgs),
@@ -134,7 +162,17 @@ pub enum Command {
 
 /// Parses arguments, runs, prints the error and maps it to an exit code.
 pub fn main_entry() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `--no-color` (or NO_COLOR) also applies to clap's own output: help and usage errors
+    let no_color = std::env::args_os().any(|a| a == "--no-color")
+        || std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let mut cmd = Cli::command();
+    if no_color {
+        cmd = cmd.color(clap::ColorChoice::Never);
+    }
+    let parsed = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -180,6 +218,8 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Matrix(a) => matrix::matrix(g, a),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => demo::demo(g, a),
+        Command::Completions { shell } => completions::completions(shell),
+        Command::Man => completions::man(),
         Command::DebugAppendEvents(a) => events::debug_append(g, a),
     }
 }

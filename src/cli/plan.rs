@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 #[derive(Debug, Args)]
 pub struct PlanArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// Only this issue (any stage); default: every READY issue.
     #[arg(long, value_name = "N")]
@@ -27,14 +28,33 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         notice::warn(w);
     }
     if a.json.json {
-        print_json(&json!({
+        let manual: Vec<Value> = o
+            .manual
+            .iter()
+            .map(|(n, t)| json!({"issue": n, "title": t, "waiting_for": "a person"}))
+            .collect();
+        let mut doc = json!({
             "feature": a.feature,
             "decisions": decisions_json(&o.planned),
-        }));
+        });
+        if !manual.is_empty() {
+            doc["manual"] = Value::Array(manual);
+        }
+        print_json(&doc);
         return Ok(0);
     }
+    let print_manual = || {
+        for (n, title) in &o.manual {
+            crate::outln!(
+                "  #{n:<4} {} waiting for a person (automation_type: manual)  {}",
+                paint(&format!("{:<9}", "MANUAL"), "2"),
+                paint(title, "2")
+            );
+        }
+    };
     if o.planned.is_empty() {
-        crate::outln!("plan {}: no READY issue", a.feature);
+        crate::outln!("plan {}: no READY issue for an agent", a.feature);
+        print_manual();
         return Ok(0);
     }
     crate::outln!(
@@ -44,6 +64,7 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         if o.planned.len() == 1 { "" } else { "s" }
     );
     print_planned(&o.planned);
+    print_manual();
     Ok(0)
 }
 

@@ -16,6 +16,7 @@ use serde_json::json;
 
 #[derive(Debug, Args)]
 pub struct PromptArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// The issue (its `order` in issues.json).
     #[arg(long, value_name = "N")]

@@ -4,11 +4,13 @@
 use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOptions, RunReport};
 use crate::cli::GlobalArgs;
 use crate::cli::output::{paint, print_json};
+use crate::cli::progress::RunView;
 use crate::cli::stubs::RunArgs;
 use crate::error::{CmdResult, CommandError};
 
 pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
     let project = g.open()?;
+    crate::app::setup::warn_missing_project_file(&project);
     let opts = RunOptions {
         issue: a.issue,
         max_issues: a.max_issues,
@@ -16,19 +18,54 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
         dry_run: a.dry_run,
     };
     let as_json = a.json.json;
-    let quiet = g.quiet;
-    let progress = move |p: &Progress| {
-        if !as_json && !quiet {
-            print_progress(p);
+    let view = (!as_json && !g.quiet).then(|| RunView::new(planned_total(&project, &a)));
+    let heartbeat = view.as_ref().and_then(|v| v.start_heartbeat());
+    let progress = |p: &Progress| {
+        if let Some(v) = &view {
+            if let Progress::Notice(m) = p {
+                crate::errln!("note: {m}");
+            }
+            v.show(p, progress_line(p));
         }
     };
-    let report = run_app::run(&project, &a.feature, &opts, &progress)?;
+    let report = run_app::run(&project, &a.feature, &opts, &progress);
+    if let Some(v) = &view {
+        v.finish(heartbeat);
+    }
+    let report = report?;
     if !a.dry_run {
         // Mirror the run's transitions to GitHub (skipped with one notice when GitHub is not
         // configured; failures go to the outbox and never change the run's exit code).
         crate::app::github_sync::auto_sync(&project, &a.feature);
     }
     finish(&report, as_json)
+}
+
+/// How many issues this run may work on (the live display's N/M bar): the issues not yet
+/// DONE, SKIPPED, SPLIT or BLOCKED and not manual, at most `--max-issues`, 1 with `--issue`.
+fn planned_total(project: &crate::app::project::Project, a: &RunArgs) -> u64 {
+    use crate::core::stage::Stage;
+    if a.issue.is_some() {
+        return 1;
+    }
+    let open = project
+        .load_state(&a.feature)
+        .ok()
+        .flatten()
+        .map(|s| {
+            s.tasks
+                .iter()
+                .filter(|t| {
+                    !t.is_manual()
+                        && !matches!(
+                            t.stage,
+                            Stage::Done | Stage::Skipped | Stage::Split | Stage::Blocked
+                        )
+                })
+                .count() as u64
+        })
+        .unwrap_or(0);
+    a.max_issues.map_or(open, |k| open.min(u64::from(k)))
 }
 
 /// Prints the summary (or the JSON report) and decides the exit code.
@@ -55,10 +92,19 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(10)]
 }
 
-/// One line per progress step.
+/// One line per progress step (notices go to stderr).
 pub fn print_progress(p: &Progress) {
-    match p {
-        Progress::Started { branch, workers } => crate::outln!(
+    if let Progress::Notice(m) = p {
+        crate::errln!("note: {m}");
+    } else if let Some(line) = progress_line(p) {
+        crate::outln!("{line}");
+    }
+}
+
+/// The line for a progress step on stdout (`None`: nothing to print there).
+pub fn progress_line(p: &Progress) -> Option<String> {
+    Some(match p {
+        Progress::Started { branch, workers } => format!(
             "run: landing on {} ({workers} worker{})",
             branch
                 .as_deref()
@@ -66,7 +112,7 @@ pub fn print_progress(p: &Progress) {
                 .unwrap_or_else(|| "a detached HEAD".into()),
             if *workers == 1 { "" } else { "s" }
         ),
-        Progress::Recovered { issue, owner } => crate::outln!(
+        Progress::Recovered { issue, owner } => format!(
             "#{issue}: its previous run is gone ({owner}); INTERRUPTED, retrying from a clean worktree"
         ),
         Progress::Claimed {
@@ -74,7 +120,8 @@ pub fn print_progress(p: &Progress) {
             title,
             attempt,
             resumed,
-        } => crate::outln!(
+            ..
+        } => format!(
             "#{issue} {title}: started{} (attempt {attempt})",
             if *resumed {
                 " again after an interruption"
@@ -87,19 +134,20 @@ pub fn print_progress(p: &Progress) {
             agent,
             mode,
             attempt,
-        } => crate::outln!("#{issue}: agent {agent} working, {mode}, attempt {attempt}"),
+        } => format!("#{issue}: agent {agent} working, {mode}, attempt {attempt}"),
         Progress::AttemptFailed {
             issue,
             attempt,
             reason,
             retrying,
-        } => crate::outln!(
+        } => format!(
             "#{issue}: attempt {attempt} failed: {reason}{}",
             if *retrying { "; retrying" } else { "" }
         ),
-        Progress::Finished(r) => crate::outln!("{}", result_line(r)),
-        Progress::Notice(m) => crate::errln!("note: {m}"),
-    }
+        Progress::Finished(r) => result_line(r),
+        // shown by the live display and the heartbeat, not as lines of their own
+        Progress::Phase { .. } | Progress::Notice(_) => return None,
+    })
 }
 
 /// One line describing how an issue ended.

@@ -5,12 +5,13 @@ use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// The feature id (its folder under specs/, e.g. `auth`).
     pub feature: String,
     /// Only this issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,
-    /// Implement at most K issues.
-    #[arg(long, value_name = "K")]
+    /// Implement at most K issues (K ≥ 1).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_issues: Option<u32>,
     /// Run up to W independent issues at once, each in its own worktree.
     #[arg(long, value_name = "W", default_value_t = 1)]

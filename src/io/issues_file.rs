@@ -1,5 +1,6 @@
 //! Reading `specs/<feature>/issues.json` with errors that name the file, line, issue and field.
 
+use crate::core::issue_warnings;
 use crate::core::issues::{IssuesDoc, parse_issues};
 use crate::error::{CmdResult, CommandError};
 use std::path::Path;
@@ -28,5 +29,11 @@ pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
             e.column()
         ))
     })?;
-    parse_issues(&value).map_err(|e| CommandError::input(format!("{shown}: {}", e.message)))
+    let doc =
+        parse_issues(&value).map_err(|e| CommandError::input(format!("{shown}: {}", e.message)))?;
+    for w in issue_warnings::warnings(&doc) {
+        let msg = format!("{shown}: {w}");
+        crate::io::notice::warn_once(&msg, &msg);
+    }
+    Ok(doc)
 }

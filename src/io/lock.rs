@@ -47,7 +47,20 @@ impl FeatureLock {
                     // If nobody listens any more, `got` is dropped here: the lock is released.
                     let _ = tx.send(got);
                 });
-                match rx.recv_timeout(timeout) {
+                // Say who holds it once the wait is noticeable (1 s), then keep waiting.
+                let first = timeout.min(Duration::from_secs(1));
+                let got = match rx.recv_timeout(first) {
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) if timeout > first => {
+                        crate::io::notice::info(&format!(
+                            "waiting for the lock on feature `{feature}` held by {} (up to {} s)…",
+                            read_holder(path),
+                            timeout.as_secs()
+                        ));
+                        rx.recv_timeout(timeout - first)
+                    }
+                    other => other,
+                };
+                match got {
                     Ok(Ok(f)) => f,
                     Ok(Err(e)) => return Err(CommandError::io("lock", path, &e)),
                     Err(_) => {

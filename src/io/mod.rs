@@ -22,6 +22,7 @@ pub mod notice;
 pub mod paths;
 pub mod process;
 pub mod program_path;
+pub mod project_root;
 pub mod repo_id;
 pub mod run_lock;
 pub mod secrets;

@@ -14,6 +14,20 @@ pub fn warn(msg: &str) {
     crate::errln!("warning: {msg}");
 }
 
+/// A warning shown at most once per process for the same `key` (e.g. one per file).
+pub fn warn_once(key: &str, msg: &str) {
+    use std::collections::HashSet;
+    use std::sync::Mutex;
+    static SEEN: Mutex<Option<HashSet<String>>> = Mutex::new(None);
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if seen
+        .get_or_insert_with(HashSet::new)
+        .insert(key.to_string())
+    {
+        warn(msg);
+    }
+}
+
 /// An informational notice on stderr, silenced by `-q`.
 pub fn info(msg: &str) {
     if !QUIET.load(Ordering::Relaxed) {

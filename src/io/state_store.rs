@@ -2,6 +2,7 @@
 //! atomically, only when something changed. Callers hold the feature lock.
 
 use crate::core::state::FeatureState;
+use crate::core::state_nulls::LoadedNulls;
 use crate::error::{CmdResult, CommandError};
 use crate::io::atomic::write_atomic;
 use crate::io::lock::FeatureLock;
@@ -36,7 +37,22 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
-    Ok(Some(state))
+    Ok(Some(with_loaded_nulls(state, &bytes)))
+}
+
+/// Records where the file had `null` for a field that loads as a default (SPEC §12), so
+/// that [`to_bytes`] writes those keys back as they were while untouched.
+fn with_loaded_nulls(mut state: FeatureState, bytes: &[u8]) -> FeatureState {
+    if memchr::memmem::find(bytes, b"null").is_none() {
+        return state;
+    }
+    if let (Ok(raw), Ok(loaded)) = (
+        serde_json::from_slice::<serde_json::Value>(bytes),
+        serde_json::to_value(&state),
+    ) {
+        state.loaded_nulls = LoadedNulls::find(&raw, &loaded);
+    }
+    state
 }
 
 enum Located {
@@ -99,7 +115,13 @@ fn strip_position(msg: &str) -> &str {
 
 /// Serialises a state the way it is stored (pretty JSON, trailing newline).
 pub fn to_bytes(state: &FeatureState) -> Vec<u8> {
-    let mut out = serde_json::to_vec_pretty(state).unwrap_or_default();
+    let mut out = if state.loaded_nulls.is_empty() {
+        serde_json::to_vec_pretty(state).unwrap_or_default()
+    } else {
+        let mut value = serde_json::to_value(state).unwrap_or_default();
+        state.loaded_nulls.restore(&mut value);
+        serde_json::to_vec_pretty(&value).unwrap_or_default()
+    };
     out.push(b'\n');
     out
 }

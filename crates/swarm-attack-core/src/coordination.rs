@@ -96,6 +96,7 @@ impl Decision {
             proposals: serde_json::to_value(&self.proposals).unwrap_or_default(),
             fallback: None,
             candidates: None,
+            preview: false,
         }
     }
 }

@@ -5,6 +5,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One event body. Serialises as `{"event": "<name>", ...fields}`.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
@@ -42,6 +46,9 @@ pub enum Event {
         /// The eligible agents considered, in rank order. Optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         candidates: Option<Vec<String>>,
+        /// A preview (`plan`, `greenlight`): nothing ran. Left out of `audit`'s timeline.
+        #[serde(default, skip_serializing_if = "is_false")]
+        preview: bool,
     },
     ContextInjected {
         issue: u32,
@@ -49,6 +56,9 @@ pub enum Event {
         summaries_count: u32,
         prompt_bytes: u64,
         truncated: Vec<String>,
+        /// A preview (`prompt`): nothing was sent. Left out of `audit`'s timeline.
+        #[serde(default, skip_serializing_if = "is_false")]
+        preview: bool,
     },
     IssueStarted {
         issue: u32,
@@ -302,6 +312,7 @@ mod tests {
                 proposals: json!([{"agent": "claude", "confidence": 0.8}]),
                 fallback: Some(json!("llm answer invalid for codex; heuristic used")),
                 candidates: Some(vec!["claude".into(), "codex".into()]),
+                preview: false,
             },
             Event::ContextInjected {
                 issue: 1,
@@ -309,6 +320,7 @@ mod tests {
                 summaries_count: 2,
                 prompt_bytes: 12345,
                 truncated: vec!["module registry".into()],
+                preview: true,
             },
             Event::IssueStarted {
                 issue: 1,

@@ -2,6 +2,7 @@
 //! Unknown keys (including `_signature`) are kept in `extra` and written back.
 
 use crate::stage::{Phase, Stage};
+use crate::state_nulls::{LoadedNulls, or_default};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -27,9 +28,9 @@ pub struct EvidenceRecord {
 }
 
 /// What a task produced.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outputs {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub files_created: Vec<String>,
     /// The original tool writes `{file: [class, ...]}`; kept as JSON to load any shape.
     #[serde(default = "empty_object")]
@@ -38,6 +39,17 @@ pub struct Outputs {
     pub semantic_summary: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Outputs {
+            files_created: Vec::new(),
+            classes_defined: empty_object(),
+            semantic_summary: None,
+            extra: Map::new(),
+        }
+    }
 }
 
 fn empty_object() -> Value {
@@ -49,9 +61,9 @@ fn empty_object() -> Value {
 pub struct Task {
     pub issue_number: u32,
     pub stage: Stage,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub title: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub dependencies: Vec<u32>,
     #[serde(default)]
     pub estimated_size: Option<String>,
@@ -61,20 +73,24 @@ pub struct Task {
     pub technical_risk_score: Option<f64>,
     #[serde(default)]
     pub blocked_reason: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub outputs: Outputs,
     #[serde(default)]
     pub completion_summary: Option<String>,
     #[serde(default)]
     pub parent_issue: Option<u32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub child_issues: Vec<u32>,
 
     // ---- this tool's own fields (omitted when empty, so original files stay clean) ----
     /// The issue body (from issues.json), sanitised when used in a prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
     pub labels: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub automation_type: Option<String>,
@@ -82,7 +98,11 @@ pub struct Task {
     #[serde(default)]
     pub github_issue: Option<u64>,
     /// Files the issue declares (duplicate detection: all exist → already implemented).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
     pub files: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test_file: Option<String>,
@@ -90,10 +110,10 @@ pub struct Task {
     #[serde(default)]
     pub commit: Option<String>,
     /// The evidence the tool used to decide the task is implemented (always written).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub evidence: Vec<EvidenceRecord>,
     /// Retries used (attempts after the first; always written).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub retries: u32,
     /// Attempts started in total.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -142,10 +162,7 @@ impl Task {
             business_value_score: None,
             technical_risk_score: None,
             blocked_reason: None,
-            outputs: Outputs {
-                classes_defined: empty_object(),
-                ..Outputs::default()
-            },
+            outputs: Outputs::default(),
             completion_summary: None,
             parent_issue: None,
             child_issues: Vec::new(),
@@ -172,6 +189,14 @@ impl Task {
         }
     }
 
+    /// A manual issue (`automation_type: manual`): never dispatched to an agent; it becomes
+    /// DONE only through the git rule (SPEC §12).
+    pub fn is_manual(&self) -> bool {
+        self.automation_type
+            .as_deref()
+            .is_some_and(|a| a.trim().eq_ignore_ascii_case("manual"))
+    }
+
     /// The semantic summary, from either field.
     pub fn summary(&self) -> Option<&str> {
         self.outputs
@@ -187,15 +212,15 @@ impl Task {
 pub struct FeatureState {
     pub feature_id: String,
     pub phase: Phase,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub tasks: Vec<Task>,
     #[serde(default)]
     pub current_session: Option<Value>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub created_at: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub updated_at: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "or_default")]
     pub cost_total_usd: f64,
     #[serde(default = "empty_object")]
     pub cost_by_phase: Value,
@@ -206,6 +231,10 @@ pub struct FeatureState {
     /// Keys this tool does not know (e.g. `_signature`), kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+    /// Where the loaded file had `null` for a field with a default (written back as `null`
+    /// while untouched).
+    #[serde(skip)]
+    pub loaded_nulls: LoadedNulls,
 }
 
 impl FeatureState {
@@ -222,6 +251,7 @@ impl FeatureState {
             cost_by_phase: empty_object(),
             ledger: None,
             extra: Map::new(),
+            loaded_nulls: LoadedNulls::default(),
         }
     }
 
@@ -249,21 +279,24 @@ impl FeatureState {
         }
     }
 
-    /// Warnings about names this tool does not know (unknown stage or phase).
-    pub fn unknown_name_warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
+    /// One warning about the names this tool does not know (unknown stage or phase), naming
+    /// each task and name; `None` when every name is known.
+    pub fn unknown_names_warning(&self) -> Option<String> {
+        let mut parts = Vec::new();
         if let Phase::Unknown(p) = &self.phase {
-            out.push(format!("unknown phase \"{p}\" (kept as written)"));
+            parts.push(format!("unknown phase \"{p}\""));
         }
         for t in &self.tasks {
             if let Stage::Unknown(s) = &t.stage {
-                out.push(format!(
-                    "task {} has unknown stage \"{s}\" (kept as written)",
-                    t.issue_number
-                ));
+                parts.push(format!("task {} has unknown stage \"{s}\"", t.issue_number));
             }
         }
-        out
+        (!parts.is_empty()).then(|| {
+            format!(
+                "{} (kept as written; such tasks are never dispatched)",
+                parts.join("; ")
+            )
+        })
     }
 
     /// Whether `other` differs from `self` in anything but `updated_at`.
@@ -298,7 +331,8 @@ mod tests {
             s.tasks[0].extra.get("custom"),
             Some(&Value::String("keep".into()))
         );
-        assert_eq!(s.unknown_name_warnings().len(), 1);
+        let w = s.unknown_names_warning().unwrap();
+        assert!(w.contains("task 1 has unknown stage \"REVIEWING\""), "{w}");
         let back = serde_json::to_value(&s).unwrap();
         let orig: Value = serde_json::from_str(text).unwrap();
         // every original key comes back unchanged; this tool only adds its own fields

@@ -84,7 +84,7 @@ fn no_instructions_file_is_said() {
     let dir = tempfile::tempdir().unwrap();
     assert!(find_instructions(dir.path()).is_none());
     let built = build_prompt(&project(dir.path()), &state(), &req());
-    assert!(built.text.contains("No project instructions file was found (looked for CLAUDE.md, claude.md, .claude/CLAUDE.md, AGENTS.md, README.md)."));
+    assert!(built.text.contains("No project instructions file was found (looked for CLAUDE.md, claude.md, .claude/CLAUDE.md, AGENTS.md, README.md, README.rst, README.txt, README)."));
 }
 
 #[test]
@@ -135,6 +135,7 @@ fn registry_reads_symbols_from_the_files_done_issues_created() {
         summaries_count,
         prompt_bytes,
         truncated,
+        ..
     } = built.event
     else {
         panic!("wrong event")

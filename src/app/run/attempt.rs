@@ -3,10 +3,10 @@
 //! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
 //! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
 
-use crate::app::run::RunContext;
 use crate::app::run::record;
 use crate::app::run::stop::Stop;
 use crate::app::run::verify;
+use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::Event;
 use crate::core::test_report;
@@ -269,6 +269,10 @@ pub fn run_attempt(
     if stopped() {
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
+    ctx.report(Progress::Phase {
+        issue,
+        phase: "tests",
+    });
     let v = verify::verify_stoppable(
         ctx,
         spec.worktree,
@@ -280,7 +284,8 @@ pub fn run_attempt(
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
     if !v.passed {
-        let reason = v.failure_reason(ctx.project.config.tests.timeout_seconds);
+        let tests = &ctx.project.config.tests;
+        let reason = v.failure_reason(&tests.command, tests.timeout_seconds);
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
         let pending = vec![Event::VerificationFailed {
             issue,

@@ -136,8 +136,12 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     })))
 }
 
-/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE.
+/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE;
+/// never a manual issue (it waits for a person, SPEC §12).
 pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
+    if t.is_manual() {
+        return false;
+    }
     match t.stage {
         Stage::Ready => true,
         Stage::Interrupted => t
@@ -231,6 +235,16 @@ fn check_requested(
     if !first {
         return Ok(Err(format!("issue {n} is {}", t.stage)));
     }
+    if t.is_manual() && t.stage != Stage::Done {
+        return Err(CommandError::input(format!(
+            "issue {n} of `{}` is manual (automation_type: manual): it waits for a person and is never sent to an agent",
+            ctx.feature
+        ))
+        .with_hint(format!(
+            "implement it yourself; it becomes DONE when a commit `feat({}): Implement issue #{n}` is on the branch",
+            ctx.feature
+        )));
+    }
     match &t.stage {
         Stage::Done => Ok(Err(format!("issue {n} is already DONE"))),
         Stage::InProgress => Err(CommandError::locked(format!(
@@ -297,6 +311,20 @@ pub fn nothing_reason(state: &FeatureState) -> String {
         if count(s.clone()) > 0 {
             parts.push(format!("{} {} ({})", count(s.clone()), s, list(s.clone())));
         }
+    }
+    let manual: Vec<String> = state
+        .tasks
+        .iter()
+        .filter(|t| t.is_manual() && t.stage == Stage::Ready)
+        .map(|t| format!("#{}", t.issue_number))
+        .collect();
+    if !manual.is_empty() {
+        parts.push(format!(
+            "{} waiting for a person (manual: {})",
+            manual.len(),
+            manual.join(", ")
+        ));
+        return format!("no issue can be sent to an agent: {}", parts.join(", "));
     }
     format!("no issue is READY: {}", parts.join(", "))
 }

@@ -8,8 +8,9 @@
 //!   this issue (SPEC §3 rules 1–2, reverts honoured). The sync before the claim already
 //!   applies the whole §3 rule; this check also covers a commit that landed just before a
 //!   crash when `auto_sync_from_git` is off.
-//! - `files`: the issue lists `files` and every one exists in the fresh worktree (the
-//!   branch's content).
+//! - `files`: the issue lists `files`, every one exists in the fresh worktree (the
+//!   branch's content), and at least one was created or changed by a commit after the
+//!   feature's first greenlight ([`crate::core::files_rule`]).
 //! - `tests`: the issue's `test_file` exists in the worktree and passes (`tests.issue_command`
 //!   with `{test_file}` replaced, else `tests.command` + the path).
 //!
@@ -20,6 +21,7 @@ use crate::app::run::RunContext;
 use crate::app::run::verify;
 use crate::core::command_line;
 use crate::core::commit_message;
+use crate::core::files_rule::{self, FilesFinding};
 use crate::core::state::{EvidenceRecord, Task};
 use crate::error::CmdResult;
 use serde::Serialize;
@@ -87,6 +89,7 @@ impl DuplicateReport {
 pub fn check(
     ctx: &RunContext<'_>,
     task: &Task,
+    since: Option<&str>,
     worktree: &Path,
     artifacts: &Path,
     synced: Option<(&str, &str)>,
@@ -96,34 +99,12 @@ pub fn check(
         ..Default::default()
     };
     if !task.files.is_empty() {
-        let missing: Vec<&String> = task
-            .files
-            .iter()
-            .filter(|f| !safe_exists(worktree, f))
-            .collect();
-        report.files = Some(if missing.is_empty() {
-            Check {
-                fired: true,
-                detail: format!(
-                    "all {} listed files exist: {}",
-                    task.files.len(),
-                    task.files.join(", ")
-                ),
-                commit: None,
-            }
-        } else {
-            Check {
-                fired: false,
-                detail: format!(
-                    "missing: {}",
-                    missing
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                commit: None,
-            }
+        let finding = files_finding(ctx, task, since, worktree);
+        let (fired, detail) = files_rule::verdict(&task.files, &finding);
+        report.files = Some(Check {
+            fired,
+            detail,
+            commit: None,
         });
     }
     let already = report.git.as_ref().is_some_and(|c| c.fired)
@@ -163,7 +144,14 @@ pub fn check(
                     fired: false,
                     detail: format!(
                         "{tf} exists but does not pass: {}",
-                        v.failure_reason(tests.timeout_seconds)
+                        v.failure_reason(
+                            &tests
+                                .issue_command
+                                .as_deref()
+                                .map(|t| t.replace("{test_file}", tf))
+                                .unwrap_or_else(|| format!("{} {tf}", tests.command)),
+                            tests.timeout_seconds
+                        )
                     ),
                     commit: None,
                 }
@@ -176,6 +164,34 @@ pub fn check(
         serde_json::to_vec_pretty(&report).unwrap_or_default(),
     );
     Ok(report)
+}
+
+/// The files check's finding: which listed files are missing, else which changed after the
+/// feature's first greenlight (`since`).
+fn files_finding(
+    ctx: &RunContext<'_>,
+    task: &Task,
+    since: Option<&str>,
+    worktree: &Path,
+) -> FilesFinding {
+    let missing: Vec<String> = task
+        .files
+        .iter()
+        .filter(|f| !safe_exists(worktree, f))
+        .cloned()
+        .collect();
+    if !missing.is_empty() {
+        return FilesFinding::Missing(missing);
+    }
+    let Some(base) = since else {
+        return FilesFinding::Untouched { base: None };
+    };
+    match ctx.git.paths_changed_since(worktree, base, &task.files) {
+        Ok(changed) if !changed.is_empty() => FilesFinding::Changed(changed),
+        _ => FilesFinding::Untouched {
+            base: Some(base.to_string()),
+        },
+    }
 }
 
 /// A relative path inside the worktree that exists (absolute paths and `..` never count).

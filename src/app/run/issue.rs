@@ -99,6 +99,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         title: task.title.clone(),
         attempt,
         resumed: claim.resumed,
+        dependencies: task.dependencies.clone(),
     });
     if task.github_issue.is_some() {
         // Show the issue as in progress on GitHub while the agents work (no lock is held;
@@ -111,7 +112,14 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
 
     // 1. Duplicate detection.
     let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
-    let dup = duplicate::check(ctx, task, &wt.path, &artifacts, synced)?;
+    let dup = duplicate::check(
+        ctx,
+        task,
+        claim.state.first_greenlight_commit(),
+        &wt.path,
+        &artifacts,
+        synced,
+    )?;
     if let Some((check, evidence)) = dup.fired() {
         let outcome = record_duplicate(ctx, claim, &dup, check, evidence)?;
         return Ok(result(outcome, 0, None));
@@ -451,6 +459,10 @@ fn finish_done(
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
     summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
+    ctx.report(Progress::Phase {
+        issue,
+        phase: "landing",
+    });
     if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
         return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
     }

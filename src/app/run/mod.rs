@@ -135,6 +135,8 @@ pub enum Progress {
         title: String,
         attempt: u32,
         resumed: bool,
+        /// The issue's dependencies (its start is shown after their end).
+        dependencies: Vec<u32>,
     },
     Recovered {
         issue: u32,
@@ -154,6 +156,11 @@ pub enum Progress {
     },
     Finished(IssueResult),
     Notice(String),
+    /// The issue's work moved to another phase: `tests` (verification) or `landing`.
+    Phase {
+        issue: u32,
+        phase: &'static str,
+    },
 }
 
 /// The circuit breaker: consecutive agent-process failures (spawn failure, crash, non-zero

@@ -29,17 +29,36 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// One sentence on why it failed.
-    pub fn failure_reason(&self, timeout_s: u64) -> String {
-        if self.timed_out {
-            return format!("the tests timed out after {timeout_s} s");
-        }
-        match (self.counts.failed, self.exit_code) {
-            (Some(f), _) if f > 0 => format!("tests failed ({f} failed)"),
-            (_, Some(c)) => format!("the test command exited with code {c}"),
-            _ => "the test command was killed by a signal".into(),
+    /// One sentence on why it failed, naming the test command and ending with the last
+    /// lines of its output.
+    pub fn failure_reason(&self, command: &str, timeout_s: u64) -> String {
+        let why = if self.timed_out {
+            format!("the tests (`{command}`) timed out after {timeout_s} s")
+        } else {
+            match (self.counts.failed, self.exit_code) {
+                (Some(f), _) if f > 0 => format!("tests failed ({f} failed) in `{command}`"),
+                (_, Some(c)) => format!("the test command `{command}` exited with code {c}"),
+                _ => format!("the test command `{command}` was killed by a signal"),
+            }
+        };
+        match last_lines(&self.output, 3) {
+            Some(tail) => format!("{why}; its last lines: {tail}"),
+            None => format!("{why} (no output)"),
         }
     }
+}
+
+/// The last `n` non-empty lines of `output`, each cut to 160 characters, joined by " | ".
+fn last_lines(output: &str, n: usize) -> Option<String> {
+    let lines: Vec<String> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .rev()
+        .take(n)
+        .map(|l| l.chars().take(160).collect())
+        .collect();
+    (!lines.is_empty()).then(|| lines.into_iter().rev().collect::<Vec<_>>().join(" | "))
 }
 
 /// Runs `cmd` in `cwd`; the output goes to `log`. `Err` when the program cannot start.
@@ -185,4 +204,26 @@ pub fn on_path(program: &str) -> bool {
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
     })
+}
+
+#[cfg(test)]
+mod failure_reason_tests {
+    use super::*;
+
+    #[test]
+    fn names_the_command_and_the_last_lines() {
+        let v = Verification {
+            passed: false,
+            counts: TestCounts::default(),
+            timed_out: false,
+            exit_code: Some(101),
+            output: "compiling\n\nerror: could not find `Cargo.toml`\n".into(),
+            skipped: false,
+        };
+        let r = v.failure_reason("cargo test", 600);
+        assert_eq!(
+            r,
+            "the test command `cargo test` exited with code 101; its last lines: compiling | error: could not find `Cargo.toml`"
+        );
+    }
 }

@@ -477,6 +477,31 @@ impl Git {
             .collect())
     }
 
+    /// Which of `paths` were created or changed by a commit in `base..HEAD` of `dir`.
+    pub fn paths_changed_since(
+        &self,
+        dir: &Path,
+        base: &str,
+        paths: &[String],
+    ) -> Result<Vec<String>, GitError> {
+        let range = format!("{base}..HEAD");
+        let mut args = vec![
+            "log",
+            "--format=",
+            "--name-only",
+            "--no-renames",
+            &range,
+            "--",
+        ];
+        args.extend(paths.iter().map(String::as_str));
+        let out = self.run(dir, &args, b"")?;
+        Ok(paths
+            .iter()
+            .filter(|p| out.lines().any(|l| l.trim() == p.trim_start_matches("./")))
+            .cloned()
+            .collect())
+    }
+
     /// Whether `ancestor` is an ancestor of (or equal to) `rev`.
     pub fn is_ancestor(&self, ancestor: &str, rev: &str) -> bool {
         self.run(

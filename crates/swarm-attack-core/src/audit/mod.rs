@@ -254,6 +254,8 @@ impl Auditor {
             }
             // `issue` there is a GitHub issue number, not a task.
             "action_received" => {}
+            // previews (`plan`, `prompt`, `greenlight`'s plan): nothing ran
+            _ if rec.get("preview").and_then(Value::as_bool) == Some(true) => {}
             _ => {
                 if let Some(n) = u(rec, "issue") {
                     let detail = describe(&event, rec);

@@ -19,6 +19,9 @@ pub const INSTRUCTION_FILES: &[&str] = &[
     ".claude/CLAUDE.md",
     "AGENTS.md",
     "README.md",
+    "README.rst",
+    "README.txt",
+    "README",
 ];
 const MAX_FILES_PER_SUMMARY: usize = 20;
 const MAX_SYMBOLS_PER_FILE: usize = 40;
