@@ -57,8 +57,8 @@ fn errors_with_json_leave_stdout_empty() {
         &["`Bad!`", "feature id"],
     );
     input_error(
-        &env.run(&["unblock", "auth", "--issue", "1", "--json"]),
-        &["issue 1", "READY"],
+        &env.run(&["unblock", "auth", "--issue", "9", "--json"]),
+        &["no issue 9"],
     );
 }
 

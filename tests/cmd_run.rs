@@ -365,19 +365,16 @@ fn missing_agent_binary_is_a_clear_error_naming_it() {
         &cfg[end..]
     );
     s.env.write("config.yaml", &cfg);
+    // a setup problem: exit 2 before any attempt (preflight), the issue untouched
     let r = s.env.run(&["run", "nobin"]);
-    r.code(1);
+    r.code(2);
     assert!(
-        r.stdout.contains("`no-such-agent-xyz` was not found"),
+        r.stderr.contains("`no-such-agent-xyz` was not found"),
         "{}",
-        r.stdout
+        r.stderr
     );
-    assert!(
-        s.task("nobin", 1)["blocked_reason"]
-            .as_str()
-            .unwrap()
-            .contains("no-such-agent-xyz")
-    );
+    assert_eq!(s.task("nobin", 1)["stage"], "READY");
+    assert!(s.task("nobin", 1)["blocked_reason"].is_null());
 }
 
 #[test]

@@ -15,6 +15,7 @@ mod cmd_action_github;
 mod cmd_action_install;
 mod cmd_completions;
 mod cmd_demo;
+mod cmd_doctor;
 mod cmd_events;
 mod cmd_github;
 mod cmd_github_faults;

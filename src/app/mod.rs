@@ -2,6 +2,7 @@
 
 pub mod action;
 pub mod demo;
+pub mod doctor;
 pub mod github_live;
 pub mod github_publish;
 pub mod github_reconcile;

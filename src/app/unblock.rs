@@ -1,5 +1,6 @@
 //! `unblock <feature> --issue N`: BLOCKED/SKIPPED/INTERRUPTED → READY (or BACKLOG when a
-//! dependency is not DONE), retries and reason cleared.
+//! dependency is not DONE), retries, reason and last failure cleared; a READY or BACKLOG
+//! issue keeps its stage and gets its retries and last failure reset.
 
 use crate::app::project::Project;
 use crate::core::events::Event;
@@ -57,14 +58,20 @@ pub fn unblock(
             });
         }
     }
-    if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
+    // READY / BACKLOG: the retries and the last failure are reset (e.g. after a setup
+    // problem was fixed), the stage is recomputed
+    if !matches!(
+        from,
+        Stage::Blocked | Stage::Skipped | Stage::Interrupted | Stage::Ready | Stage::Backlog
+    ) {
         return Err(CommandError::input(format!(
-            "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED or INTERRUPTED; nothing to unblock"
+            "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG; nothing to unblock"
         )));
     }
     task.stage = Stage::Backlog;
     task.retries = 0;
     task.blocked_reason = None;
+    task.last_failure = None;
     task.owner = None;
     readiness::recompute(&mut txn.state);
     let to = txn

@@ -5,6 +5,7 @@ pub mod audit;
 pub mod audit_store;
 pub mod completions;
 pub mod demo;
+pub mod doctor;
 pub mod events;
 pub mod feature_cmds;
 pub mod github;
@@ -126,6 +127,9 @@ pub enum Command {
         #[command(flatten)]
         json: JsonFlag,
     },
+    /// Check the setup: agents (on PATH, `--version`), their credentials, the test
+    /// command, the branch, stale git locks. Exit 0 when all pass, 2 otherwise.
+    Doctor(doctor::DoctorArgs),
     /// Print the exact coder prompt that `run` would send.
     Prompt(prompt::PromptArgs),
     /// Print the coordination decision per issue.
@@ -209,6 +213,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
             json,
         } => feature_cmds::unblock(g, &feature, issue, budget.as_deref(), json.json),
         Command::Run(a) => run::run(g, a),
+        Command::Doctor(a) => doctor::doctor(g, a),
         Command::Prompt(a) => prompt::prompt(g, a),
         Command::Plan(a) => plan::plan(g, a),
         Command::Events(a) => events::events(g, a),

@@ -164,6 +164,11 @@ pub fn run_attempt(
                 }],
             )?;
             ctx.breaker.record(Some(&reason));
+            // the only agent of the attempt cannot start: a setup cause, stop the run
+            // (a two-agent attempt falls back on the other agent)
+            if spec.stop.is_none() {
+                ctx.breaker.trip_setup(&reason);
+            }
             let failed = Failed {
                 reason: format!("{reason} (check agents[].command in config.yaml)"),
                 excerpt: String::new(),

@@ -99,6 +99,14 @@ fn record_failure(
             }));
         };
         t.last_mode = Some(mode.to_string());
+        if ctx.breaker.setup_problem() {
+            // not the fault: back to READY, no retry used, no failure kept
+            t.stage = Stage::Ready;
+            t.owner = None;
+            return Ok(Next::End(Outcome::Stopped {
+                reason: tripped.clone().unwrap_or_default(),
+            }));
+        }
         let feedback = failed.feedback(t.attempts);
         t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
         let block = |t: &mut Task, reason: String, events: &mut Vec<Event>| {

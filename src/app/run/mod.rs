@@ -171,6 +171,9 @@ pub struct Breaker {
     limit: u32,
     consecutive: AtomicU32,
     tripped: Mutex<Option<String>>,
+    /// Tripped by a setup problem (the agent's program vanished): the failed issue goes
+    /// back to READY without using a retry.
+    setup: std::sync::atomic::AtomicBool,
 }
 
 impl Breaker {
@@ -208,6 +211,22 @@ impl Breaker {
         {
             *t = Some(reason);
         }
+    }
+
+    /// Stops the run at once: every agent of an attempt failed for a setup cause (e.g. its
+    /// program vanished), so retrying this or other issues cannot help.
+    pub fn trip_setup(&self, reason: &str) {
+        self.setup.store(true, Ordering::SeqCst);
+        if let Ok(mut t) = self.tripped.lock()
+            && t.is_none()
+        {
+            *t = Some(format!("setup problem: {reason}"));
+        }
+    }
+
+    /// Whether a setup problem tripped the breaker.
+    pub fn setup_problem(&self) -> bool {
+        self.setup.load(Ordering::SeqCst)
     }
 
     /// The message when tripped.

@@ -71,6 +71,9 @@ pub fn run(
         .with_hint("add an agent with a name and a command"));
     }
     verify::check_test_command(project)?;
+    // setup problems (a missing agent program, no credentials) stop here, exit 2, before
+    // any attempt: they never consume a retry
+    crate::app::doctor::preflight(project)?;
     let (git, fallback_identity) = Git::open(
         &project.root,
         crate::io::git::Hooks::from_config(project.config.git.run_hooks),

@@ -197,13 +197,7 @@ pub fn check_test_command(project: &crate::app::project::Project) -> CmdResult<(
 
 /// Whether a bare program name is found on PATH.
 pub fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| {
-            std::fs::metadata(d.join(program))
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-    })
+    crate::io::program_path::find(program, None, None).is_some()
 }
 
 #[cfg(test)]
