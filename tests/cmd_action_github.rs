@@ -253,7 +253,7 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
         .lines()
         .find_map(|l| l.strip_prefix("report="))
         .unwrap_or_else(|| panic!("no `report` output: {outputs}"));
-    let data = crate::cmd_report::report_data(&std::fs::read_to_string(report).unwrap());
+    let data = crate::common::report::report_data(&std::fs::read_to_string(report).unwrap());
     assert_eq!(data["totals"]["agent_runs"], 1);
     assert_eq!(data["totals"]["landings"], 1);
     let summary = std::fs::read_to_string(&summary).unwrap();

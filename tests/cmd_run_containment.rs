@@ -4,8 +4,8 @@
 //! argv carries a unique marker; the test then looks for that marker in `/proc/*/cmdline`.
 //! `scripts/bench-containment.sh` repeats these scenarios and measures them.
 
-use crate::cmd_run_modes::{PARALLEL, good, setup};
 use crate::common::agents::Setup;
+use crate::common::modes::{PARALLEL, good, setup};
 use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};

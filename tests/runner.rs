@@ -1,7 +1,7 @@
 //! The one integration-test binary (`autotests = false`): each area is a module. Files are
 //! named by the command they test (`cmd_<command>[_<aspect>].rs`); what every command
 //! shares is in `architecture.rs`, `cli.rs`, `config.rs`, `git_sync.rs`, `inputs.rs`,
-//! `journeys.rs`, `verbose.rs` (`-v`/`-vv`) and `workflows.rs`; every helper is in
+//! `journeys.rs`, `verbose.rs` (`-v`/`-vv`), `security.rs`, `fanout.rs` and `workflows.rs`; every helper is in
 //! `common/`. A file under `tests/` that is not declared here never runs, so
 //! `test_no_forgotten_test_files` fails on one.
 
@@ -116,5 +116,47 @@ fn test_no_forgotten_test_files() {
         forgotten.is_empty(),
         "test files that never run:\n{}",
         forgotten.join("\n")
+    );
+}
+
+/// Test modules share helpers only through `common` (the test API): a `crate::<module>::`
+/// path naming another test module would tie one test file to another's internals.
+#[test]
+fn test_modules_import_only_from_common() {
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&tests).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("runner.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            for (i, _) in line.match_indices("crate::") {
+                let rest = &line[i + "crate::".len()..];
+                let module: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                // `some_crate::` is not a path into this test binary
+                let before = &line[..i];
+                if before.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    continue;
+                }
+                if module != "common" {
+                    offenders.push(format!(
+                        "{}:{}: {}",
+                        path.file_name().unwrap().to_string_lossy(),
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "test modules importing from another test module instead of common:\n{}",
+        offenders.join("\n")
     );
 }
