@@ -148,3 +148,28 @@ fn an_agent_program_that_vanishes_mid_run_stops_the_run_without_using_a_retry() 
     assert_eq!(s.task("gone", 2)["stage"], "READY");
     assert_eq!(s.events_named("gone", "agent_started").len(), 2);
 }
+
+// ---------------------------------------------------------------- whole output
+
+#[test]
+fn snapshot_doctor_with_a_missing_agent_program() {
+    let s = Setup::new_in(
+        crate::common::TestEnv::new().fixed_clock(),
+        "snap",
+        json!([{"order": 1, "title": "A"}]),
+        GOOD_AGENT,
+        "",
+    );
+    with_agent_command(&s, "\"no-such-agent-xyz\", \"-p\"");
+    let r = s.env.run(&["doctor", "snap"]);
+    insta::assert_snapshot!(r.snapshot(&s.env), @r#"
+exit: 2
+----- stdout -----
+FAIL agent `fake`: the program `no-such-agent-xyz` was not found on PATH; install it or fix agents[].command
+ok   test command's program: /usr/bin/sh
+ok   work lands on branch main
+ok   feature `snap` found
+----- stderr -----
+doctor: 1 problem (see the FAIL lines)
+"#);
+}
