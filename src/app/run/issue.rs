@@ -331,7 +331,7 @@ fn pair_attempt(
                     Some(out.convergence),
                 )? {
                     Some(outcome) => Step::End(outcome),
-                    None => Step::Failed(landing_conflict()),
+                    None => Step::Failed(land::conflict_failure()),
                 },
             )
         }
@@ -404,7 +404,7 @@ fn solo_attempt(
             slot_free();
             match finish_done(ctx, claim, &st.wt.path, &st.base, &p, &st.executed, None)? {
                 Some(outcome) => Step::End(outcome),
-                None => Step::Failed(landing_conflict()),
+                None => Step::Failed(land::conflict_failure()),
             }
         }
         AttemptResult::Failed(f) => {
@@ -588,16 +588,4 @@ fn finish_done(
     })?;
     land::clear_landing_marker(ctx, issue);
     Ok(outcome)
-}
-
-/// The failure of an attempt whose verified change could not land: it conflicts with work
-/// that landed meanwhile (the next attempt starts from the new tip).
-fn landing_conflict() -> Failed {
-    Failed {
-        reason: "the change conflicts with work that landed meanwhile".into(),
-        excerpt: String::new(),
-        agent_failure: false,
-        cost_usd: None,
-        pending_events: Vec::new(),
-    }
 }

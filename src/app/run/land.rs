@@ -24,6 +24,7 @@
 //! from a tip that contains them: results land in dependency order.
 
 use crate::app::run::RunContext;
+use crate::app::run::attempt::Failed;
 use crate::error::{CmdResult, CommandError};
 use crate::io::run_lock;
 use std::path::{Path, PathBuf};
@@ -129,4 +130,16 @@ fn first_lines(text: &str, n: usize) -> String {
         .take(n)
         .collect::<Vec<_>>()
         .join(" / ")
+}
+
+/// The failure of an attempt whose verified change could not land: it conflicts with work
+/// that landed meanwhile (the next attempt starts from the new tip).
+pub(super) fn conflict_failure() -> Failed {
+    Failed {
+        reason: "the change conflicts with work that landed meanwhile".into(),
+        excerpt: String::new(),
+        agent_failure: false,
+        cost_usd: None,
+        pending_events: Vec::new(),
+    }
 }
