@@ -330,11 +330,17 @@ impl FeatureTxn<'_> {
         self.project
             .event_log(&self.feature)
             .append(&self.lock, &now, &events)?;
-        crate::app::ledger::refresh(
-            &self.project.paths.events_file(&self.feature),
-            &self.project.config,
-            &mut self.state,
-        );
+        // Only a transaction that appended an issue's records folds the log into the ledger:
+        // a sync-only command (e.g. a warm `status`) never reads the log. Records
+        // appended outside a transaction are folded by the next one, or by the budget gate,
+        // which refreshes before it checks.
+        if events.iter().any(|e| e.issue().is_some()) {
+            crate::app::ledger::refresh(
+                &self.project.paths.events_file(&self.feature),
+                &self.project.config,
+                &mut self.state,
+            );
+        }
         let wrote = state_store::save_if_changed(
             &self.lock,
             &path,
