@@ -41,6 +41,7 @@ mod cmd_run_progress;
 mod cmd_run_real_agents;
 mod cmd_run_safety;
 mod cmd_run_spec;
+mod cmd_run_worktrees;
 mod cmd_status;
 mod cmd_status_original;
 mod cmd_status_truth;

@@ -172,23 +172,16 @@ pub fn run_command(
     let err_file = spec.stderr_to.and_then(|p| std::fs::File::create(p).ok());
     let out_t = std::thread::spawn(move || drain(out, out_file, keep));
     let err_t = std::thread::spawn(move || drain(err, err_file, keep));
-    let mut timed_out = false;
-    loop {
-        if exited_unreaped(pid) {
-            break;
-        }
-        if start.elapsed() >= spec.timeout {
-            timed_out = true;
-            break;
-        }
-        // short commands (git) finish in milliseconds: poll fast first, then every 10 ms
-        let pause = if start.elapsed() < Duration::from_millis(50) {
-            1
-        } else {
-            10
-        };
-        std::thread::sleep(Duration::from_millis(pause));
-    }
+    // a waiter thread blocks until the leader exits (without reaping it): no polling delay
+    let (exited_tx, exited_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        wait_exited_unreaped(pid);
+        let _ = exited_tx.send(());
+    });
+    let timed_out = matches!(
+        exited_rx.recv_timeout(spec.timeout),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+    );
     // The leader has exited (or timed out) but is not reaped yet, so its pid — the group id —
     // cannot have been reused: stop the whole group or tree (timeout, or anything the leader
     // left behind holding the pipes), then reap. A supervisor that does not finish its sweep
@@ -270,6 +263,19 @@ pub(crate) fn exited_unreaped(pid: u32) -> bool {
         Err(nix::errno::Errno::EINTR) => false,
         Err(_) => true,
     }
+}
+
+/// Blocks until the child `pid` has exited, leaving it unreaped (its pid, the group id,
+/// cannot be reused before the caller reaps it). Returns at once when it is not (or no
+/// longer) a child.
+fn wait_exited_unreaped(pid: u32) {
+    use nix::sys::wait::{Id, WaitPidFlag, waitid};
+    use nix::unistd::Pid;
+    let Ok(p) = i32::try_from(pid) else {
+        return;
+    };
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT;
+    while let Err(nix::errno::Errno::EINTR) = waitid(Id::Pid(Pid::from_raw(p)), flags) {}
 }
 
 /// How long a stopped supervisor may take to kill its tree before its group is killed.

@@ -6,7 +6,35 @@ use crate::core::state_nulls::LoadedNulls;
 use crate::error::{CmdResult, CommandError};
 use crate::io::atomic::write_atomic;
 use crate::io::lock::FeatureLock;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The last state this process wrote to (or read from) each state file, with the exact
+/// bytes of the file then. A load whose file still holds those bytes returns that state
+/// without parsing: `run` reads the state under the lock twice per issue, each time the
+/// state it wrote itself a moment ago, and parsing the whole file each time made every
+/// issue cost O(issues). Anything else that changed the file (another process, a hand
+/// edit) changes the bytes, and the file is parsed as always.
+struct Known {
+    bytes: Vec<u8>,
+    state: FeatureState,
+}
+
+static KNOWN: std::sync::Mutex<Option<std::collections::HashMap<PathBuf, Known>>> =
+    std::sync::Mutex::new(None);
+
+fn remember(path: &Path, bytes: Vec<u8>, state: FeatureState) {
+    if let Ok(mut known) = KNOWN.lock() {
+        known
+            .get_or_insert_with(Default::default)
+            .insert(path.to_path_buf(), Known { bytes, state });
+    }
+}
+
+fn known_state(path: &Path, bytes: &[u8]) -> Option<FeatureState> {
+    let known = KNOWN.lock().ok()?;
+    let k = known.as_ref()?.get(path)?;
+    (k.bytes == bytes).then(|| k.state.clone())
+}
 
 /// Loads a state file; `Ok(None)` when it does not exist. Invalid JSON is an error naming
 /// file, line and column (the file is never touched).
@@ -23,6 +51,9 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         }
         Err(e) => return Err(CommandError::io("read", path, &e)),
     };
+    if let Some(state) = known_state(path, &bytes) {
+        return Ok(Some(state));
+    }
     let state: FeatureState = serde_json::from_slice(&bytes).map_err(|e| {
         let what = match e.is_data().then(|| locate_bad_field(&bytes)).flatten() {
             Some(Located::Shape(msg)) => msg,
@@ -37,7 +68,9 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
-    Ok(Some(with_loaded_nulls(state, &bytes)))
+    let state = with_loaded_nulls(state, &bytes);
+    remember(path, bytes, state.clone());
+    Ok(Some(state))
 }
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
@@ -115,20 +148,36 @@ fn strip_position(msg: &str) -> &str {
 
 /// Serialises a state the way it is stored (pretty JSON, trailing newline).
 pub fn to_bytes(state: &FeatureState) -> Vec<u8> {
-    let mut out = if state.loaded_nulls.is_empty() {
-        serde_json::to_vec_pretty(state).unwrap_or_default()
+    stored(state).0
+}
+
+/// The stored bytes of `state`, and the `null` keys a load of them finds (those still
+/// holding their default): what [`load`] would make of the bytes.
+fn stored(state: &FeatureState) -> (Vec<u8>, LoadedNulls) {
+    let (mut out, nulls) = if state.loaded_nulls.is_empty() {
+        (
+            serde_json::to_vec_pretty(state).unwrap_or_default(),
+            LoadedNulls::default(),
+        )
     } else {
-        let mut value = serde_json::to_value(state).unwrap_or_default();
+        let loaded = serde_json::to_value(state).unwrap_or_default();
+        let mut value = loaded.clone();
         state.loaded_nulls.restore(&mut value);
-        serde_json::to_vec_pretty(&value).unwrap_or_default()
+        let nulls = LoadedNulls::find(&value, &loaded);
+        (serde_json::to_vec_pretty(&value).unwrap_or_default(), nulls)
     };
     out.push(b'\n');
-    out
+    (out, nulls)
 }
 
 /// Writes `state` atomically. The lock proves the caller holds the feature.
 pub fn save(_lock: &FeatureLock, path: &Path, state: &FeatureState) -> CmdResult<()> {
-    write_atomic(path, &to_bytes(state)).map_err(|e| CommandError::io("write", path, &e))
+    let (bytes, nulls) = stored(state);
+    write_atomic(path, &bytes).map_err(|e| CommandError::io("write", path, &e))?;
+    let mut saved = state.clone();
+    saved.loaded_nulls = nulls;
+    remember(path, bytes, saved);
+    Ok(())
 }
 
 /// Writes `new` only when it differs from `old` (ignoring `updated_at`), stamping
@@ -148,4 +197,53 @@ pub fn save_if_changed(
     new.updated_at = now.to_string();
     save(lock, path, new)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// What a load in a fresh process (no remembered state) makes of the file.
+    fn parsed(path: &Path) -> FeatureState {
+        let bytes = std::fs::read(path).unwrap();
+        with_loaded_nulls(serde_json::from_slice(&bytes).unwrap(), &bytes)
+    }
+
+    #[test]
+    fn a_load_after_a_save_is_what_parsing_the_file_gives_and_sees_outside_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("state/f.json");
+        let lock = FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5))
+            .unwrap();
+        // a file of the original tool: `null` where this tool loads defaults
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"feature_id": "f", "phase": "IMPLEMENTING", "cost_by_phase": null,
+               "tasks": [{"issue_number": 1, "stage": "READY", "dependencies": null},
+                         {"issue_number": 2, "stage": "READY", "dependencies": null}]}"#,
+        )
+        .unwrap();
+        let mut s = load(&path).unwrap().unwrap();
+        assert!(!s.loaded_nulls.is_empty());
+        // one null key is changed, the others stay untouched
+        s.tasks[0].dependencies = vec![2];
+        save(&lock, &path, &s).unwrap();
+        let again = load(&path).unwrap().unwrap();
+        assert_eq!(again, parsed(&path));
+        assert_eq!(to_bytes(&again), std::fs::read(&path).unwrap());
+        // the change went back to the default: written as a default, as a fresh load would
+        let mut back = again.clone();
+        back.tasks[0].dependencies.clear();
+        let mut fresh = parsed(&path);
+        fresh.tasks[0].dependencies.clear();
+        assert_eq!(to_bytes(&back), to_bytes(&fresh));
+        // another process (or a hand edit) changes the file: it is read again
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("IMPLEMENTING", "COMPLETE")).unwrap();
+        let edited = load(&path).unwrap().unwrap();
+        assert_eq!(edited, parsed(&path));
+        assert_ne!(edited.phase, again.phase);
+    }
 }

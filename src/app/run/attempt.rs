@@ -188,27 +188,30 @@ pub fn run_attempt(
         }
     };
     let cost = outcome.cost_usd;
-    record::emit(
-        ctx,
-        vec![Event::AgentFinished {
-            issue,
-            agent: name.clone(),
-            exit_code: outcome.exit_code,
-            duration_ms: outcome.duration_ms,
-            timed_out: outcome.timed_out,
-            cost_usd: cost,
-            report: AgentFinishedReport {
-                output: Some(saved_output(ctx, &spec.artifacts)),
-                ..outcome.report.event_fields()
-            },
-        }],
-    )?;
-    if stopped() {
+    // appended with what the agent changed when there is something (one append less),
+    // else at once
+    let finished = Event::AgentFinished {
+        issue,
+        agent: name.clone(),
+        exit_code: outcome.exit_code,
+        duration_ms: outcome.duration_ms,
+        timed_out: outcome.timed_out,
+        cost_usd: cost,
+        report: AgentFinishedReport {
+            output: Some(saved_output(ctx, &spec.artifacts)),
+            ..outcome.report.event_fields()
+        },
+    };
+    let tag = spec.tag_agent.then(|| name.clone());
+    let process_failure = outcome.failure(&name);
+    let was_stopped = stopped();
+    if was_stopped || process_failure.is_some() {
+        record::emit(ctx, vec![finished.clone()])?;
+    }
+    if was_stopped {
         // killed on purpose: not an agent failure
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
-    let tag = spec.tag_agent.then(|| name.clone());
-    let process_failure = outcome.failure(&name);
     ctx.breaker.record(process_failure.as_deref());
     if let Some(reason) = process_failure {
         let mut out = outcome.stderr.clone();
@@ -228,14 +231,19 @@ pub fn run_attempt(
     }
     // What did the agent change? Fold any commits/staging it did back into the worktree.
     let git = &ctx.git;
-    let changes = git
-        .changes_since(spec.worktree, spec.base)
-        .map_err(|e| crate::error::CommandError::internal(e.to_string()))?;
+    let changes = match git.changes_since(spec.worktree, spec.base) {
+        Ok(c) => c,
+        Err(e) => {
+            record::emit(ctx, vec![finished])?;
+            return Err(crate::error::CommandError::internal(e.to_string()));
+        }
+    };
     let changes: Vec<_> = changes
         .into_iter()
         .filter(|c| !is_tool_path(&c.path))
         .collect();
     if changes.is_empty() {
+        record::emit(ctx, vec![finished])?;
         return Ok(finish(
             spec,
             AttemptResult::Failed(Failed {
@@ -260,7 +268,7 @@ pub fn run_attempt(
         .map(|c| c.path.clone())
         .collect();
     let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
-    let mut events = vec![Event::ImplementationComplete {
+    let mut events = vec![finished, Event::ImplementationComplete {
         issue,
         files_created: created.clone(),
         files_modified: modified.clone(),

@@ -5,7 +5,7 @@
 //! two runs can never both claim an issue.
 
 use crate::app::project::FeatureTxn;
-use crate::app::run::{Progress, RunContext, budget_gate};
+use crate::app::run::{Progress, RunContext, budget_gate, worktrees};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -323,6 +323,10 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
             }
         }
     }
+    if !recovered.is_empty() {
+        // the dead runs' worker worktrees
+        worktrees::remove_dead(ctx);
+    }
     for (issue, old_owner) in recovered {
         crate::app::run::land::wait_for_orphaned_landing(ctx, issue);
         remove_issue_worktrees(ctx, issue);
@@ -338,13 +342,20 @@ pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathB
     project.paths.locks_dir()
 }
 
-/// Removes worktrees of issues that are not IN_PROGRESS (left by killed runs).
+/// Removes worktrees left by killed runs: those of issues that are not IN_PROGRESS, and
+/// worker worktrees of runs that are no longer alive.
 fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
     let Ok(rd) = std::fs::read_dir(ctx.worktrees_dir()) else {
         return;
     };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
+        if worktrees::is_worker_tree(&name) {
+            if worktrees::is_dead_leftover(ctx, &name) {
+                ctx.git.remove_worktree(&e.path());
+            }
+            continue;
+        }
         let issue = name
             .strip_prefix("issue-")
             .and_then(|r| r.split('-').next())

@@ -1,5 +1,6 @@
 //! One claimed issue from claim to DONE / BLOCKED: duplicate checks, coordination, then
-//! attempts (each in a fresh worktree on the branch's current tip) with the failures fed
+//! attempts (each in a clean worktree at the branch's tip: the worker's worktree, reset —
+//! see [`crate::app::run::worktrees`]) with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
 //! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
@@ -13,6 +14,7 @@ use crate::app::run::claim::Claim;
 use crate::app::run::failure::{Next, after_failure};
 use crate::app::run::land::{self, Landed};
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
+use crate::app::run::worktrees::{self, WorkerTree};
 use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
 use crate::app::summary;
 use crate::core::coordination::Mode;
@@ -23,42 +25,18 @@ use crate::core::state::{EvidenceRecord, Task};
 use crate::error::{CmdResult, CommandError};
 use std::path::{Path, PathBuf};
 
-/// A worktree queued for removal when dropped (success, failure or error alike); the
-/// scheduler removes it after reporting the issue's result.
-struct WorktreeGuard<'g> {
-    ctx: &'g RunContext<'g>,
-    path: PathBuf,
-}
-
-impl Drop for WorktreeGuard<'_> {
-    fn drop(&mut self) {
-        match self.ctx.pending_removals.lock() {
-            Ok(mut v) => v.push(self.path.clone()),
-            Err(_) => self.ctx.git.remove_worktree(&self.path),
-        }
+/// The commit new work starts from: the HEAD the claim's sync read (it holds every
+/// dependency, which landed before the claim), else the branch's current tip.
+fn base_commit(ctx: &RunContext<'_>, claim: Option<&Claim>) -> CmdResult<String> {
+    if let Some(h) = claim.and_then(|c| c.synced_head.clone()) {
+        return Ok(h);
     }
-}
-
-/// A fresh worktree for an attempt, on the branch's current tip.
-fn fresh_worktree<'g>(
-    ctx: &'g RunContext<'g>,
-    issue: u32,
-    attempt: u32,
-) -> CmdResult<(WorktreeGuard<'g>, String)> {
     let git = &ctx.git;
-    let base = git
-        .head(&git.root)
+    git.head(&git.root)
         .map_err(|e| CommandError::internal(e.to_string()))?
         .ok_or_else(|| {
             CommandError::input("the repository has no commit yet; commit something first")
-        })?;
-    let path = ctx.worktree_path(issue, attempt);
-    git.add_worktree(&path, &base).map_err(|e| {
-        CommandError::internal(format!(
-            "could not create the worktree for issue {issue}: {e}"
-        ))
-    })?;
-    Ok((WorktreeGuard { ctx, path }, base))
+        })
 }
 
 /// The attempt loop's state for one issue.
@@ -71,7 +49,7 @@ struct Attempts<'c> {
     cost: Option<f64>,
     /// The failures fed back to the next attempt.
     failures: Vec<String>,
-    wt: WorktreeGuard<'c>,
+    wt: WorkerTree<'c>,
     base: String,
     artifacts: PathBuf,
     /// How the work is executed (`SOLO (agent)`, a pair's description, a fallback).
@@ -102,12 +80,12 @@ impl<'c> Attempts<'c> {
         }
     }
 
-    /// The next attempt `n`, in a fresh worktree.
+    /// The next attempt `n`, in the same worktree reset to the branch's current tip.
     fn retry(&mut self, ctx: &'c RunContext<'c>, issue: u32, n: u32) -> CmdResult<()> {
         self.attempt = n;
         self.here += 1;
-        let (wt, base) = fresh_worktree(ctx, issue, n)?;
-        self.wt = wt;
+        let base = base_commit(ctx, None)?;
+        worktrees::reset(ctx, &self.wt.path, issue, &base)?;
         self.base = base;
         self.artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, n);
         Ok(())
@@ -144,7 +122,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         dependencies: task.dependencies.clone(),
     });
     stop_earlier_agents(ctx, issue)?;
-    let (wt, base) = fresh_worktree(ctx, issue, claim.attempt)?;
+    let base = base_commit(ctx, Some(claim))?;
+    let wt = worktrees::take(ctx, issue, &base)?;
     let artifacts = ctx
         .project
         .paths

@@ -6,7 +6,7 @@
 //!
 //! 1. the commit is replayed (cherry-picked) inside the worktree onto the current tip of
 //!    the checked-out branch, if the tip moved since the worktree was created — a conflict
-//!    is reported and the attempt is retried from a fresh worktree; the user's tree is
+//!    is reported and the attempt is retried from a clean worktree; the user's tree is
 //!    never touched by a conflict;
 //! 2. the checked-out branch is fast-forwarded to it (`git merge --ff-only`). git refuses,
 //!    and changes nothing, if that would overwrite the user's uncommitted changes or
@@ -35,7 +35,7 @@ use std::time::Duration;
 pub enum Landed {
     /// On the branch as this commit.
     Landed { commit: String },
-    /// The change conflicts with work that landed meanwhile (retry from a fresh worktree).
+    /// The change conflicts with work that landed meanwhile (retry from a clean worktree).
     Conflict(String),
     /// git refused to update the user's working tree; the commit is kept under `keep_ref`.
     Refused {
@@ -66,7 +66,7 @@ pub fn land(
             Err(e) => return Ok(Landed::Conflict(first_lines(&e.message(), 6))),
         };
         let marker = landing_marker(ctx, issue);
-        let ff = git.fast_forward(&replayed, |pid| {
+        let ff = git.fast_forward(&replayed, &tip, |pid| {
             if let Some(d) = marker.parent() {
                 let _ = std::fs::create_dir_all(d);
             }

@@ -2,7 +2,7 @@
 //!
 //! The flow per issue: claim (under the feature lock: sync, recover stale claims, mark the
 //! task IN_PROGRESS with this run as owner) → unlock → duplicate checks → coordination →
-//! prompt → agent in a fresh worktree → verification → commit in the worktree → lock →
+//! prompt → agent in a clean worktree (the worker's, reset to the base) → verification → commit in the worktree → lock →
 //! land the commit on the checked-out branch and record DONE → unlock. Failures retry with
 //! the failure fed back, then BLOCKED. The feature lock is never held while an agent or a
 //! test command runs, so `status` and other commands never wait for minutes.
@@ -12,7 +12,7 @@
 //! attempt: analysis, then retry or BLOCKED), [`attempt`] (one candidate agent in one
 //! worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and SYNTHESIS),
 //! [`stop`] (stopping a candidate), [`duplicate`], [`verify`], [`land`], [`record`] (state
-//! changes under the lock), [`dry_run`].
+//! changes under the lock), [`worktrees`] (one reused worktree per worker), [`dry_run`].
 
 pub mod attempt;
 pub mod budget_gate;
@@ -28,6 +28,7 @@ pub mod record;
 pub mod scheduler;
 pub mod stop;
 pub mod verify;
+pub mod worktrees;
 
 use crate::app::project::Project;
 use crate::io::git::Git;
@@ -252,6 +253,11 @@ pub struct RunContext<'p> {
     pub run_lock: RunLock,
     /// Worktrees to remove once the issue's result is reported (off the critical path).
     pub pending_removals: Mutex<Vec<PathBuf>>,
+    /// The workers' worktrees not in use now (see [`worktrees`]): the next issue resets one
+    /// to its base instead of adding a worktree; all are removed when the run ends.
+    pub idle_worktrees: Mutex<Vec<PathBuf>>,
+    /// How many worker worktrees this run created (names them).
+    pub worktrees_made: AtomicU32,
     /// Issues the supersession gate held back in this run (an open pull request links
     /// them): their `duplicate_detected{pr}` is recorded once per run.
     pub gated: Mutex<std::collections::BTreeSet<u32>>,
@@ -296,7 +302,8 @@ impl RunContext<'_> {
         }
     }
 
-    /// The worktree of one attempt.
+    /// The worktree path of one attempt (PARALLEL's runner-up worktrees are named after
+    /// it; the primary works in a worker worktree, see [`worktrees`]).
     pub fn worktree_path(&self, issue: u32, attempt: u32) -> PathBuf {
         self.worktrees_dir()
             .join(format!("issue-{issue}-attempt-{attempt}"))

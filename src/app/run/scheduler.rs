@@ -116,6 +116,8 @@ pub fn run(
         progress,
         run_lock,
         pending_removals: Default::default(),
+        idle_worktrees: Default::default(),
+        worktrees_made: Default::default(),
         gated: Default::default(),
     };
     for lock in cleared {
@@ -139,6 +141,7 @@ pub fn run(
         ..Default::default()
     };
     let error = schedule(&ctx, opts, &mut report);
+    crate::app::run::worktrees::remove_all(&ctx);
     report.breaker = ctx.breaker.tripped();
     let _ = &ctx.run_lock;
     if let Some(e) = error {

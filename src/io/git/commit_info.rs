@@ -21,23 +21,16 @@ fn is_sha_like(s: &str) -> bool {
     (4..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit())
 }
 
-/// The subject and changed files of `sha`.
+/// The subject and changed files of `sha` (one git process).
 pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
     if !is_sha_like(sha) {
         return None;
     }
-    let (head, _) = git(
-        root,
-        &["show", "-s", "--format=%H%x00%s", sha, "--"],
-        64 * 1024,
-    )?;
-    let head = String::from_utf8_lossy(&head);
-    let (full, subject) = head.trim_end().split_once('\0')?;
-    let (files, _) = git(
+    let (out, _) = git(
         root,
         &[
             "show",
-            "--format=",
+            "--format=%H%x00%s%x00",
             "--name-status",
             "-z",
             "--no-renames",
@@ -47,12 +40,18 @@ pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
         ],
         4 * 1024 * 1024,
     )?;
+    let mut parts = out.splitn(3, |b| *b == 0);
+    let full = String::from_utf8_lossy(parts.next()?).trim().to_string();
+    let subject = String::from_utf8_lossy(parts.next()?).into_owned();
+    if full.is_empty() {
+        return None;
+    }
     let mut info = CommitInfo {
-        sha: full.to_string(),
-        subject: subject.to_string(),
+        sha: full,
+        subject,
         ..Default::default()
     };
-    add_files(&mut info, &files);
+    add_files(&mut info, parts.next().unwrap_or_default());
     Some(info)
 }
 
@@ -171,14 +170,27 @@ pub fn patch(root: &Path, sha: &str, cap: usize) -> Option<(String, bool)> {
 }
 
 /// Commit times (seconds since the epoch) of the given commits; unknown ones are left out.
+/// A commit's time never changes, so each process asks git only for names it has not
+/// resolved yet: a `run` builds a prompt per issue over every DONE issue's commit, and
+/// each prompt then costs the commits that are new since the last one, not all of them.
 pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
+    type Known = std::collections::HashMap<(std::path::PathBuf, String), i64>;
+    static KNOWN: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
     let mut out = BTreeMap::new();
-    let shas: Vec<&str> = shas
-        .iter()
-        .map(String::as_str)
-        .filter(|s| is_sha_like(s))
-        .collect();
-    if shas.is_empty() {
+    let mut ask: Vec<&str> = Vec::new();
+    {
+        let known = KNOWN.lock().ok();
+        let known = known.as_ref().and_then(|k| k.as_ref());
+        for s in shas.iter().map(String::as_str).filter(|s| is_sha_like(s)) {
+            match known.and_then(|k| k.get(&(root.to_path_buf(), s.to_string()))) {
+                Some(t) => {
+                    out.insert(s.to_string(), *t);
+                }
+                None => ask.push(s),
+            }
+        }
+    }
+    if ask.is_empty() {
         return out;
     }
     let mut args = vec![
@@ -187,22 +199,38 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
         "--ignore-missing",
         "--format=%H %ct",
     ];
-    args.extend(shas.iter().copied());
+    args.extend(ask.iter().copied());
     args.push("--");
     let Some((text, _)) = git(root, &args, 16 * 1024 * 1024) else {
         return out;
     };
     let text = String::from_utf8_lossy(&text);
+    let mut times: std::collections::HashMap<&str, i64> = Default::default();
     for line in text.lines() {
         if let Some((sha, t)) = line.split_once(' ')
             && let Ok(t) = t.trim().parse::<i64>()
         {
-            // Keyed by every given name that is a prefix of the full sha.
-            for s in &shas {
-                if sha.starts_with(s) {
-                    out.insert((*s).to_string(), t);
-                }
-            }
+            times.insert(sha, t);
+        }
+    }
+    let mut found = Vec::new();
+    for s in ask {
+        // keyed by the given name: a full sha, or a prefix of one
+        let t = times.get(s).copied().or_else(|| {
+            times
+                .iter()
+                .find(|(sha, _)| sha.starts_with(s))
+                .map(|(_, t)| *t)
+        });
+        if let Some(t) = t {
+            out.insert(s.to_string(), t);
+            found.push((s.to_string(), t));
+        }
+    }
+    if let Ok(mut known) = KNOWN.lock() {
+        let known = known.get_or_insert_with(Default::default);
+        for (s, t) in found {
+            known.insert((root.to_path_buf(), s), t);
         }
     }
     out

@@ -6,7 +6,9 @@
 //!   (`GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_COUNT`) are removed;
 //! - every secret variable ([`crate::core::secrets::SECRET_ENV_VARS`]) is removed: git gets a
 //!   token only to push, and then only through `GIT_CONFIG_*` (see [`super::push`]);
-//! - no prompt (`GIT_TERMINAL_PROMPT=0`), no editor (`GIT_EDITOR=true`), no fsmonitor hook;
+//! - no prompt (`GIT_TERMINAL_PROMPT=0`), no editor (`GIT_EDITOR=true`), no fsmonitor hook,
+//!   no automatic maintenance after the tool's commits and merges (`maintenance.auto=false`:
+//!   one process less per commit; the user's own next git command runs it);
 //! - repository hooks are off (`core.hooksPath=/dev/null`, a path under which no hook can
 //!   exist) unless `git.run_hooks: true`.
 //!
@@ -138,7 +140,7 @@ fn command(inv: &Invocation<'_>) -> Command {
     cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
     cmd.env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true")
-        .args(["-c", "core.fsmonitor=false"]);
+        .args(["-c", "core.fsmonitor=false", "-c", "maintenance.auto=false"]);
     if inv.hooks == Hooks::Off {
         cmd.args(["-c", "core.hooksPath=/dev/null"]);
     }

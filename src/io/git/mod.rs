@@ -11,6 +11,7 @@
 
 pub mod commit_info;
 mod exec;
+mod head;
 pub mod locks;
 pub mod push;
 mod repo;
@@ -22,11 +23,25 @@ pub use repo::{Change, ChangeKind, Git};
 
 use std::path::Path;
 
-/// The URL of the `origin` remote of the repository at `root`, if any.
+/// The URL of the `origin` remote of the repository at `root`, if any. Read once per
+/// process and repository (a `run` asks before every claim).
 pub fn origin_url(root: &Path) -> Option<String> {
-    let (out, _) = exec::read_capped(root, &["config", "--get", "remote.origin.url"], 64 * 1024)?;
-    let url = String::from_utf8_lossy(&out).trim().to_string();
-    (!url.is_empty()).then_some(url)
+    type Known = std::collections::HashMap<std::path::PathBuf, Option<String>>;
+    static KNOWN: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
+    if let Ok(known) = KNOWN.lock()
+        && let Some(url) = known.as_ref().and_then(|k| k.get(root))
+    {
+        return url.clone();
+    }
+    let url = exec::read_capped(root, &["config", "--get", "remote.origin.url"], 64 * 1024)
+        .map(|(out, _)| String::from_utf8_lossy(&out).trim().to_string())
+        .filter(|u| !u.is_empty());
+    if let Ok(mut known) = KNOWN.lock() {
+        known
+            .get_or_insert_with(Default::default)
+            .insert(root.to_path_buf(), url.clone());
+    }
+    url
 }
 
 /// The repository's common git directory (`.git` of the main working tree, shared by its

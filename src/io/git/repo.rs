@@ -150,8 +150,12 @@ impl Git {
         Ok(self.run(dir, args, b"")?.trim().to_string())
     }
 
-    /// The commit checked out in `dir` (`None` on an unborn branch).
+    /// The commit checked out in `dir` (`None` on an unborn branch). Read from the
+    /// repository's files when they say it plainly (no process), else asked of git.
     pub fn head(&self, dir: &Path) -> Result<Option<String>, GitError> {
+        if let Some(id) = super::head::read_head(dir) {
+            return Ok(Some(id));
+        }
         match self.run_trim(dir, &["rev-parse", "--verify", "-q", "HEAD^{commit}"]) {
             Ok(s) if !s.is_empty() => Ok(Some(s)),
             Ok(_) => Ok(None),
@@ -200,6 +204,19 @@ impl Git {
                 self.run(&self.root, &args, b"").map(|_| ())
             }
         }
+    }
+
+    /// Reuses the worktree at `path` for new work: every untracked and ignored file is
+    /// removed (nested repositories too), then `commit` is checked out detached over
+    /// whatever HEAD, index and files the last user left. Only the paths that differ are
+    /// written, so this costs what changed, not the size of the tree.
+    pub fn reset_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
+        if !path.join(".git").is_file() {
+            return Err(GitError::failed(path, &["checkout"], "not a worktree"));
+        }
+        self.run(path, &["clean", "-ffdxq"], b"")?;
+        self.run(path, &["checkout", "-q", "-f", "--detach", commit], b"")
+            .map(|_| ())
     }
 
     /// Removes the worktree at `path` (best effort: falls back to deleting the folder and
@@ -380,9 +397,14 @@ impl Git {
     /// ref lock appeared after the work tree was updated), the index and work tree are put
     /// back to the unchanged HEAD, keeping the user's own changes: a failed landing leaves
     /// nothing staged.
+    /// `before` is the commit HEAD points to now (the caller just read it).
     /// `on_spawn` gets git's pid (see [`crate::app::run::land`]'s landing marker).
-    pub fn fast_forward(&self, commit: &str, on_spawn: impl FnOnce(u32)) -> Result<(), GitError> {
-        let before = self.head(&self.root)?;
+    pub fn fast_forward(
+        &self,
+        commit: &str,
+        before: &str,
+        on_spawn: impl FnOnce(u32),
+    ) -> Result<(), GitError> {
         let result = self
             .run_observed(
                 &self.root,
@@ -391,13 +413,10 @@ impl Git {
                 on_spawn,
             )
             .map(|_| ());
-        if result.is_err()
-            && let Some(before) = before
-            && self.head(&self.root).ok().flatten().as_deref() == Some(before.as_str())
-        {
+        if result.is_err() && self.head(&self.root).ok().flatten().as_deref() == Some(before) {
             // switch the index and work tree from `commit` back to HEAD (a no-op for paths
             // git had not touched yet; the user's other changes are kept)
-            let _ = self.run(&self.root, &["read-tree", "-m", "-u", commit, &before], b"");
+            let _ = self.run(&self.root, &["read-tree", "-m", "-u", commit, before], b"");
         }
         result
     }
@@ -550,7 +569,7 @@ mod tests {
         assert_eq!(files.trim(), "a b.txt");
         // user stray file in the main tree survives the fast-forward
         std::fs::write(g.root.join("notes.txt"), "mine").unwrap();
-        g.fast_forward(&c, |_| {}).unwrap();
+        g.fast_forward(&c, &base, |_| {}).unwrap();
         assert!(g.root.join("a b.txt").exists());
         assert_eq!(
             std::fs::read_to_string(g.root.join("notes.txt")).unwrap(),

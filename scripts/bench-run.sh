@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Benchmarks `run`'s own overhead per issue (issue 19): N independent issues, an agent that
+# writes one file, tests `true`, one worker. Prints the wall time per issue at each size
+# (goal: <= 40 ms, flat), then two ratios measured interleaved in the same run (median of
+# RUNS pairs, 100 issues each):
+#   history  a repository with COMMITS commits (realistic noise full of `#123` mentions,
+#            generated like scripts/bench-sync.sh) vs a one-commit one      (goal <= 1.5x)
+#   wide     a tree of FILES files vs a one-file tree                       (goal <= 2x)
+#
+#   scripts/bench-run.sh [--sizes "1 100 500 1000"] [--ratio-issues 100] [--commits 200000]
+#                        [--files 2000] [--runs 3] [--data /work/bench-data/run]
+#
+# The generated template repositories are kept under --data and reused. The binary:
+# $SWARM_ATTACK_BIN, else the release build under $CARGO_TARGET_DIR (or ./target), built
+# when missing. BENCH_STRACE=1 also counts the processes spawned per issue at the
+# largest size (needs strace).
+set -euo pipefail
+
+SIZES="1 100 500 1000"
+RATIO_ISSUES=100
+COMMITS=200000
+FILES=2000
+RUNS=3
+DATA=/work/bench-data/run
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sizes) SIZES=$2; shift 2 ;;
+    --ratio-issues) RATIO_ISSUES=$2; shift 2 ;;
+    --commits) COMMITS=$2; shift 2 ;;
+    --files) FILES=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --data) DATA=$2; shift 2 ;;
+    *) echo "usage: $0 [--sizes LIST] [--ratio-issues N] [--commits N] [--files N] [--runs R] [--data DIR]" >&2; exit 2 ;;
+  esac
+done
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${SWARM_ATTACK_BIN:-${CARGO_TARGET_DIR:-$ROOT/target}/release/swarm-attack}
+if [ ! -x "$BIN" ]; then
+  echo "building the release binary..." >&2
+  (cd "$ROOT" && cargo build --release --quiet)
+fi
+export LC_ALL=C GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
+mkdir -p "$DATA"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-run.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# --- template repositories (kept under $DATA) ---------------------------------------
+gen_history() { # $1: path, $2: commits
+  local repo=$1 n=$2
+  [ -f "$repo/.complete" ] && return 0
+  echo "generating $n commits in $repo (once)..." >&2
+  rm -rf "$repo"
+  git init -q -b main "$repo"
+  awk -v n="$n" 'BEGIN {
+    srand(42);
+    split("chore fix refactor docs test perf style build", kinds, " ");
+    for (i = 1; i <= n; i++) {
+      k = kinds[(i % 8) + 1];
+      if (i % 50 == 0) {
+        msg = sprintf("feat(other): Implement issue #%d (#%d)\n\nAdds the piece of issue %d.\n", i / 50, i + 5000, i / 50);
+      } else if (i % 7 == 0) {
+        msg = sprintf("%s(mod%d): change %d, see #%d\n\nA longer explanation of change %d that spans\na couple of lines, mentions feat(bench) and Ref #%d.\n", k, i % 50, i, i % 300, i, i % 300);
+      } else {
+        msg = sprintf("%s: change %d in module %d\n\nBody line for change %d.\n", k, i, i % 50, i);
+      }
+      printf "commit refs/heads/main\nmark :%d\n", i;
+      printf "author Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
+      printf "committer Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
+      printf "data %d\n%s\n", length(msg), msg;
+      if (i > 1) printf "from :%d\n", i - 1;
+      content = sprintf("value %d\n", i);
+      printf "M 644 inline src/f%d.txt\ndata %d\n%s\n", i % 100, length(content), content;
+    }
+  }' | git -C "$repo" fast-import --quiet
+  git -C "$repo" checkout -q -f main
+  git -C "$repo" gc -q
+  touch "$repo/.complete"
+}
+
+gen_tree() { # $1: path, $2: files
+  local repo=$1 n=$2 i
+  [ -f "$repo/.complete" ] && return 0
+  echo "generating a $n-file tree in $repo (once)..." >&2
+  rm -rf "$repo"
+  git init -q -b main "$repo"
+  for ((i = 0; i < n; i++)); do
+    mkdir -p "$repo/src/m$((i % 40))"
+    printf 'line one of file %d\nline two\n' "$i" >"$repo/src/m$((i % 40))/file$i.txt"
+  done
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=Dev -c user.email=dev@example.com commit -q -m "chore: init"
+  touch "$repo/.complete"
+}
+
+gen_tree "$DATA/small" 1
+gen_tree "$DATA/wide-$FILES" "$FILES"
+gen_history "$DATA/history-$COMMITS" "$COMMITS"
+
+cat >"$WORK/agent.sh" <<'AGENT'
+#!/bin/sh
+cat > /dev/null
+echo "issue $SWARM_ISSUE" > "work-$SWARM_ISSUE.txt"
+AGENT
+chmod +x "$WORK/agent.sh"
+
+# prepare REPO_TEMPLATE ISSUES: a fresh clone with config, N issues, greenlit
+prepare() {
+  local template=$1 issues=$2 repo=$WORK/repo n
+  rm -rf "$repo"
+  git clone -q --shared "$template" "$repo"
+  git -C "$repo" config user.name bench
+  git -C "$repo" config user.email bench@example.com
+  cat >"$repo/config.yaml" <<CONFIG
+coordination:
+  github_sync_enabled: false
+agents:
+  - name: writer
+    command: ["$WORK/agent.sh"]
+    timeout_seconds: 120
+tests:
+  command: "true"
+CONFIG
+  mkdir -p "$repo/specs/runbench"
+  {
+    printf '{"feature_id": "runbench", "issues": ['
+    for ((n = 1; n <= issues; n++)); do
+      [ "$n" -gt 1 ] && printf ', '
+      printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
+    done
+    printf ']}\n'
+  } >"$repo/specs/runbench/issues.json"
+  (cd "$repo" && "$BIN" -q greenlight runbench >/dev/null)
+}
+
+# time_run ISSUES: wall ms of `run` in $WORK/repo; checks every issue is DONE
+time_run() {
+  local issues=$1 t0 t1 done_count
+  t0=$(date +%s%N)
+  (cd "$WORK/repo" && ${BENCH_WRAP:-} nice -n 10 "$BIN" -q run runbench >/dev/null)
+  t1=$(date +%s%N)
+  done_count=$(grep -c '"stage": "DONE"' "$WORK/repo/.swarm/state/runbench.json" || true)
+  if [ "$done_count" -ne "$issues" ]; then
+    echo "only $done_count of $issues issues DONE" >&2
+    exit 1
+  fi
+  echo $(((t1 - t0) / 1000000))
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "per-issue overhead (1 worker, agent writes one file, tests \`true\`; median of $RUNS):"
+per_issue=""
+for size in $SIZES; do
+  times=""
+  for ((r = 0; r < RUNS; r++)); do
+    prepare "$DATA/small" "$size"
+    times="$times $(time_run "$size")"
+  done
+  ms=$(echo "$times" | median)
+  per=$(awk -v t="$ms" -v n="$size" 'BEGIN {printf "%.1f", t / n}')
+  per_issue="$per_issue $per"
+  echo "  $size issues: ${ms} ms total, ${per} ms per issue (runs:$times)"
+done
+
+if [ -n "${BENCH_STRACE:-}" ]; then
+  last=${SIZES##* }
+  prepare "$DATA/small" "$last"
+  BENCH_WRAP="strace -f -qq -z -e trace=execve -o $WORK/trace" time_run "$last" >/dev/null
+  all=$(grep -c 'execve(' "$WORK/trace" || true)
+  gits=$(grep -c 'execve("[^"]*/git"' "$WORK/trace" || true)
+  awk -v a="$all" -v g="$gits" -v n="$last" 'BEGIN {
+    printf "  spawns per issue at %d issues: %.1f (git %.1f)\n", n, a / n, g / n }'
+fi
+
+echo "ratios ($RATIO_ISSUES issues, interleaved, median of $RUNS):"
+hist="" small_h="" wide="" small_w=""
+for ((r = 0; r < RUNS; r++)); do
+  prepare "$DATA/small" "$RATIO_ISSUES"; small_h="$small_h $(time_run "$RATIO_ISSUES")"
+  prepare "$DATA/history-$COMMITS" "$RATIO_ISSUES"; hist="$hist $(time_run "$RATIO_ISSUES")"
+  prepare "$DATA/small" "$RATIO_ISSUES"; small_w="$small_w $(time_run "$RATIO_ISSUES")"
+  prepare "$DATA/wide-$FILES" "$RATIO_ISSUES"; wide="$wide $(time_run "$RATIO_ISSUES")"
+done
+s1=$(echo "$small_h" | median); h=$(echo "$hist" | median)
+s2=$(echo "$small_w" | median); w=$(echo "$wide" | median)
+echo "  $COMMITS commits: $h ms vs small $s1 ms (runs:$hist /$small_h)"
+echo "  $FILES files: $w ms vs small $s2 ms (runs:$wide /$small_w)"
+awk -v h="$h" -v s1="$s1" -v w="$w" -v s2="$s2" -v p="$per_issue" 'BEGIN {
+  n = split(p, a, " "); max = 0; for (i = 1; i <= n; i++) if (a[i] + 0 > max) max = a[i] + 0;
+  printf "per_issue_ms=%s max=%.1f (goal <= 40) history_ratio=%.2f (goal <= 1.5) wide_ratio=%.2f (goal <= 2)\n",
+    p, max, h / s1, w / s2 }'
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,146 @@
+//! The worker worktrees of a run: one per busy worker, reused from issue to issue.
+//!
+//! An issue takes an idle worktree of this run and resets it to its base (`git clean
+//! -ffdx`, then `git checkout -f --detach <base>`): only the paths that differ are
+//! written, so a big tree costs nothing per issue, and nothing of the previous agent's
+//! work (files, untracked or ignored, HEAD, index, a branch it created) is left. Only when
+//! none is idle is one added (`<worktrees>/<feature>/worker-<session>-<n>`); a reset
+//! that fails falls back to removing and adding it again. When the run ends they are all
+//! removed.
+//!
+//! Crash safety: the session in the name says which run made a worktree; a later run
+//! removes those whose run is no longer alive (its liveness lock is free), never those
+//! of a live run (see [`is_dead_leftover`]). Git itself only ever sees `clean`,
+//! `checkout`, `worktree add` and `worktree remove`, each in its own process group, so a
+//! `kill -9` of `run` leaves at worst a worktree of a dead run, removed by the next one.
+
+use crate::app::run::RunContext;
+use crate::core::owner::{Liveness, Owner};
+use crate::error::{CmdResult, CommandError};
+use crate::io::run_lock;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+const PREFIX: &str = "worker-";
+
+/// A worker worktree in use; back to the idle ones when dropped (success, failure or
+/// error alike: the next user resets it).
+pub struct WorkerTree<'g> {
+    ctx: &'g RunContext<'g>,
+    pub path: PathBuf,
+}
+
+impl Drop for WorkerTree<'_> {
+    fn drop(&mut self) {
+        match self.ctx.idle_worktrees.lock() {
+            Ok(mut v) => v.push(self.path.clone()),
+            Err(_) => self.ctx.git.remove_worktree(&self.path),
+        }
+    }
+}
+
+/// A worktree at `base` for an issue: an idle one reset to `base`, else a new one.
+pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<WorkerTree<'g>> {
+    let idle = ctx.idle_worktrees.lock().ok().and_then(|mut v| v.pop());
+    let path = match idle {
+        Some(p) => p,
+        None => {
+            let n = ctx.worktrees_made.fetch_add(1, Ordering::SeqCst) + 1;
+            ctx.worktrees_dir()
+                .join(format!("{PREFIX}{}-{n}", ctx.session))
+        }
+    };
+    let tree = WorkerTree { ctx, path };
+    reset(ctx, &tree.path, issue, base)?;
+    Ok(tree)
+}
+
+/// Puts the worktree at `path` (existing or not) at `base`, clean.
+pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdResult<()> {
+    if path.exists() && ctx.git.reset_worktree(path, base).is_ok() {
+        return Ok(());
+    }
+    ctx.git.add_worktree(path, base).map_err(|e| {
+        CommandError::internal(format!(
+            "could not create the worktree for issue {issue}: {e}"
+        ))
+    })
+}
+
+/// Removes this run's worker worktrees (the run ends).
+pub fn remove_all(ctx: &RunContext<'_>) {
+    let paths: Vec<PathBuf> = ctx
+        .idle_worktrees
+        .lock()
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default();
+    for p in paths {
+        ctx.git.remove_worktree(&p);
+    }
+}
+
+/// The session of a worker worktree's folder name (`worker-<session>-<n>`).
+fn session_of(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(PREFIX)?;
+    let (session, n) = rest.rsplit_once('-')?;
+    n.parse::<u32>().ok()?;
+    Some(session)
+}
+
+/// Whether the folder `name` in the worktrees folder is a worker worktree.
+pub fn is_worker_tree(name: &str) -> bool {
+    session_of(name).is_some()
+}
+
+/// Whether `name` is a worker worktree left by a run that is no longer alive (this run's
+/// and live runs' are not).
+pub fn is_dead_leftover(ctx: &RunContext<'_>, name: &str) -> bool {
+    let Some(session) = session_of(name) else {
+        return false;
+    };
+    if session == ctx.session {
+        return false;
+    }
+    // the session is `<time>-<pid>`: the liveness lock decides, the pid when it is gone
+    let pid = session
+        .rsplit_once('-')
+        .and_then(|(_, p)| p.parse::<u32>().ok())
+        .unwrap_or(0);
+    let owner = Owner {
+        pid,
+        host: ctx.host.clone(),
+        since: String::new(),
+        session: Some(session.to_string()),
+    };
+    let locks = crate::app::run::claim::run_locks_dir(ctx.project);
+    run_lock::liveness(&locks, &owner, &ctx.host) == Liveness::Dead
+}
+
+/// Removes the worker worktrees of runs that are no longer alive.
+pub fn remove_dead(ctx: &RunContext<'_>) {
+    let Ok(rd) = std::fs::read_dir(ctx.worktrees_dir()) else {
+        return;
+    };
+    for e in rd.flatten() {
+        if is_dead_leftover(ctx, &e.file_name().to_string_lossy()) {
+            ctx.git.remove_worktree(&e.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_tree_names_carry_the_session() {
+        assert_eq!(
+            session_of("worker-20260102T030405Z-4242-3"),
+            Some("20260102T030405Z-4242")
+        );
+        assert!(is_worker_tree("worker-x-1"));
+        assert!(!is_worker_tree("worker-x-y"));
+        assert!(!is_worker_tree("issue-1-attempt-1"));
+        assert!(!is_worker_tree("worker-1"));
+    }
+}

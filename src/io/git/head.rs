@@ -1,0 +1,89 @@
+//! Reading which commit HEAD points to from the repository's files, without starting git,
+//! in the common cases: a worktree with a detached HEAD (the file holds the commit), and a
+//! branch whose ref is a loose file. Anything else (packed refs, reftable, a symbolic ref
+//! chain, an unreadable file) returns `None` and the caller asks git.
+
+use std::path::{Path, PathBuf};
+
+/// The git directory of the working tree at `dir` (`.git` itself, or where the `.git`
+/// file of a linked worktree points).
+fn git_dir(dir: &Path) -> Option<PathBuf> {
+    let dot = dir.join(".git");
+    if dot.is_dir() {
+        return Some(dot);
+    }
+    let text = std::fs::read_to_string(&dot).ok()?;
+    let target = text.strip_prefix("gitdir: ")?.trim_end_matches(['\n', '\r']);
+    let p = Path::new(target);
+    Some(if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        dir.join(p)
+    })
+}
+
+/// A full object id (40 or 64 lowercase hex digits).
+fn object_id(text: &str) -> Option<String> {
+    let t = text.trim_end_matches(['\n', '\r']);
+    ((t.len() == 40 || t.len() == 64) && t.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .then(|| t.to_string())
+}
+
+/// The commit HEAD of the working tree at `dir` points to, when the files say it plainly.
+pub fn read_head(dir: &Path) -> Option<String> {
+    let gd = git_dir(dir)?;
+    let head = std::fs::read_to_string(gd.join("HEAD")).ok()?;
+    if let Some(id) = object_id(&head) {
+        return Some(id);
+    }
+    let name = head.strip_prefix("ref: ")?.trim_end_matches(['\n', '\r']);
+    if !name.starts_with("refs/heads/") || name.contains("..") {
+        return None;
+    }
+    // branch refs live in the common directory (shared by linked worktrees)
+    let common = match std::fs::read_to_string(gd.join("commondir")) {
+        Ok(c) => {
+            let c = Path::new(c.trim_end_matches(['\n', '\r']));
+            if c.is_absolute() {
+                c.to_path_buf()
+            } else {
+                gd.join(c)
+            }
+        }
+        Err(_) => gd,
+    };
+    object_id(&std::fs::read_to_string(common.join(name)).ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::git::testing::git;
+
+    #[test]
+    fn head_from_files_equals_git_or_is_left_to_git() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("r");
+        std::fs::create_dir_all(&root).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        // unborn: the ref file does not exist
+        assert_eq!(read_head(&root), None);
+        git(&root, &["commit", "-q", "--allow-empty", "-m", "one"]);
+        let one = git(&root, &["rev-parse", "HEAD"]);
+        assert_eq!(read_head(&root).as_deref(), Some(one.as_str()));
+        // a linked worktree, detached, then moved by a commit in it
+        let wt = tmp.path().join("wt");
+        git(&root, &["worktree", "add", "-q", "--detach", wt.to_str().unwrap()]);
+        assert_eq!(read_head(&wt).as_deref(), Some(one.as_str()));
+        git(&wt, &["commit", "-q", "--allow-empty", "-m", "two"]);
+        let two = git(&wt, &["rev-parse", "HEAD"]);
+        assert_eq!(read_head(&wt).as_deref(), Some(two.as_str()));
+        // a branch in the worktree: its ref is in the common directory
+        git(&wt, &["checkout", "-q", "-b", "side"]);
+        assert_eq!(read_head(&wt).as_deref(), Some(two.as_str()));
+        // packed refs: left to git
+        git(&root, &["pack-refs", "--all"]);
+        assert_eq!(read_head(&root), None);
+        assert_eq!(read_head(&wt), None);
+    }
+}
