@@ -3,14 +3,17 @@
 # writes one file, tests `true`, one worker. Prints the wall time per issue at each size
 # (goal: <= 40 ms, flat), then two ratios measured interleaved in the same run (median of
 # RUNS pairs, 100 issues each):
-#   history  a repository with COMMITS commits (realistic noise full of `#123` mentions,
-#            generated like scripts/bench-sync.sh) vs a one-commit one      (goal <= 1.5x)
+#   history  a repository with COMMITS commits (scripts/gen-history.sh: noise full of
+#            `#123` mentions, rule-1 commits of another feature) vs a one-commit one
+#                                                                           (goal <= 1.5x)
 #   wide     a tree of FILES files vs a one-file tree                       (goal <= 2x)
 #
 #   scripts/bench-run.sh [--sizes "1 100 500 1000"] [--ratio-issues 100] [--commits 200000]
 #                        [--files 2000] [--runs 3] [--data /work/bench-data/run]
 #
-# The generated template repositories are kept under --data and reused. The binary:
+# The generated template repositories are kept under --data and reused; the history one is
+# $BENCH_SYNC_DATA/h<COMMITS>/repo (default /work/bench-data/sync, shared with
+# scripts/bench-sync.sh). Each run works in a `git clone --shared` of a template. The binary:
 # $SWARM_ATTACK_BIN, else the release build under $CARGO_TARGET_DIR (or ./target), built
 # when missing. BENCH_STRACE=1 also counts the processes spawned per issue at the
 # largest size (needs strace).
@@ -46,36 +49,15 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-run.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 # --- template repositories (kept under $DATA) ---------------------------------------
-gen_history() { # $1: path, $2: commits
-  local repo=$1 n=$2
-  [ -f "$repo/.complete" ] && return 0
-  echo "generating $n commits in $repo (once)..." >&2
-  rm -rf "$repo"
-  git init -q -b main "$repo"
-  awk -v n="$n" 'BEGIN {
-    srand(42);
-    split("chore fix refactor docs test perf style build", kinds, " ");
-    for (i = 1; i <= n; i++) {
-      k = kinds[(i % 8) + 1];
-      if (i % 50 == 0) {
-        msg = sprintf("feat(other): Implement issue #%d (#%d)\n\nAdds the piece of issue %d.\n", i / 50, i + 5000, i / 50);
-      } else if (i % 7 == 0) {
-        msg = sprintf("%s(mod%d): change %d, see #%d\n\nA longer explanation of change %d that spans\na couple of lines, mentions feat(bench) and Ref #%d.\n", k, i % 50, i, i % 300, i, i % 300);
-      } else {
-        msg = sprintf("%s: change %d in module %d\n\nBody line for change %d.\n", k, i, i % 50, i);
-      }
-      printf "commit refs/heads/main\nmark :%d\n", i;
-      printf "author Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
-      printf "committer Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
-      printf "data %d\n%s\n", length(msg), msg;
-      if (i > 1) printf "from :%d\n", i - 1;
-      content = sprintf("value %d\n", i);
-      printf "M 644 inline src/f%d.txt\ndata %d\n%s\n", i % 100, length(content), content;
-    }
-  }' | git -C "$repo" fast-import --quiet
-  git -C "$repo" checkout -q -f main
-  git -C "$repo" gc -q
-  touch "$repo/.complete"
+# the history repository is shared with scripts/bench-sync.sh (same generator, same place)
+gen_history() { # $1: data folder (the repository is $1/repo), $2: commits
+  local data=$1 n=$2
+  [ -e "$data/generated" ] && return 0
+  echo "generating $n commits in $data/repo (once, scripts/gen-history.sh)..." >&2
+  rm -rf "$data"
+  mkdir -p "$data"
+  "$ROOT/scripts/gen-history.sh" "$data/repo" "$n" 1500
+  touch "$data/generated"
 }
 
 gen_tree() { # $1: path, $2: files
@@ -95,7 +77,8 @@ gen_tree() { # $1: path, $2: files
 
 gen_tree "$DATA/small" 1
 gen_tree "$DATA/wide-$FILES" "$FILES"
-gen_history "$DATA/history-$COMMITS" "$COMMITS"
+HISTORY=${BENCH_SYNC_DATA:-/work/bench-data/sync}/h$COMMITS
+gen_history "$HISTORY" "$COMMITS"
 
 cat >"$WORK/agent.sh" <<'AGENT'
 #!/bin/sh
@@ -108,7 +91,7 @@ chmod +x "$WORK/agent.sh"
 prepare() {
   local template=$1 issues=$2 repo=$WORK/repo n
   rm -rf "$repo"
-  git clone -q --shared "$template" "$repo"
+  git clone -q --shared -b main "$template" "$repo"
   git -C "$repo" config user.name bench
   git -C "$repo" config user.email bench@example.com
   cat >"$repo/config.yaml" <<CONFIG
@@ -178,7 +161,7 @@ echo "ratios ($RATIO_ISSUES issues, interleaved, median of $RUNS):"
 hist="" small_h="" wide="" small_w=""
 for ((r = 0; r < RUNS; r++)); do
   prepare "$DATA/small" "$RATIO_ISSUES"; small_h="$small_h $(time_run "$RATIO_ISSUES")"
-  prepare "$DATA/history-$COMMITS" "$RATIO_ISSUES"; hist="$hist $(time_run "$RATIO_ISSUES")"
+  prepare "$HISTORY/repo" "$RATIO_ISSUES"; hist="$hist $(time_run "$RATIO_ISSUES")"
   prepare "$DATA/small" "$RATIO_ISSUES"; small_w="$small_w $(time_run "$RATIO_ISSUES")"
   prepare "$DATA/wide-$FILES" "$RATIO_ISSUES"; wide="$wide $(time_run "$RATIO_ISSUES")"
 done
