@@ -34,10 +34,11 @@ git add -f "staged-$SWARM_ISSUE.log"
 fn setup_leaky() -> Setup {
     let s = Setup::new(
         "reuse",
+        // a chain: each issue is claimed once its predecessor landed, so its base is known
         json!([
             {"order": 1, "title": "A"},
-            {"order": 2, "title": "B"},
-            {"order": 3, "title": "C"}
+            {"order": 2, "title": "B", "dependencies": [1]},
+            {"order": 3, "title": "C", "dependencies": [2]}
         ]),
         LEAKY_AGENT,
         "",

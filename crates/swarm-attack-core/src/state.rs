@@ -301,6 +301,10 @@ impl FeatureState {
 
     /// Whether `other` differs from `self` in anything but `updated_at`.
     pub fn differs_from(&self, other: &FeatureState) -> bool {
+        if self.updated_at == other.updated_at {
+            // the usual case (nothing stamped yet): no copies of two whole states
+            return self != other;
+        }
         let mut a = self.clone();
         a.updated_at.clear();
         let mut b = other.clone();
