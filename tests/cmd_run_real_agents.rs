@@ -161,3 +161,23 @@ fn claude_without_accept_edits_is_blocked_naming_the_denial() {
         audit.stdout
     );
 }
+
+#[test]
+fn real_claude_code_accepts_the_budget_and_turn_limits_handed_to_it() {
+    let model = FakeModel::start(python_rules());
+    let env = python_project(
+        &model,
+        "  - name: claude\n    preset: claude-code\n    max_turns: 30\n    timeout_seconds: 300\nbudgets:\n  issue_usd: 50\n  issue_minutes: 30",
+    );
+    // an unknown flag would make the CLI exit before any model call
+    both_issues_done(&env);
+    let fin = finished(&env);
+    assert_eq!(fin.len(), 2, "{fin:#?}");
+    assert!(fin[0]["cost_usd"].as_f64().unwrap() > 0.0, "{:#?}", fin[0]);
+    assert!(
+        fin[0]["model"].is_string(),
+        "the init record names the model: {:#?}",
+        fin[0]
+    );
+    assert_eq!(fin[0]["error_kind"], serde_json::Value::Null);
+}
