@@ -213,21 +213,13 @@ fn status_and_the_github_comment_show_the_ledger_spend_against_the_limit() {
     // status: the feature's total and each issue's spent/limit
     let st = gh.env.run(&["status", "auth"]);
     st.ok();
-    assert!(
-        st.stdout.contains("budget: feature spent $1.20 of $10.00"),
-        "{}",
-        st.stdout
-    );
-    assert!(
-        st.stdout.contains("#1    spent $1.20 of $1.50"),
-        "{}",
-        st.stdout
-    );
-    assert!(
-        st.stdout.contains("#2    spent $0.00 of $1.00"),
-        "{}",
-        st.stdout
-    );
+    for line in [
+        "budget: feature spent $1.20 of $10.00",
+        "#1    spent $1.20 of $1.50",
+        "#2    spent $0.00 of $1.00",
+    ] {
+        assert!(st.stdout.contains(line), "{line}:\n{}", st.stdout);
+    }
     let j = gh.env.run(&["status", "auth", "--json"]).json();
     let one = &j["tasks"][0]["budget"];
     assert_eq!(cents(&one["spent_usd"]), 120, "{one}");
