@@ -68,7 +68,10 @@ fn each_issue_and_retry_starts_clean_at_its_base_in_the_same_worktree() {
     assert_eq!(order, vec![("1", "1"), ("2", "1"), ("2", "2"), ("3", "1")]);
     // every start saw a clean tree on no branch: nothing of the previous agent leaked
     let leaks: Vec<&String> = calls.iter().filter(|l| l.starts_with("  ")).collect();
-    assert!(leaks.is_empty(), "leftovers seen by later agents: {leaks:?}");
+    assert!(
+        leaks.is_empty(),
+        "leftovers seen by later agents: {leaks:?}"
+    );
     // one worktree served every issue
     assert!(
         starts.iter().all(|c| c[2] == starts[0][2]),
@@ -81,7 +84,10 @@ fn each_issue_and_retry_starts_clean_at_its_base_in_the_same_worktree() {
     assert_eq!(starts[3][3], commit(2));
     // only the agents' tracked work landed; the worktree is gone after the run
     let files = s.env.git(&["ls-tree", "-r", "--name-only", "HEAD"]);
-    assert!(!files.contains(".log") && !files.contains("build/"), "{files}");
+    assert!(
+        !files.contains(".log") && !files.contains("build/"),
+        "{files}"
+    );
     assert_eq!(s.env.git(&["worktree", "list"]).lines().count(), 1);
     assert!(!std::path::Path::new(starts[0][2]).exists());
 }
@@ -97,7 +103,14 @@ fn worker_worktrees_of_a_dead_run_are_removed_and_a_live_runs_kept() {
     let head = s.env.git(&["rev-parse", "HEAD"]);
     let add = |name: &str| {
         let p = s.env.path(&format!(".swarm/worktrees/left/{name}"));
-        s.env.git(&["worktree", "add", "-q", "--detach", p.to_str().unwrap(), &head]);
+        s.env.git(&[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            p.to_str().unwrap(),
+            &head,
+        ]);
         std::fs::write(p.join("half-done.txt"), "a killed agent's work").unwrap();
         p
     };
@@ -121,8 +134,15 @@ fn worker_worktrees_of_a_dead_run_are_removed_and_a_live_runs_kept() {
     s.env.run(&["run", "left"]).ok();
     assert_eq!(s.task("left", 1)["stage"], "DONE");
     assert!(!dead.exists(), "the dead run's worktree was not removed");
-    assert!(live.join("half-done.txt").exists(), "a live run's worktree was touched");
+    assert!(
+        live.join("half-done.txt").exists(),
+        "a live run's worktree was touched"
+    );
     let list = s.env.git(&["worktree", "list"]);
     assert_eq!(list.lines().count(), 2, "{list}");
-    assert!(!s.env.git(&["ls-tree", "-r", "--name-only", "HEAD"]).contains("half-done"));
+    assert!(
+        !s.env
+            .git(&["ls-tree", "-r", "--name-only", "HEAD"])
+            .contains("half-done")
+    );
 }

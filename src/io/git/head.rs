@@ -13,7 +13,9 @@ fn git_dir(dir: &Path) -> Option<PathBuf> {
         return Some(dot);
     }
     let text = std::fs::read_to_string(&dot).ok()?;
-    let target = text.strip_prefix("gitdir: ")?.trim_end_matches(['\n', '\r']);
+    let target = text
+        .strip_prefix("gitdir: ")?
+        .trim_end_matches(['\n', '\r']);
     let p = Path::new(target);
     Some(if p.is_absolute() {
         p.to_path_buf()
@@ -73,7 +75,10 @@ mod tests {
         assert_eq!(read_head(&root).as_deref(), Some(one.as_str()));
         // a linked worktree, detached, then moved by a commit in it
         let wt = tmp.path().join("wt");
-        git(&root, &["worktree", "add", "-q", "--detach", wt.to_str().unwrap()]);
+        git(
+            &root,
+            &["worktree", "add", "-q", "--detach", wt.to_str().unwrap()],
+        );
         assert_eq!(read_head(&wt).as_deref(), Some(one.as_str()));
         git(&wt, &["commit", "-q", "--allow-empty", "-m", "two"]);
         let two = git(&wt, &["rev-parse", "HEAD"]);
