@@ -292,8 +292,12 @@ impl RunContext<'_> {
 
     /// Removes the worktrees queued by finished attempts.
     pub fn remove_pending_worktrees(&self) {
-        let paths: Vec<PathBuf> = self
-            .pending_removals
+        self.remove_worktrees_in(&self.pending_removals);
+    }
+
+    /// Removes (and forgets) every worktree listed in `list`.
+    pub fn remove_worktrees_in(&self, list: &Mutex<Vec<PathBuf>>) {
+        let paths: Vec<PathBuf> = list
             .lock()
             .map(|mut v| std::mem::take(&mut *v))
             .unwrap_or_default();

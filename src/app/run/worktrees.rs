@@ -69,14 +69,7 @@ pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdRe
 
 /// Removes this run's worker worktrees (the run ends).
 pub fn remove_all(ctx: &RunContext<'_>) {
-    let paths: Vec<PathBuf> = ctx
-        .idle_worktrees
-        .lock()
-        .map(|mut v| std::mem::take(&mut *v))
-        .unwrap_or_default();
-    for p in paths {
-        ctx.git.remove_worktree(&p);
-    }
+    ctx.remove_worktrees_in(&ctx.idle_worktrees);
 }
 
 /// The session of a worker worktree's folder name (`worker-<session>-<n>`).
