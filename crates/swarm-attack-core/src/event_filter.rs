@@ -2,6 +2,7 @@
 //! `--until`), the cheap byte prefilter that lets the reader skip most lines without parsing
 //! them, record timestamps and the time arguments (RFC 3339, a date, or a relative age).
 
+use crate::record::Record;
 use memchr::memmem;
 use serde::Deserialize;
 use serde_json::Value;
@@ -111,13 +112,37 @@ impl Filter {
     /// Whether a parsed record passes. A record without a readable `ts` never passes a time
     /// condition.
     pub fn matches(&self, head: &Head) -> bool {
+        self.matches_parts(
+            head.issue_number(),
+            head.event.as_deref(),
+            head.ts.as_deref(),
+        )
+    }
+
+    /// [`Filter::matches`] for a borrowed record (the same fields).
+    pub fn matches_record(&self, rec: &Record) -> bool {
+        if self.issue.is_none()
+            && self.events.is_empty()
+            && self.since.is_none()
+            && self.until.is_none()
+        {
+            return true;
+        }
+        self.matches_parts(
+            rec.issue_number(),
+            rec.event().as_deref(),
+            rec.ts().as_deref(),
+        )
+    }
+
+    fn matches_parts(&self, issue: Option<u64>, event: Option<&str>, ts: Option<&str>) -> bool {
         if let Some(n) = self.issue
-            && head.issue_number() != Some(n)
+            && issue != Some(n)
         {
             return false;
         }
         if !self.events.is_empty() {
-            let Some(name) = head.event.as_deref() else {
+            let Some(name) = event else {
                 return false;
             };
             if !self.events.iter().any(|e| e == name) {
@@ -125,7 +150,7 @@ impl Filter {
             }
         }
         if self.since.is_some() || self.until.is_some() {
-            let Some(t) = head.ts.as_deref().and_then(parse_ts) else {
+            let Some(t) = ts.and_then(parse_ts) else {
                 return false;
             };
             if self.since.is_some_and(|s| t < s) || self.until.is_some_and(|u| t > u) {
