@@ -181,8 +181,12 @@ impl<'a> Record<'a> {
     /// accepts: a JSON object whose `ts` and `event` are strings (or null), whose `issue` is
     /// any JSON value, each of the three at most once.
     pub fn parse(line: &'a [u8]) -> Result<Record<'a>, NotARecord> {
+        // UTF-8 checked once for the whole line (the raw values are then not checked one by
+        // one); a line that is not UTF-8 takes the slow path below
         let parsed = match line.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') => serde_json::from_slice::<Record>(line).ok(),
+            Some(b'{') => std::str::from_utf8(line)
+                .ok()
+                .and_then(|text| serde_json::from_str::<Record>(text).ok()),
             _ => None,
         };
         match parsed {

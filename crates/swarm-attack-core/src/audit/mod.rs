@@ -276,15 +276,15 @@ impl Auditor {
         {
             self.sessions.insert(sess.into_owned());
         }
-        let event = s(rec, "event").unwrap_or_default();
+        let event = s_ref(rec, "event").unwrap_or_default();
         let seq = u(rec, "seq");
         let entry = |detail: String| Entry {
             ts: ts.clone(),
             seq,
-            event: event.clone(),
+            event: event.to_string(),
             detail,
         };
-        match event.as_str() {
+        match event.as_ref() {
             "greenlight" => {
                 for k in ["added", "kept", "ready"] {
                     for n in numbers(rec, k) {
@@ -323,7 +323,13 @@ impl Auditor {
                         self.spilled_attempts
                             .extend(done.into_iter().map(|t| (n, t)));
                     }
-                    self.note(n, entry(detail));
+                    let entry = Entry {
+                        ts,
+                        seq,
+                        event: event.into_owned(),
+                        detail,
+                    };
+                    self.note(n, entry);
                 }
             }
         }
