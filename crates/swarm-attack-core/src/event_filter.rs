@@ -164,7 +164,7 @@ impl Filter {
     pub fn prefilter(&self) -> Option<Prefilter> {
         if let Some(n) = self.issue {
             return Some(Prefilter::Issue {
-                finder: memmem::Finder::new(b"\"issue\"").into_owned(),
+                finder: Box::new(memmem::Finder::new(b"\"issue\"").into_owned()),
                 digits: n.to_string().into_bytes(),
             });
         }
@@ -188,7 +188,7 @@ impl Filter {
 #[derive(Debug, Clone)]
 pub enum Prefilter {
     Issue {
-        finder: memmem::Finder<'static>,
+        finder: Box<memmem::Finder<'static>>,
         digits: Vec<u8>,
     },
     /// One finder per wanted name (quoted).
