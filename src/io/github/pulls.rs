@@ -24,6 +24,9 @@ pub struct PullInfo {
     pub body: String,
 }
 
+/// The open pull requests, with the listing's ETag when it can be reused.
+pub type OpenPulls = (Vec<OpenPull>, Option<String>);
+
 fn pull_of(v: &Value) -> PullInfo {
     PullInfo {
         number: v["number"].as_u64().unwrap_or(0),
@@ -46,7 +49,7 @@ impl Api {
     pub fn list_open_pulls(
         &mut self,
         etag: Option<&str>,
-    ) -> Result<Fetched<(Vec<OpenPull>, Option<String>)>, GithubError> {
+    ) -> Result<Fetched<OpenPulls>, GithubError> {
         let mut req = Request::get(self.path("/pulls?state=open&per_page=100"));
         req.if_none_match = etag.map(String::from);
         let resp = self.client.send(&req)?;
