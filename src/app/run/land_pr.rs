@@ -47,7 +47,7 @@ pub fn open_pull(
         }
     };
     let branch = pull_link::branch_name(&ctx.feature, facts.issue);
-    let server = web_base(&settings.api_url);
+    let server = settings::web_base(&settings.api_url);
     crate::io::git::push::push_commit(
         &project.root,
         &project.config.git.remote,
@@ -105,20 +105,6 @@ pub fn open_pull(
     })
 }
 
-/// The web host git pushes to, from the API base (`https://api.github.com` →
-/// `https://github.com`; GHES `https://host/api/v3` → `https://host`).
-pub(crate) fn web_base(api_url: &str) -> String {
-    if let Some(rest) = api_url.strip_prefix("https://api.") {
-        return format!("https://{}", rest.split('/').next().unwrap_or(rest));
-    }
-    api_url
-        .split("/api/")
-        .next()
-        .unwrap_or(api_url)
-        .trim_end_matches('/')
-        .to_string()
-}
-
 /// Opens the pull request for a verified attempt and records the task IN_REVIEW (event
 /// `pr_opened`). `done` is the task as it would be DONE (summary, files), built before the
 /// lock. `None`: another run took the issue over meanwhile.
@@ -172,20 +158,4 @@ pub fn finish_in_review(
             reused: opened.reused,
         })
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn web_base_from_api_base() {
-        assert_eq!(
-            super::web_base("https://api.github.com"),
-            "https://github.com"
-        );
-        assert_eq!(
-            super::web_base("https://ghe.example.com/api/v3"),
-            "https://ghe.example.com"
-        );
-        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
-    }
 }

@@ -40,7 +40,7 @@ pub fn base_for(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Option<StackBa
     let (token, server) = match settings::resolve(&project.config, &project.root)? {
         Ok(s) => (
             Some(s.token.expose().to_string()),
-            crate::app::run::land_pr::web_base(&s.api_url),
+            settings::web_base(&s.api_url),
         ),
         Err(_) => (None, String::new()),
     };
