@@ -2,6 +2,7 @@
 //! implementation here.
 
 pub mod action;
+pub mod agent_limits;
 pub mod agent_preset;
 pub mod agent_report;
 pub mod audit;
@@ -30,6 +31,7 @@ pub mod prompt;
 pub mod pull_body;
 pub mod pull_link;
 pub mod readiness;
+pub mod record;
 pub mod registry;
 pub mod report;
 pub mod secrets;

@@ -7,6 +7,7 @@ mod aider;
 mod claude;
 mod codex;
 mod gemini;
+pub mod model;
 mod opencode;
 
 #[cfg(test)]
@@ -99,6 +100,9 @@ pub struct AgentReport {
     pub text: Option<String>,
     /// The CLI's final record was seen (false: the run was cut short, figures are partial).
     pub complete: bool,
+    /// The model the CLI says it ran (see [`model::reported`]); the caller may fill it in
+    /// from the command line.
+    pub model: Option<String>,
 }
 
 /// The JSON objects among `stdout`'s lines (JSONL), or the whole stdout when it is one
@@ -158,6 +162,7 @@ pub fn parse(stdout: &str, stderr: &str) -> AgentReport {
     if report.error_kind.is_none() && !report.denials.is_empty() {
         report.error_kind = Some(ErrorKind::PermissionDenied);
     }
+    report.model = model::reported(&lines);
     report
 }
 
@@ -263,6 +268,8 @@ impl AgentReport {
             error_kind: self.error_kind.map(|k| k.as_str().to_string()),
             permission_denials: self.denials.len() as u64,
             output: None,
+            model: self.model.clone(),
+            cost_priced: false,
         }
     }
 
