@@ -23,6 +23,27 @@ pub struct Config {
     /// USD per million tokens, by model, preset or agent name.
     pub pricing: crate::budget::PriceTable,
     pub secrets: SecretsConfig,
+    /// The rate-limit governor (SPEC §12 Budgets; docs/budgets.md).
+    pub governor: GovernorConfig,
+}
+
+/// `governor`: how long a run waits out rate limits before it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct GovernorConfig {
+    /// The most back-off (all waits of a run together, in minutes) before the run stops
+    /// with exit 1; unset: [`GovernorConfig::DEFAULT_MAX_BACKOFF_MINUTES`].
+    pub max_backoff_minutes: Option<f64>,
+}
+
+impl GovernorConfig {
+    pub const DEFAULT_MAX_BACKOFF_MINUTES: f64 = 30.0;
+
+    /// `max_backoff_minutes`, or its default.
+    pub fn max_backoff_minutes(&self) -> f64 {
+        self.max_backoff_minutes
+            .unwrap_or(Self::DEFAULT_MAX_BACKOFF_MINUTES)
+    }
 }
 
 /// `secrets`: what else to mask.
@@ -50,6 +71,7 @@ impl Default for Config {
             budgets: crate::budget::Limits::default(),
             pricing: crate::budget::PriceTable::default(),
             secrets: SecretsConfig::default(),
+            governor: GovernorConfig::default(),
         }
     }
 }

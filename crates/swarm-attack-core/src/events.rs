@@ -193,6 +193,15 @@ pub enum Event {
         issue: u32,
         usd: f64,
     },
+    /// The agent's model API rate-limited it (or was overloaded): the attempt used no
+    /// retry, the issue is READY again, and every worker waits `retry_after_ms` (0 when the
+    /// run stopped instead); `workers` agents run at once afterwards (SPEC §12 Budgets).
+    RateLimited {
+        issue: u32,
+        agent: String,
+        retry_after_ms: u64,
+        workers: u32,
+    },
     ActionReceived {
         event_name: String,
         action: Option<String>,
@@ -231,6 +240,7 @@ impl Event {
         "pr_closed",
         "budget_exceeded",
         "budget_raised",
+        "rate_limited",
     ];
 
     /// The event's name as written in the log.
@@ -261,6 +271,7 @@ impl Event {
             Event::PrClosed { .. } => "pr_closed",
             Event::BudgetExceeded { .. } => "budget_exceeded",
             Event::BudgetRaised { .. } => "budget_raised",
+            Event::RateLimited { .. } => "rate_limited",
         }
     }
 
@@ -293,7 +304,8 @@ impl Event {
             | Event::PrOpened { issue, .. }
             | Event::PrClosed { issue, .. }
             | Event::BudgetExceeded { issue, .. }
-            | Event::BudgetRaised { issue, .. } => Some(*issue),
+            | Event::BudgetRaised { issue, .. }
+            | Event::RateLimited { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -456,6 +468,12 @@ mod tests {
                 limit: 1.0,
             },
             Event::BudgetRaised { issue: 2, usd: 0.5 },
+            Event::RateLimited {
+                issue: 3,
+                agent: "claude".into(),
+                retry_after_ms: 2000,
+                workers: 2,
+            },
         ]
     }
 
