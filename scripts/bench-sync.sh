@@ -1,112 +1,151 @@
 #!/usr/bin/env bash
-# Benchmarks the git-history sync against `git log` on a large generated repository.
+# Benchmarks the git-history sync (issue 19's history rows), interleaved, medians.
 #
-#   scripts/bench-sync.sh [COMMITS] [ISSUES]     (defaults 200000 and 1500)
+#   scripts/bench-sync.sh [COMMITS] [ISSUES] [RUNS]     (defaults 200000 1500 5)
 #
-# Builds a repository with COMMITS commits using `git fast-import` (one small file change
-# per commit, varied messages full of `#123` mentions, one implementing commit in 50 for
-# ISSUES issues, a few reverts), builds the release binary, then times (best of 3):
-#   git      git log --format=%H%x00%B HEAD >/dev/null
-#   cold     swarm-attack status bench --json  with .swarm/cache removed and the state as
-#            greenlight left it before any sync (full scan, every issue found DONE, a
-#            semantic summary made for each: default config)
-#   warm     swarm-attack status bench --json  again (nothing new)
-#   ordered  the same after one new commit dated now
-#   skewed   the same after one new commit dated before 99 % of the history (clock skew,
-#            an imported or rebased commit): the anchor is `ordered`
-# and prints `cold/git=<r> warm_ms=<n> skewed_ms=<n> skewed/ordered=<r>` (plus the raw
-# figures). Set BENCH_KEEP=1 to keep the repository (its path is printed), BENCH_GRAPH=1
-# to also write a commit-graph first.
+# Data (kept and reused): $BENCH_DATA/h<COMMITS> (default BENCH_DATA=/work/bench-data/sync),
+# made once by scripts/gen-history.sh (one rule-1 commit in 50 for ISSUES issues, the rest
+# noise full of `#123` mentions), with `specs/bench/issues.json` and the state `greenlight`
+# leaves before any sync. Every run puts `main` back where the generator left it.
+#
+# Each of RUNS rounds times, in this order, each pair back to back (wall clock, page cache
+# warm, output to /dev/null), then prints the median of each and the ratio:
+#   cold     `status bench --json` with .swarm/cache removed and the greenlight state (full
+#            scan, every issue found DONE; default config, so summaries are on)
+#            anchor: `git log --format=%H%x00%B HEAD`                    goal <= 1.0
+#   warm     the same command again, nothing new       anchor: `git rev-parse HEAD`
+#                                                                         goal <= 20 ms
+#   skewed   after one new commit dated before 99 % of the history (not timed)
+#            anchor: the same after one new commit dated now ("ordered")  goal <= 30 ms
+#   original the original Python tool's `status bench` (python -m swarm_attack) on a
+#            2,000-task state in its own format (scripts/bench-original-state.py), and
+#            ours, cold, on that same state file                          goal <= 0.3
+# The original row needs its checkout and a Python with its dependencies:
+#   BENCH_ORIGINAL   checkout of github.com/pcortes/swarm-attack (default
+#                    /work/bench-data/original; `none` skips the row)
+#   BENCH_PYTHON     its Python (default /work/bench-data/original-venv/bin/python, a venv
+#                    with typer, rich, pyyaml, aiofiles from PyPI)
+#   ORIGINAL_TASKS   tasks in that state (default 2000)
+# BIN names the binary (default $CARGO_TARGET_DIR/release/swarm-attack, built if missing).
 set -euo pipefail
 
 COMMITS=${1:-200000}
 ISSUES=${2:-1500}
+RUNS=${3:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-BIN=$TARGET/release/swarm-attack
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-sync.XXXXXX")
-REPO=$WORK/repo
-if [ -z "${BENCH_KEEP:-}" ]; then trap 'rm -rf "$WORK"' EXIT; fi
+BIN=${BIN:-$TARGET/release/swarm-attack}
+DATA=${BENCH_DATA:-/work/bench-data/sync}/h$COMMITS
+ORIGINAL=${BENCH_ORIGINAL:-/work/bench-data/original}
+PY=${BENCH_PYTHON:-/work/bench-data/original-venv/bin/python}
+ORIGINAL_TASKS=${ORIGINAL_TASKS:-2000}
 export LC_ALL=C GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
 
-echo "building the release binary..." >&2
-(cd "$ROOT" && cargo build --release --quiet)
+if [ ! -x "$BIN" ]; then
+  echo "building the release binary..." >&2
+  (cd "$ROOT" && cargo build --release --quiet)
+fi
 
-echo "generating $COMMITS commits in $REPO..." >&2
-git init -q -b main "$REPO"
-awk -v n="$COMMITS" -v issues="$ISSUES" 'BEGIN {
-  srand(42);
-  split("chore fix refactor docs test perf style build", kinds, " ");
-  for (i = 1; i <= n; i++) {
-    k = kinds[(i % 8) + 1];
-    if (i % 50 == 0) {
-      k = (i / 50 - 1) % issues + 1;
-      msg = sprintf("feat(bench): Implement issue #%d (#%d)\n\nAdds the piece of issue %d.\n", k, i + 5000, k);
-    } else if (i % 4999 == 0) {
-      hex = "";
-      for (h = 0; h < 40; h++) hex = hex substr("0123456789abcdef", int(rand() * 16) + 1, 1);
-      msg = sprintf("Revert \"%s: change %d\"\n\nThis reverts commit %s.\n", k, i - 1, hex);
-    } else if (i % 7 == 0) {
-      msg = sprintf("%s(mod%d): change %d, see #%d\n\nA longer explanation of change %d that spans\na couple of lines, mentions feat(bench) and Ref #%d.\n\nSigned-off-by: Dev %d <dev%d@example.com>\n", k, i % 50, i, i % 300, i, i % 300, i % 13, i % 13);
-    } else {
-      msg = sprintf("%s: change %d in module %d\n\nBody line for change %d.\n", k, i, i % 50, i);
-    }
-    printf "commit refs/heads/main\nmark :%d\n", i;
-    printf "author Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
-    printf "committer Dev <dev@example.com> %d +0000\n", 1600000000 + i * 60;
-    printf "data %d\n%s\n", length(msg), msg;
-    if (i > 1) printf "from :%d\n", i - 1;
-    content = sprintf("value %d\n", i);
-    if (i % 50 == 0) printf "M 644 inline src/issue%d.rs\ndata %d\n%s\n", k, length(content), content;
-    else printf "M 644 inline src/f%d.txt\ndata %d\n%s\n", i % 100, length(content), content;
-  }
-}' | git -C "$REPO" fast-import --quiet
-git -C "$REPO" checkout -q -f main
-if [ -n "${BENCH_GRAPH:-}" ]; then git -C "$REPO" commit-graph write --reachable; fi
-
-mkdir -p "$REPO/specs/bench"
-{
-  printf '{"feature_id": "bench", "issues": ['
-  for i in $(seq 1 "$ISSUES"); do
-    [ "$i" -gt 1 ] && printf ','
-    printf '{"order": %d, "title": "issue %d"}' "$i" "$i"
-  done
-  printf ']}\n'
-} >"$REPO/specs/bench/issues.json"
-# the state as greenlight leaves it before any sync (restored before each cold run)
-printf 'coordination:\n  auto_sync_from_git: false\n' >"$REPO/config.yaml"
-(cd "$REPO" && "$BIN" -q greenlight bench >/dev/null)
-rm "$REPO/config.yaml"
-cp "$REPO/.swarm/state/bench.json" "$WORK/state0.json"
-
-now_ns() { date +%s%N; }
-best_of_3() { # prints the best wall time in ms of the command "$@"
-  local best="" t0 t1 ms
-  for _ in 1 2 3; do
-    [ -n "${BEFORE:-}" ] && eval "$BEFORE"
-    t0=$(now_ns); "$@" >/dev/null; t1=$(now_ns)
-    ms=$(( (t1 - t0) / 1000000 ))
-    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
-  done
-  echo "$best"
-}
+REPO=$DATA/repo
+if [ ! -e "$DATA/generated" ]; then
+  echo "generating $COMMITS commits in $REPO..." >&2
+  rm -rf "$DATA"
+  mkdir -p "$DATA"
+  "$ROOT/scripts/gen-history.sh" "$REPO" "$COMMITS" "$ISSUES"
+  touch "$DATA/generated"
+fi
+if [ ! -e "$DATA/ready" ]; then
+  mkdir -p "$REPO/specs/bench"
+  {
+    printf '{"feature_id": "bench", "issues": ['
+    for i in $(seq 1 "$ISSUES"); do
+      [ "$i" -gt 1 ] && printf ','
+      printf '{"order": %d, "title": "issue %d"}' "$i" "$i"
+    done
+    printf ']}\n'
+  } >"$REPO/specs/bench/issues.json"
+  # the state as greenlight leaves it before any sync (restored before each cold run)
+  printf 'coordination:\n  auto_sync_from_git: false\n' >"$REPO/config.yaml"
+  (cd "$REPO" && "$BIN" -q greenlight bench >/dev/null)
+  rm "$REPO/config.yaml"
+  cp "$REPO/.swarm/state/bench.json" "$DATA/state0.json"
+  git -C "$REPO" rev-parse main >"$DATA/tip"
+  touch "$DATA/ready"
+fi
+TIP=$(cat "$DATA/tip")
+WITH_ORIGINAL=1
+if [ "$ORIGINAL" = none ] || [ ! -d "$ORIGINAL/swarm_attack" ] || [ ! -x "$PY" ]; then
+  WITH_ORIGINAL=""
+  echo "the original tool's row is skipped (BENCH_ORIGINAL=$ORIGINAL, BENCH_PYTHON=$PY)" >&2
+elif [ ! -e "$DATA/state_original_$ORIGINAL_TASKS.json" ]; then
+  python3 "$ROOT/scripts/bench-original-state.py" "$ORIGINAL" bench "$ORIGINAL_TASKS" \
+    "$DATA/state_original_$ORIGINAL_TASKS.json"
+fi
 
 cd "$REPO"
-git_ms=$(BEFORE="" best_of_3 git log --format=%H%x00%B HEAD)
-cold_ms=$(BEFORE="rm -rf .swarm/cache; cp $WORK/state0.json .swarm/state/bench.json" best_of_3 "$BIN" -q status bench --json)
-done_count=$("$BIN" status bench --json | grep -c '"stage": "DONE"' || true)
-summaries=$(grep -c '"completion_summary": "' .swarm/state/bench.json || true)
-warm_ms=$(BEFORE="" best_of_3 "$BIN" -q status bench --json)
-# one new commit per run: dated now (the anchor), or before 99 % of the history
+git update-ref refs/heads/main "$TIP"
+trap 'git -C "$REPO" update-ref refs/heads/main "$TIP"; cp "$DATA/state0.json" "$REPO/.swarm/state/bench.json"' EXIT
+
+# times "$@" (output to /dev/null), appends the milliseconds to the array named $1
+declare -A T
+timed() {
+  local name=$1 t0 t1
+  shift
+  t0=$EPOCHREALTIME
+  "$@" >/dev/null 2>&1
+  t1=$EPOCHREALTIME
+  T[$name]+="$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }') "
+}
 new_commit() { # $1: the commit date (seconds)
   GIT_AUTHOR_DATE="@$1 +0000" GIT_COMMITTER_DATE="@$1 +0000" \
     git -c user.name=B -c user.email=b@example.com commit -q --allow-empty -m "chore: new $RANDOM"
 }
-ordered_ms=$(BEFORE="new_commit $(date +%s)" best_of_3 "$BIN" -q status bench --json)
-skewed_ms=$(BEFORE="new_commit $((1600000000 + COMMITS * 60 / 100))" best_of_3 "$BIN" -q status bench --json)
-scanned=$("$BIN" events bench --event git_sync --json | tail -1 | sed 's/.*"commits_scanned":\([0-9]*\).*/\1/')
+cold_state() { # $1: the state file to start from
+  rm -rf .swarm/cache
+  cp "$1" .swarm/state/bench.json
+}
+scanned() {
+  "$BIN" events bench --event git_sync --json | tail -1 | sed 's/.*"commits_scanned":\([0-9]*\).*/\1/'
+}
 
-echo "commits=$COMMITS git_ms=$git_ms cold_ms=$cold_ms warm_ms=$warm_ms ordered_ms=$ordered_ms skewed_ms=$skewed_ms done=$done_count summaries=$summaries last_scanned=$scanned" >&2
-awk -v c="$cold_ms" -v g="$git_ms" -v w="$warm_ms" -v s="$skewed_ms" -v o="$ordered_ms" 'BEGIN {
-  printf "cold/git=%.2f warm_ms=%d skewed_ms=%d skewed/ordered=%.2f\n", c / (g > 0 ? g : 1), w, s, s / (o > 0 ? o : 1) }'
-if [ -n "${BENCH_KEEP:-}" ]; then echo "kept $REPO" >&2; fi
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "commits=$COMMITS issues=$ISSUES runs=$RUNS load_before=$load_before" >&2
+for r in $(seq 1 "$RUNS"); do
+  echo "round $r/$RUNS..." >&2
+  git update-ref refs/heads/main "$TIP"
+  timed git git log --format=%H%x00%B HEAD
+  cold_state "$DATA/state0.json"
+  timed cold "$BIN" -q status bench --json
+  timed revparse git rev-parse HEAD
+  timed warm "$BIN" -q status bench --json
+  new_commit "$(date +%s)"
+  timed ordered "$BIN" -q status bench --json
+  new_commit $((1600000000 + COMMITS * 60 / 100))
+  timed skewed "$BIN" -q status bench --json
+  skewed_scanned=$(scanned)
+  git update-ref refs/heads/main "$TIP"
+  if [ -n "$WITH_ORIGINAL" ]; then
+    cold_state "$DATA/state_original_$ORIGINAL_TASKS.json"
+    timed original env PYTHONPATH="$ORIGINAL" "$PY" -m swarm_attack status bench
+    cold_state "$DATA/state_original_$ORIGINAL_TASKS.json"
+    timed ours_on_original "$BIN" -q status bench --json
+  fi
+done
+done_count=$("$BIN" status bench --json | grep -c '"stage": "DONE"' || true)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+median() { # the median of the numbers in $1
+  tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END {
+    if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+declare -A M
+for k in "${!T[@]}"; do M[$k]=$(median "${T[$k]}"); done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / (b > 0 ? b : 1) }'; }
+echo "raw ms: $(for k in "${!T[@]}"; do printf '%s=[%s] ' "$k" "${T[$k]% }"; done)" >&2
+echo "commits=$COMMITS issues=$ISSUES runs=$RUNS done_after_last=$done_count load_before=$load_before load_after=$load_after"
+echo "cold: git_ms=${M[git]} cold_ms=${M[cold]} cold/git=$(ratio "${M[cold]}" "${M[git]}") (goal <= 1.0)"
+echo "warm: rev_parse_ms=${M[revparse]} warm_ms=${M[warm]} warm/rev_parse=$(ratio "${M[warm]}" "${M[revparse]}") (goal warm <= 20 ms)"
+echo "skewed: ordered_ms=${M[ordered]} skewed_ms=${M[skewed]} skewed/ordered=$(ratio "${M[skewed]}" "${M[ordered]}") commits_scanned=$skewed_scanned (goal skewed <= 30 ms)"
+if [ -n "$WITH_ORIGINAL" ]; then
+  echo "original ($ORIGINAL_TASKS tasks): original_ms=${M[original]} ours_ms=${M[ours_on_original]} ours/original=$(ratio "${M[ours_on_original]}" "${M[original]}") (goal <= 0.3)"
+fi

@@ -85,17 +85,7 @@ fn init_writes_config_with_the_detected_test_command_and_a_self_ignoring_swarm_f
 fn init_without_a_known_project_or_agent_writes_a_commented_example_and_next_step() {
     let mut env = TestEnv::new();
     // a PATH with git only: no agent CLI can be found
-    let bin = env.tmp.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let git = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(git.trim(), bin.join("git")).unwrap();
+    let bin = path_with_git_only(&env);
     env.extra_env
         .push(("PATH".into(), bin.to_string_lossy().into_owned()));
     let r = env.run(&["init", "auth"]);
@@ -112,4 +102,48 @@ fn init_without_a_known_project_or_agent_writes_a_commented_example_and_next_ste
     assert!(r.stdout.contains("edit config.yaml"), "{}", r.stdout);
     // and the written config loads
     env.run(&["status", "auth"]).ok();
+}
+
+#[test]
+fn init_writes_a_preset_entry_for_each_agent_cli_on_path() {
+    let mut env = TestEnv::new();
+    // a PATH with git and two agent CLIs (stand-ins: only their presence on PATH matters)
+    let bin = path_with_git_only(&env);
+    for program in ["codex", "claude"] {
+        let path = bin.join(program);
+        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        let mut perm = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
+        std::fs::set_permissions(&path, perm).unwrap();
+    }
+    env.extra_env
+        .push(("PATH".into(), bin.to_string_lossy().into_owned()));
+    env.run(&["init", "auth"]).ok();
+    let config = env.read("config.yaml");
+    // presets, not command lines: a `command:` would make the agent `custom`, and its
+    // report (cost, tokens, errors) would not be read
+    assert!(
+        config.contains(
+            "agents:\n  - name: claude\n    preset: claude-code\n  - name: codex\n    preset: codex\n"
+        ),
+        "{config}"
+    );
+    assert!(!config.contains("command: [\"claude\""), "{config}");
+    env.run(&["status", "auth"]).ok();
+}
+
+/// A `bin` folder holding only a link to git, to be used as the whole PATH.
+fn path_with_git_only(env: &TestEnv) -> std::path::PathBuf {
+    let bin = env.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let git = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(git.trim(), bin.join("git")).unwrap();
+    bin
 }

@@ -1,5 +1,5 @@
 //! `prompt`: the exact prompt on stdout, `--json`, `context_injected` in the event log, the
-//! budget through the binary, errors; summaries filled in after a sync.
+//! budget through the binary, errors; summaries filled in by the first prompt after a sync.
 
 use crate::common::TestEnv;
 use serde_json::{Value, json};
@@ -202,24 +202,41 @@ fn a_retry_prompt_carries_the_last_failure() {
 }
 
 #[test]
-fn a_sync_fills_in_the_summary_of_a_done_task_that_has_none() {
+fn the_first_prompt_after_a_sync_fills_in_the_summary_a_sync_left_out() {
     let env = env_with_done_dependency();
     env.write("src/login.rs", "pub fn login() {}\n");
     env.git(&["add", "src/login.rs"]);
     let sha = env.commit("feat(auth): Implement issue #2");
     mark_done(&env, 2, None, Some(&sha));
+    let issue2 = |s: &Value| {
+        s["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["issue_number"] == 2)
+            .unwrap()
+            .clone()
+    };
+    // a sync (status) builds no summary: it is lazy (issue 19)
     env.run(&["status", "auth"]).ok();
-    let s = env.state("auth");
-    let t = s["tasks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["issue_number"] == 2)
-        .unwrap();
+    let t = issue2(&env.state("auth"));
+    assert_eq!(t["completion_summary"], Value::Null);
+    assert_eq!(t["outputs"]["files_created"], json!([]));
+    // the first prompt that shows it builds it (the same text the eager sync built) and
+    // keeps it in the state
+    let r = env.run(&["prompt", "auth", "--issue", "1"]);
+    r.ok();
     let expected = format!(
         "Issue #2 (Login) was implemented in commit {} \"feat(auth): Implement issue #2\". It adds `src/login.rs` (login).",
         &sha[..7]
     );
+    assert!(
+        r.stdout.contains(&format!("  Summary: {expected}")),
+        "{}",
+        r.stdout
+    );
+    let s = env.state("auth");
+    let t = issue2(&s);
     assert_eq!(t["completion_summary"], json!(expected));
     assert_eq!(t["outputs"]["semantic_summary"], json!(expected));
     assert_eq!(t["outputs"]["files_created"], json!(["src/login.rs"]));

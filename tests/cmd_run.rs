@@ -730,3 +730,34 @@ next: see why with `swarm-attack audit auth`, fix the cause, then `swarm-attack 
 ----- stderr -----
 "#);
 }
+
+#[test]
+fn a_claim_builds_the_summaries_a_sync_left_out_and_the_prompt_shows_them() {
+    let agent = r#"cat > "$TRACE/stdin.txt"
+mkdir -p checks
+echo "exit 0" > checks/t_two.sh
+echo '{"result": "ok"}'
+"#;
+    let s = Setup::new(
+        "lazy",
+        json!([{"order": 1, "title": "Model"}, {"order": 2, "title": "Two", "dependencies": [1]}]),
+        agent,
+        "",
+    );
+    // issue 1 implemented by hand: the sync finds it DONE and builds no summary
+    s.env.write("src/model.rs", "pub struct Model;\n");
+    s.env.git(&["add", "src/model.rs"]);
+    let sha = s.env.commit("feat(lazy): Implement issue #1");
+    s.env.run(&["status", "lazy"]).ok();
+    assert_eq!(s.task("lazy", 1)["stage"], "DONE");
+    assert!(s.task("lazy", 1)["completion_summary"].is_null());
+    // the claim of issue 2 builds it, keeps it in the state, and the prompt shows it
+    s.env.run(&["run", "lazy", "--issue", "2"]).ok();
+    let expected = format!(
+        "Issue #1 (Model) was implemented in commit {} \"feat(lazy): Implement issue #1\". It adds `src/model.rs` (Model).",
+        &sha[..7]
+    );
+    assert_eq!(s.task("lazy", 1)["completion_summary"], json!(expected));
+    let prompt = std::fs::read_to_string(s.trace.join("stdin.txt")).unwrap();
+    assert!(prompt.contains(&expected), "{prompt}");
+}

@@ -74,7 +74,14 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
             let agents = setup::agents_on_path();
             let text = setup::config_text(tests.as_ref(), &agents);
             setup::write_if_missing(&default_config, &text)?;
-            (true, tests, agents.iter().map(|a| a.to_string()).collect())
+            (
+                true,
+                tests,
+                agents
+                    .iter()
+                    .map(|p| p.program().unwrap_or(p.as_str()).to_string())
+                    .collect(),
+            )
         } else {
             (false, None, Vec::new())
         };

@@ -301,6 +301,8 @@ pub fn show_prompt(
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {
     let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
+    // the summaries the prompt shows, built now if missing and kept in the state
+    crate::app::summary::ensure_summaries(project, feature, &mut txn.state);
     let Some(task) = txn.state.task(issue).cloned() else {
         let known: Vec<String> = txn
             .state

@@ -3,6 +3,7 @@
 //! itself without touching the user's `.gitignore`).
 
 use crate::app::run::verify::on_path;
+use crate::core::agent_preset::Preset;
 use crate::error::{CmdResult, CommandError};
 use crate::io::atomic;
 use serde::Serialize;
@@ -100,35 +101,27 @@ pub fn warn_missing_project_file(project: &crate::app::project::Project) {
     );
 }
 
-/// A known agent CLI: its program, and the command line written for it.
-struct KnownAgent {
-    program: &'static str,
-    command: &'static [&'static str],
-}
-
-/// Agent CLIs `init` looks for on PATH, each with a headless command line (prompt on stdin).
-const KNOWN_AGENTS: &[KnownAgent] = &[
-    KnownAgent {
-        program: "claude",
-        command: &["claude", "-p", "--output-format", "json"],
-    },
-    KnownAgent {
-        program: "codex",
-        command: &["codex", "exec", "--full-auto", "-"],
-    },
+/// The presets `init` writes an agent entry for when their program is on PATH, in order.
+const INIT_PRESETS: &[Preset] = &[
+    Preset::ClaudeCode,
+    Preset::Codex,
+    Preset::Gemini,
+    Preset::Opencode,
+    Preset::Goose,
+    Preset::Aider,
 ];
 
-/// The agent CLIs found on PATH (program names).
-pub fn agents_on_path() -> Vec<&'static str> {
-    KNOWN_AGENTS
+/// The presets whose program is on PATH.
+pub fn agents_on_path() -> Vec<Preset> {
+    INIT_PRESETS
         .iter()
-        .filter(|a| on_path(a.program))
-        .map(|a| a.program)
+        .copied()
+        .filter(|p| p.program().is_some_and(on_path))
         .collect()
 }
 
 /// The text of a new `config.yaml`.
-pub fn config_text(tests: Option<&DetectedTests>, agents: &[&str]) -> String {
+pub fn config_text(tests: Option<&DetectedTests>, agents: &[Preset]) -> String {
     let mut out = String::from(
         "# swarm-attack configuration. Every key is optional; see the README, \"Configuration\".\n",
     );
@@ -143,26 +136,26 @@ pub fn config_text(tests: Option<&DetectedTests>, agents: &[&str]) -> String {
              tests:\n  command: \"cargo test\"\n",
         ),
     }
-    let found: Vec<&KnownAgent> = KNOWN_AGENTS
-        .iter()
-        .filter(|a| agents.contains(&a.program))
-        .collect();
-    if found.is_empty() {
+    if agents.is_empty() {
         out.push_str(
-            "# No agent CLI (claude, codex) was found on PATH. Install one, or name your own\n\
-             # agent: it gets the prompt on stdin and edits files in its working folder.\n\
+            "# No agent CLI (claude, codex, gemini, opencode, goose, aider) was found on PATH.\n\
+             # Install one and name its preset, or name your own agent: it gets the prompt on\n\
+             # stdin and edits files in its working folder.\n\
              # agents:\n\
+             #   - name: claude\n\
+             #     preset: claude-code\n\
              #   - name: my-agent\n\
              #     command: [\"my-agent\", \"--headless\"]\n",
         );
     } else {
+        // One entry per preset found: the preset supplies the headless command line and the
+        // parser of the CLI's report (a `command:` here would make it `custom`).
         out.push_str("agents:\n");
-        for a in found {
-            let argv: Vec<String> = a.command.iter().map(|w| format!("\"{w}\"")).collect();
+        for p in agents {
+            let program = p.program().unwrap_or(p.as_str());
             out.push_str(&format!(
-                "  - name: {}\n    command: [{}]\n",
-                a.program,
-                argv.join(", ")
+                "  - name: {program}\n    preset: {}\n",
+                p.as_str()
             ));
         }
     }
@@ -236,9 +229,17 @@ mod tests {
             command: "python -m pytest -q".into(),
             from: "pyproject.toml".into(),
         };
-        let with = config_text(Some(&tests), &["claude"]);
+        let with = config_text(Some(&tests), &[Preset::ClaudeCode, Preset::Codex]);
         assert!(with.contains("command: \"python -m pytest -q\"   # detected from pyproject.toml"));
-        assert!(with.contains("  - name: claude\n"));
+        assert!(
+            with.contains(
+                "  - name: claude\n    preset: claude-code\n  - name: codex\n    preset: codex\n"
+            ),
+            "{with}"
+        );
+        let loaded = crate::io::config::parse(&with, "config.yaml").unwrap();
+        assert_eq!(loaded.config.agents.len(), 2);
+        assert_eq!(loaded.config.agents[0].preset, Some(Preset::ClaudeCode));
         let without = config_text(None, &[]);
         assert!(without.contains("No agent CLI"), "{without}");
         assert!(without.contains("# agents:"));

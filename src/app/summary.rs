@@ -8,9 +8,12 @@
 //! `completion_summary` and `outputs.semantic_summary`; `outputs.files_created` and
 //! `outputs.classes_defined` are filled from the commit when empty.
 //!
-//! Called for every DONE task lacking a summary after each git sync
-//! ([`ensure_summaries`], which reads the commits of all of them with one `git log`, not
-//! two processes per task), and by `run` when an issue becomes DONE.
+//! Lazy (issue 19): a git sync never builds summaries for the tasks it finds DONE, but for
+//! the ones linked to a GitHub issue (their status comment shows it). The others get theirs
+//! when a prompt needs them: `prompt` and `run`'s claim call [`ensure_summaries`] (one
+//! `git log` for all the missing ones, not two processes per task) under the feature lock,
+//! and the transaction stores them in the state, so each is built once. `run` also builds
+//! one when an issue becomes DONE.
 
 use crate::app::project::Project;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
@@ -32,11 +35,22 @@ pub const SUMMARY_AGENT: &str = "swarm-attack";
 
 /// Fills in summaries for every DONE task that lacks one; returns the issues changed.
 ///
-/// This runs during a sync, under the feature lock, so the time given to `llm.command` is
+/// This runs under the feature lock, so the time given to `llm.command` is
 /// bounded: half of `sessions.lock_timeout_seconds` in all (a command waiting for the lock
 /// never times out because of summaries). A task reached after the budget is spent gets the
 /// summary built from its commit.
 pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureState) -> Vec<u32> {
+    ensure_summaries_of(project, feature, state, |_| true)
+}
+
+/// [`ensure_summaries`] for the DONE tasks lacking a summary that `wanted` accepts (the sync
+/// passes the ones linked to a GitHub issue).
+pub fn ensure_summaries_of(
+    project: &Project,
+    feature: &str,
+    state: &mut FeatureState,
+    wanted: impl Fn(&Task) -> bool,
+) -> Vec<u32> {
     let budget = Duration::from_secs(project.config.sessions.lock_timeout_seconds) / 2;
     let per_call = Duration::from_secs(project.config.llm.timeout_seconds);
     let start = Instant::now();
@@ -44,13 +58,13 @@ pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureSta
     let shas: Vec<String> = state
         .tasks
         .iter()
-        .filter(|t| needs_summary(project, t))
+        .filter(|t| needs_summary(project, t) && wanted(t))
         .filter_map(|t| task_commit(t).map(str::to_string))
         .collect();
     let mut infos = commit_info::commit_infos(&project.root, &shas);
     let mut changed = Vec::new();
     for task in &mut state.tasks {
-        if !needs_summary(project, task) {
+        if !needs_summary(project, task) || !wanted(task) {
             continue;
         }
         let left = budget.saturating_sub(start.elapsed());

@@ -69,8 +69,10 @@ pub fn open_or_new_synced<'p>(
 }
 
 /// Syncs an open transaction from git when `coordination.auto_sync_from_git` is on (else
-/// only readiness is recomputed), then fills in missing semantic summaries. The history
-/// cache is written when the transaction commits.
+/// only readiness is recomputed), then fills in the missing semantic summaries of the DONE
+/// tasks linked to a GitHub issue (their status comment shows them; the others are built
+/// when a prompt needs them, see [`crate::app::summary`]). The history cache is written when
+/// the transaction commits.
 pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     if !txn.project.config.coordination.auto_sync_from_git {
         crate::core::readiness::recompute(&mut txn.state);
@@ -78,7 +80,9 @@ pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     }
     let mut report = sync_feature(txn.project, &txn.lock, &mut txn.state, &mut txn.events)?;
     txn.history_cache = report.history_cache.take();
-    crate::app::summary::ensure_summaries(txn.project, &txn.feature, &mut txn.state);
+    crate::app::summary::ensure_summaries_of(txn.project, &txn.feature, &mut txn.state, |t| {
+        t.github_issue.is_some()
+    });
     Ok(report)
 }
 

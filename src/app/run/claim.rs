@@ -128,6 +128,8 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();
     }
+    // the summaries the prompts show, built now if missing and kept in the state
+    crate::app::summary::ensure_summaries(ctx.project, &ctx.feature, &mut txn.state);
     let state = txn.state.clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {
