@@ -28,21 +28,19 @@ pub struct Config {
 }
 
 /// `governor`: how long a run waits out rate limits before it stops.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GovernorConfig {
     /// The most back-off (all waits of a run together, in minutes) before the run stops
-    /// with exit 1; unset: [`GovernorConfig::DEFAULT_MAX_BACKOFF_MINUTES`].
-    pub max_backoff_minutes: Option<f64>,
+    /// with exit 1 (default 30).
+    pub max_backoff_minutes: f64,
 }
 
-impl GovernorConfig {
-    pub const DEFAULT_MAX_BACKOFF_MINUTES: f64 = 30.0;
-
-    /// `max_backoff_minutes`, or its default.
-    pub fn max_backoff_minutes(&self) -> f64 {
-        self.max_backoff_minutes
-            .unwrap_or(Self::DEFAULT_MAX_BACKOFF_MINUTES)
+impl Default for GovernorConfig {
+    fn default() -> Self {
+        GovernorConfig {
+            max_backoff_minutes: 30.0,
+        }
     }
 }
 

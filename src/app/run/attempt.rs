@@ -3,7 +3,6 @@
 //! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
 //! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
 
-use crate::app::run::governor::RateLimitHit;
 use crate::app::run::record;
 use crate::app::run::stop::Stop;
 use crate::app::run::verify;
@@ -63,6 +62,14 @@ pub struct Passed {
     pub cost_usd: Option<f64>,
     /// Events the caller appends with the attempt's record (`verification_passed`).
     pub pending_events: Vec<Event>,
+}
+
+/// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimitHit {
+    pub agent: String,
+    /// The wait the CLI asked for, when it named one.
+    pub retry_after_ms: Option<u64>,
 }
 
 /// A failed attempt.

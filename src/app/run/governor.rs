@@ -8,7 +8,7 @@
 //! clock run N times faster: every wait is decided and recorded in real milliseconds, but
 //! lasts 1/N of it.
 
-use crate::app::run::attempt::Failed;
+use crate::app::run::attempt::{Failed, RateLimitHit};
 use crate::app::run::claim::Claim;
 use crate::app::run::{Outcome, Progress, RunContext, record};
 use crate::core::events::Event;
@@ -17,14 +17,6 @@ use crate::core::readiness;
 use crate::error::CmdResult;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// What the governor needs to know about a rate-limited agent run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimitHit {
-    pub agent: String,
-    /// The wait the CLI asked for, when it named one.
-    pub retry_after_ms: Option<u64>,
-}
 
 /// The shared back-off of one run.
 pub struct Governor {
@@ -38,7 +30,7 @@ pub struct Governor {
 impl Governor {
     /// The governor for a run with `workers` workers.
     pub fn new(config: &crate::core::config::GovernorConfig, workers: u32) -> Governor {
-        let max_minutes = config.max_backoff_minutes();
+        let max_minutes = config.max_backoff_minutes;
         Governor {
             state: Mutex::new(rules::Governor::new(Settings::new(workers, max_minutes))),
             start: Instant::now(),
