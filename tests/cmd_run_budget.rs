@@ -163,3 +163,76 @@ fn dry_run_prints_the_worst_case_spend_under_the_limits() {
         text.stdout
     );
 }
+
+#[test]
+fn status_and_the_github_comment_show_the_ledger_spend_against_the_limit() {
+    let gh = crate::common::github::setup(false);
+    let g = gh.fake.add_issue("model", &[]);
+    let trace = gh.env.tmp.path().join("trace");
+    std::fs::create_dir_all(&trace).unwrap();
+    let agent = gh.env.script(
+        "agent.sh",
+        &format!(
+            "#!/bin/sh\n{}",
+            COSTLY_FAILING.replace("$TRACE", &trace.to_string_lossy())
+        ),
+    );
+    let runner = gh.env.script("runner.sh", crate::common::agents::RUNNER);
+    gh.env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\ngithub:\n  repo: {}\n  min_write_interval_ms: 0\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\nsessions:\n  max_implementation_retries: 5\nbudgets:\n  issue_usd: 1.0\n  feature_usd: 10\n",
+            crate::common::github::REPO,
+            agent.display(),
+            runner.display()
+        ),
+    );
+    gh.env.issues(
+        "auth",
+        json!([{"order": 1, "title": "model", "github_issue": g},
+               {"order": 2, "title": "docs", "dependencies": [1]}]),
+    );
+    gh.env.run(&["greenlight", "auth"]).ok();
+    gh.env.run(&["run", "auth"]).code(1);
+    assert_eq!(gh.env.stage("auth", 1), "BLOCKED");
+    let ledger = &gh.env.state("auth")["ledger"];
+    assert_eq!(cents(&ledger["issues"]["1"]["usd"]), 120);
+
+    // the status comment: the ledger's number against the issue's limit
+    gh.sync().ok();
+    let body = &gh.fake.status_comments(g)[0].1;
+    assert!(body.contains("**Budget:** spent $1.20 of $1.00"), "{body}");
+    // raising the limit shows the raised limit, the same spend
+    gh.env
+        .run(&["unblock", "auth", "--issue", "1", "--budget", "+0.5"])
+        .ok();
+    gh.sync().ok();
+    let body = &gh.fake.status_comments(g)[0].1;
+    assert!(body.contains("**Budget:** spent $1.20 of $1.50"), "{body}");
+
+    // status: the feature's total and each issue's spent/limit
+    let st = gh.env.run(&["status", "auth"]);
+    st.ok();
+    for line in [
+        "budget: feature spent $1.20 of $10.00",
+        "#1    spent $1.20 of $1.50",
+        "#2    spent $0.00 of $1.00",
+    ] {
+        assert!(st.stdout.contains(line), "{line}:\n{}", st.stdout);
+    }
+    let j = gh.env.run(&["status", "auth", "--json"]).json();
+    let one = &j["tasks"][0]["budget"];
+    assert_eq!(cents(&one["spent_usd"]), 120, "{one}");
+    assert_eq!(cents(&one["limit_usd"]), 150);
+    assert_eq!(one["attempts"], 2);
+    assert_eq!(one["unknown_cost_runs"], 0);
+    assert_eq!(cents(&j["budget"]["spent_usd"]), 120);
+    assert_eq!(cents(&j["budget"]["limit_usd"]), 1000);
+    // the list of features carries the total too
+    let all = gh.env.run(&["status"]);
+    assert!(
+        all.stdout.contains("spent $1.20 of $10.00"),
+        "{}",
+        all.stdout
+    );
+}

@@ -161,3 +161,29 @@ fn claude_without_accept_edits_is_blocked_naming_the_denial() {
         audit.stdout
     );
 }
+
+#[test]
+fn real_claude_code_accepts_the_budget_and_enforces_the_turn_limit_handed_to_it() {
+    let model = FakeModel::start(python_rules());
+    let env = python_project(
+        &model,
+        "  - name: claude\n    preset: claude-code\n    max_turns: 1\n    timeout_seconds: 300\nbudgets:\n  issue_usd: 50\n  issue_minutes: 30",
+    );
+    env.run(&["greenlight", "calc"]).ok();
+    // an unknown flag would make the CLI exit before any model call; `--max-turns 1` stops
+    // it after its first turn, as Claude Code itself says
+    env.run(&["run", "calc"]).code(1);
+    let fin = finished(&env);
+    assert!(!fin.is_empty());
+    for f in &fin {
+        assert_eq!(f["error_kind"], "max_turns", "{f:#}");
+        assert!(f["cost_usd"].as_f64().unwrap() > 0.0, "{f:#}");
+        assert!(
+            f["model"].is_string(),
+            "the init record names the model: {f:#}"
+        );
+    }
+    assert_eq!(env.stage("calc", 1), "BLOCKED");
+    let stdout = env.read(".swarm/runs/calc/issue-1/attempt-1/agent.stdout");
+    assert!(stdout.contains("error_max_turns"), "{stdout}");
+}

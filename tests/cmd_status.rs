@@ -169,7 +169,8 @@ exit: 0
       "blocked_reason": "tests fail",
       "retries": 3,
       "summary": null,
-      "missing_from_issues": false
+      "missing_from_issues": false,
+      "budget": null
     },
     {
       "issue": 2,
@@ -187,7 +188,8 @@ exit: 0
       "blocked_reason": null,
       "retries": 0,
       "summary": null,
-      "missing_from_issues": false
+      "missing_from_issues": false,
+      "budget": null
     },
     {
       "issue": 3,
@@ -205,7 +207,8 @@ exit: 0
       "blocked_reason": null,
       "retries": 0,
       "summary": null,
-      "missing_from_issues": false
+      "missing_from_issues": false,
+      "budget": null
     }
   ],
   "sync": {
@@ -214,7 +217,8 @@ exit: 0
     "commits_scanned": 0,
     "head": "[SHA]",
     "shallow": false
-  }
+  },
+  "budget": null
 }
 ----- stderr -----
 "#);

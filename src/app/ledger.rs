@@ -8,9 +8,46 @@ use crate::core::config::Config;
 use crate::core::state::FeatureState;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 
-/// The price of an agent's tokens: `pricing.<agent name>`, else `pricing.<preset>`.
-pub fn price_for(config: &Config, agent: &str) -> Option<Price> {
-    config.pricing.get(agent).copied()
+/// The price of an agent run's tokens, looked up in `pricing` in this order: the model the
+/// run reported (or its command line asked for, `agent_finished.model`), then the agent's
+/// preset (`claude-code`, `codex`, ...), then the agent's name. `None`: the cost stays
+/// unknown.
+pub fn price_for(config: &Config, agent: &str, model: Option<&str>) -> Option<Price> {
+    let table = &config.pricing;
+    let preset = || {
+        config
+            .agents
+            .iter()
+            .find(|a| a.name == agent)
+            .and_then(|a| a.preset)
+            .and_then(|p| table.get(p.as_str()))
+    };
+    model
+        .and_then(|m| table.get(m))
+        .or_else(preset)
+        .or_else(|| table.get(agent))
+        .copied()
+}
+
+/// The cost of an agent run that reported tokens but no cost, from `pricing`
+/// ([`price_for`]); `None` (unknown) without tokens or without a price.
+pub fn priced_cost(
+    config: &Config,
+    agent: &str,
+    report: &crate::core::agent_report::AgentReport,
+) -> Option<f64> {
+    if report.cost_usd.is_some() {
+        return None;
+    }
+    let (tin, tout) = (
+        report.tokens_in.unwrap_or(0),
+        report.tokens_out.unwrap_or(0),
+    );
+    if tin + tout == 0 {
+        return None;
+    }
+    let price = price_for(config, agent, report.model.as_deref())?;
+    Some(price.cost(tin, tout, report.tokens_cached.unwrap_or(0)))
 }
 
 /// Folds the log records after the ledger's offset into `state.ledger`. The ledger is
@@ -33,7 +70,7 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
     if reader.seek(SeekFrom::Start(start)).is_err() {
         return;
     }
-    let price = |agent: &str| price_for(config, agent);
+    let price = |agent: &str, model: Option<&str>| price_for(config, agent, model);
     let mut offset = start;
     let mut changed = start == 0 && state.ledger.as_ref().is_some_and(|l| l.log_offset > len);
     let mut line = Vec::new();

@@ -40,8 +40,14 @@ pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> 
         "status of `{feature}`: state read from {}",
         project.paths.display(&project.paths.state_file(feature))
     );
-    let state = txn.state.clone();
+    let mut state = txn.state.clone();
     txn.commit()?;
+    // the spend shown is the log's: fold what the saved ledger has not seen yet (read only)
+    crate::app::ledger::refresh(
+        &project.paths.events_file(feature),
+        &project.config,
+        &mut state,
+    );
     let interrupted = owners_gone(project, &state);
     Ok(FeatureStatus {
         state,

@@ -3,6 +3,7 @@
 use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
 use crate::cli::GlobalArgs;
 use crate::cli::output::{paint, print_json};
+use crate::core::budget::{Limits, SpendView};
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
@@ -143,11 +144,13 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             for w in &s.sync.warnings {
                 notice::warn(w);
             }
+            let limits = &project.config.budgets;
             if as_json {
-                print_json(&feature_json(&s.state, &s.sync));
+                print_json(&feature_json(&s.state, &s.sync, limits));
             } else {
                 crate::outln!("feature {f} ({})", s.state.phase);
                 print_tasks_with(&s.state, &s.interrupted);
+                print_spend(&s.state, limits);
             }
         }
         None => {
@@ -163,7 +166,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             if as_json {
                 let list: Vec<_> = all
                     .iter()
-                    .map(|s| feature_json(&s.state, &s.sync))
+                    .map(|s| feature_json(&s.state, &s.sync, &project.config.budgets))
                     .collect();
                 let errors: Vec<_> = broken
                     .iter()
@@ -174,8 +177,12 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                 crate::outln!("no features yet (run `swarm-attack init <feature>`)");
             } else {
                 for s in &all {
+                    let spend =
+                        SpendView::feature(s.state.ledger.as_ref(), &project.config.budgets)
+                            .map(|v| format!("; {}", v.line()))
+                            .unwrap_or_default();
                     crate::outln!(
-                        "{:<24} {:<20} {}",
+                        "{:<24} {:<20} {}{spend}",
                         s.state.feature_id,
                         s.state.phase.to_string(),
                         counts(&s.state)
@@ -343,11 +350,47 @@ pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
     serde_json::Value::Array(tasks)
 }
 
-fn feature_json(state: &FeatureState, sync: &crate::app::sync::SyncReport) -> serde_json::Value {
+/// `status --json` of one feature: the tasks each with `budget` (spent and limits, `null`
+/// when the issue has no limit and nothing was spent), and the feature's `budget`.
+fn feature_json(
+    state: &FeatureState,
+    sync: &crate::app::sync::SyncReport,
+    limits: &Limits,
+) -> serde_json::Value {
+    let ledger = state.ledger.as_ref();
+    let mut tasks = tasks_json(state);
+    if let Some(list) = tasks.as_array_mut() {
+        for (t, v) in state.tasks.iter().zip(list) {
+            v["budget"] = json!(SpendView::issue(ledger, limits, t.issue_number));
+        }
+    }
     json!({
         "feature": state.feature_id,
         "phase": state.phase,
-        "tasks": tasks_json(state),
+        "tasks": tasks,
         "sync": sync_json(sync),
+        "budget": SpendView::feature(ledger, limits),
     })
+}
+
+/// `status`: what the ledger holds as spent, for the feature and each issue with a limit
+/// or a spend, against the limits.
+fn print_spend(state: &FeatureState, limits: &Limits) {
+    let ledger = state.ledger.as_ref();
+    let issues: Vec<(u32, SpendView)> = state
+        .tasks
+        .iter()
+        .filter_map(|t| {
+            SpendView::issue(ledger, limits, t.issue_number).map(|v| (t.issue_number, v))
+        })
+        .collect();
+    let feature = SpendView::feature(ledger, limits);
+    if feature.is_none() && issues.is_empty() {
+        return;
+    }
+    let feature = feature.unwrap_or_else(|| SpendView::feature_of(ledger, limits));
+    crate::outln!("budget: feature {}", feature.line());
+    for (n, v) in issues {
+        crate::outln!("  #{n:<4} {}", v.line());
+    }
 }

@@ -5,6 +5,7 @@
 //! the agent's report (cost, tokens, turns, session, error kind, permission denials) read
 //! from its output by `core::agent_report`.
 
+use crate::core::agent_limits::RunLimits;
 use crate::core::agent_report::{self, AgentReport, ErrorKind};
 use crate::io::config::AgentConfig;
 use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
@@ -28,6 +29,10 @@ pub struct AgentRun<'a> {
     /// Relative programs (`./agent.sh`, `tools/agent`) resolve against this folder (the
     /// project root), not the worktree.
     pub project_root: &'a Path,
+    /// What remains of the issue's budgets: handed to the CLI where it enforces them
+    /// (Claude Code `--max-budget-usd`, `--max-turns`), and the timeout scaled to the
+    /// remaining `issue_minutes`.
+    pub limits: RunLimits,
 }
 
 /// What the agent process did.
@@ -155,7 +160,10 @@ pub fn run_agent(
     if run.agent.command.is_empty() {
         return Err(AgentError::NoCommand { agent: name });
     }
-    let argv = resolve_program(&run.agent.command, run.project_root);
+    let argv = run.limits.apply(
+        run.agent.preset,
+        &resolve_program(&run.agent.command, run.project_root),
+    );
     let (env, env_remove) = agent_env(run);
     let stdout_path = run.artifacts.join("agent.stdout");
     let stderr_path = run.artifacts.join("agent.stderr");
@@ -165,7 +173,7 @@ pub fn run_agent(
         cwd: Some(run.worktree),
         env,
         env_remove,
-        timeout: Duration::from_secs(run.agent.timeout_seconds.max(1)),
+        timeout: Duration::from_secs(run.limits.timeout_seconds(run.agent.timeout_seconds)),
         // the whole output goes to the attempt folder; memory keeps the last 8 MiB
         stdout_to: Some(&stdout_path),
         stderr_to: Some(&stderr_path),
@@ -188,6 +196,9 @@ pub fn run_agent(
     let stdout = out.stdout_text();
     let stderr = out.stderr_text();
     let mut report = agent_report::parse(&stdout, &stderr);
+    if report.model.is_none() {
+        report.model = agent_report::model::from_argv(&argv);
+    }
     // denied paths relative to the worktree, as the user knows them
     let prefix = format!("{}/", run.worktree.display());
     for d in &mut report.denials {
@@ -249,6 +260,7 @@ mod tests {
             worktree: Path::new("."),
             artifacts: Path::new("."),
             project_root: Path::new("."),
+            limits: RunLimits::default(),
         };
         let (env, remove) = agent_env(&run);
         assert_eq!(env["SWARM_ISSUE"], "3");

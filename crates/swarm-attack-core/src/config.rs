@@ -215,6 +215,9 @@ pub struct AgentConfig {
     /// Environment variables (e.g. a token) passed through to the agent.
     #[serde(default)]
     pub env_passthrough: Vec<String>,
+    /// A turn limit per run, handed to CLIs that enforce one (Claude Code `--max-turns`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_turns: Option<u64>,
 }
 
 fn default_agent_timeout() -> u64 {
@@ -233,6 +236,7 @@ impl Default for AgentConfig {
             builds_on_other: false,
             timeout_seconds: default_agent_timeout(),
             env_passthrough: Vec::new(),
+            max_turns: None,
         }
     }
 }

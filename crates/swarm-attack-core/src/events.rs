@@ -21,6 +21,13 @@ pub struct AgentFinishedReport {
     /// Where the agent's stdout was saved, relative to the project root.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The model the agent ran, as its CLI reported it or its command line asked for it
+    /// (`--model`, `-m`); absent when unknown. Used to price tokens (`pricing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `cost_usd` was computed from the tokens with `pricing` (the agent reported none).
+    #[serde(skip_serializing_if = "is_false")]
+    pub cost_priced: bool,
 }
 
 /// One event body. Serialises as `{"event": "<name>", ...fields}`.
@@ -382,6 +389,8 @@ mod tests {
                     error_kind: None,
                     permission_denials: 0,
                     output: None,
+                    model: None,
+                    cost_priced: false,
                 },
             },
             Event::TestsWritten {

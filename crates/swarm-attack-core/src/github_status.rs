@@ -2,6 +2,7 @@
 //! and the body of its status comment. Pure: the same task always renders the same bytes,
 //! so an unchanged task never causes a write.
 
+use crate::budget::{Limits, SpendView};
 use crate::readiness;
 use crate::stage::Stage;
 use crate::state::{FeatureState, Task};
@@ -100,17 +101,23 @@ pub struct Desired {
 }
 
 /// The desired view of every linked task whose stage is known, in task order.
-pub fn desired_all(state: &FeatureState, close_on_done: bool) -> Vec<Desired> {
+/// `limits` are the configured `budgets` (the comment shows spent vs limit).
+pub fn desired_all(state: &FeatureState, close_on_done: bool, limits: &Limits) -> Vec<Desired> {
     state
         .tasks
         .iter()
-        .filter_map(|t| desired_for(state, t, close_on_done))
+        .filter_map(|t| desired_for(state, t, close_on_done, limits))
         .collect()
 }
 
 /// The desired view of one task; None when it is not linked or its stage is unknown (an
 /// unknown stage is left alone on GitHub).
-pub fn desired_for(state: &FeatureState, task: &Task, close_on_done: bool) -> Option<Desired> {
+pub fn desired_for(
+    state: &FeatureState,
+    task: &Task,
+    close_on_done: bool,
+    limits: &Limits,
+) -> Option<Desired> {
     let github_issue = task.github_issue?;
     if !task.stage.is_known() {
         return None;
@@ -121,7 +128,7 @@ pub fn desired_for(state: &FeatureState, task: &Task, close_on_done: bool) -> Op
         stage: task.stage.clone(),
         label: task.stage.label(),
         // quoted issue text, summaries and test output cannot act as a keyword
-        body: crate::commit_message::neutralise(&render_comment(state, task)),
+        body: crate::commit_message::neutralise(&render_comment(state, task, limits)),
         close: close_on_done && task.stage == Stage::Done,
     })
 }
@@ -195,7 +202,9 @@ fn attempts(task: &Task) -> u32 {
 }
 
 /// The status comment body for a task (SPEC §8): always starts with [`STATUS_MARKER`].
-pub fn render_comment(state: &FeatureState, task: &Task) -> String {
+/// When the issue has a limit in `budgets`, it ends with what the ledger holds as spent on
+/// the issue against that limit (SPEC §12).
+pub fn render_comment(state: &FeatureState, task: &Task, limits: &Limits) -> String {
     let f = &state.feature_id;
     let n = task.issue_number;
     let mut out = String::new();
@@ -282,6 +291,11 @@ pub fn render_comment(state: &FeatureState, task: &Task) -> String {
         Stage::Unknown(s) => {
             out.push_str(&format!("Stage `{}`.\n", inline_text(s)));
         }
+    }
+    if let Some(v) = SpendView::issue(state.ledger.as_ref(), limits, n)
+        .filter(|v| v.limit_usd.is_some() || v.limit_minutes.is_some() || v.limit_tokens.is_some())
+    {
+        out.push_str(&format!("\n**Budget:** {}\n", v.line()));
     }
     out
 }
@@ -394,6 +408,14 @@ mod tests {
     use super::*;
     use crate::state::EvidenceRecord;
 
+    const NO_LIMITS: Limits = Limits {
+        issue_usd: None,
+        feature_usd: None,
+        issue_minutes: None,
+        issue_tokens: None,
+        feature_tokens: None,
+    };
+
     fn state() -> FeatureState {
         let mut s = FeatureState::new("auth", "t");
         let mut t1 = Task::new(1, "one");
@@ -413,21 +435,50 @@ mod tests {
         s.tasks[0].stage = Stage::Done;
         s.tasks[0].last_mode =
             Some("PARALLEL alpha + beta (join first): beta's result landed".into());
-        let body = render_comment(&s, &s.tasks[0].clone());
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
         assert!(
             body.contains("**Mode:** PARALLEL alpha + beta (join first): beta's result landed"),
             "{body}"
         );
         s.tasks[0].stage = Stage::Blocked;
         s.tasks[0].last_mode = Some("SYNTHESIS alpha then beta: neither passed".into());
-        let body = render_comment(&s, &s.tasks[0].clone());
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
         assert!(
             body.contains("**Mode:** SYNTHESIS alpha then beta: neither passed"),
             "{body}"
         );
         s.tasks[0].last_mode = None;
-        let body = render_comment(&s, &s.tasks[0].clone());
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
         assert!(!body.contains("**Mode:**"), "{body}");
+    }
+
+    #[test]
+    fn the_comment_shows_the_ledger_spend_against_the_issue_limit() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Blocked;
+        s.tasks[0].blocked_reason = Some("budget issue_usd: spent $1.20 of $1.00".into());
+        s.ledger = Some(crate::budget::Ledger::from_records(
+            &[
+                serde_json::json!({"event": "agent_finished", "issue": 1, "agent": "a",
+                                 "cost_usd": 1.2}),
+            ],
+            &|_: &str, _: Option<&str>| None,
+        ));
+        let limits = Limits {
+            issue_usd: Some(1.0),
+            ..NO_LIMITS
+        };
+        let body = render_comment(&s, &s.tasks[0].clone(), &limits);
+        assert!(
+            body.ends_with("\n**Budget:** spent $1.20 of $1.00\n"),
+            "{body}"
+        );
+        // no limit: no budget line; an issue the ledger has nothing for shows $0.00 of its limit
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
+        assert!(!body.contains("**Budget:**"), "{body}");
+        s.tasks[1].stage = Stage::Ready;
+        let body = render_comment(&s, &s.tasks[1].clone(), &limits);
+        assert!(body.contains("**Budget:** spent $0.00 of $1.00"), "{body}");
     }
 
     #[test]
@@ -451,12 +502,12 @@ mod tests {
         let mut s = state();
         s.tasks[0].stage = Stage::Blocked;
         s.tasks[2].dependencies = vec![1, 2];
-        let body = render_comment(&s, &s.tasks[2].clone());
+        let body = render_comment(&s, &s.tasks[2].clone(), &NO_LIMITS);
         assert!(body.starts_with(STATUS_MARKER));
         assert!(body.contains("#41 (BLOCKED)"), "{body}");
         assert!(body.contains("#41 (BLOCKED), #42;"), "{body}");
         s.tasks[1].github_issue = None;
-        let body = render_comment(&s, &s.tasks[2].clone());
+        let body = render_comment(&s, &s.tasks[2].clone(), &NO_LIMITS);
         assert!(body.contains("issue 2 of `auth`;"), "{body}");
     }
 
@@ -469,7 +520,7 @@ mod tests {
         t.blocked_reason = Some("tests failed @alice".into());
         t.last_failure = Some("line\n```\nassertion failed: x == 1".into());
         t.files = vec!["src/auth.rs".into()];
-        let body = render_comment(&s, &s.tasks[0].clone());
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
         assert!(body.contains("after 3 attempts"));
         assert!(body.contains("tests failed @\u{200b}alice"));
         assert!(body.contains("````text\nline\n```\nassertion failed: x == 1\n````"));
@@ -491,7 +542,7 @@ mod tests {
         }];
         t.test_file = Some("tests/auth.rs".into());
         t.outputs.semantic_summary = Some("adds login".into());
-        let d = desired_for(&s, &s.tasks[0], true).unwrap();
+        let d = desired_for(&s, &s.tasks[0], true, &NO_LIMITS).unwrap();
         assert_eq!(d.label, Some("swarm:done"));
         assert!(d.close);
         assert!(d.body.contains("implemented in 0123456789abcdef"));
@@ -502,16 +553,23 @@ mod tests {
             "{}",
             d.body
         );
-        assert!(!desired_for(&s, &s.tasks[0], false).unwrap().close);
+        assert!(
+            !desired_for(&s, &s.tasks[0], false, &NO_LIMITS)
+                .unwrap()
+                .close
+        );
     }
 
     #[test]
     fn rendering_is_deterministic_and_unlinked_or_unknown_is_skipped() {
         let mut s = state();
-        assert_eq!(desired_all(&s, true), desired_all(&s, true));
-        assert_eq!(desired_all(&s, true).len(), 2);
+        assert_eq!(
+            desired_all(&s, true, &NO_LIMITS),
+            desired_all(&s, true, &NO_LIMITS)
+        );
+        assert_eq!(desired_all(&s, true, &NO_LIMITS).len(), 2);
         s.tasks[0].stage = Stage::Unknown("REVIEWING".into());
-        assert_eq!(desired_all(&s, true).len(), 1);
+        assert_eq!(desired_all(&s, true, &NO_LIMITS).len(), 1);
     }
 
     #[test]

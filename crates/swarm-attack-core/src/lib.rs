@@ -2,6 +2,7 @@
 //! implementation here.
 
 pub mod action;
+pub mod agent_limits;
 pub mod agent_preset;
 pub mod agent_report;
 pub mod audit;

@@ -22,7 +22,7 @@ impl Session<'_> {
     pub fn sync_issues(&mut self, state: &FeatureState) -> CmdResult<()> {
         let close = self.project.config.github.close_on_done;
         let token = self.api.client.settings.token.clone();
-        let mut desired = desired_all(state, close);
+        let mut desired = desired_all(state, close, &self.project.config.budgets);
         for d in &mut desired {
             d.body = token.redact(&d.body);
         }

@@ -133,7 +133,7 @@ pub fn run_attempt(
         agent: name.clone(),
         role: cand.role.to_string(),
     });
-    record::emit(ctx, events)?;
+    let limits = crate::app::run::budget_gate::start_agent(ctx, events, issue, cand.agent)?;
     let run = AgentRun {
         agent: cand.agent,
         feature: &ctx.feature,
@@ -144,6 +144,7 @@ pub fn run_attempt(
         worktree: spec.worktree,
         artifacts: &spec.artifacts,
         project_root: &ctx.project.root,
+        limits,
     };
     let mut pid = None;
     let outcome = agent::run_agent(&run, |p| {
@@ -198,7 +199,8 @@ pub fn run_attempt(
             return Ok(AttemptResult::Failed(failed));
         }
     };
-    let cost = outcome.cost_usd;
+    let priced = crate::app::ledger::priced_cost(&ctx.project.config, &name, &outcome.report);
+    let cost = outcome.cost_usd.or(priced);
     record::emit(
         ctx,
         vec![Event::AgentFinished {
@@ -210,6 +212,7 @@ pub fn run_attempt(
             cost_usd: cost,
             report: AgentFinishedReport {
                 output: Some(saved_output(ctx, &spec.artifacts)),
+                cost_priced: outcome.cost_usd.is_none() && priced.is_some(),
                 ..outcome.report.event_fields()
             },
         }],

@@ -6,8 +6,11 @@
 
 use crate::app::project::FeatureTxn;
 use crate::app::run::RunContext;
+use crate::core::agent_limits::RunLimits;
 use crate::core::budget::{self, Exceeded};
 use crate::core::events::Event;
+use crate::error::CmdResult;
+use crate::io::config::AgentConfig;
 
 /// The limit an attempt on `issue` would start over, if any.
 pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) -> Option<Exceeded> {
@@ -15,19 +18,55 @@ pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) ->
     if *limits == budget::Limits::default() {
         return None;
     }
+    budget::check(&ledger_now(ctx, txn), limits, issue)
+}
+
+/// The ledger folded from the event log, plus the events of the transaction at hand.
+fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger {
     crate::app::ledger::refresh(
         &ctx.project.paths.events_file(&ctx.feature),
         &ctx.project.config,
         &mut txn.state,
     );
     let mut ledger = txn.state.ledger.clone().unwrap_or_default();
-    let price = |agent: &str| crate::app::ledger::price_for(&ctx.project.config, agent);
+    let price = |agent: &str, model: Option<&str>| {
+        crate::app::ledger::price_for(&ctx.project.config, agent, model)
+    };
     for e in &txn.events {
         if let Ok(v) = serde_json::to_value(e) {
             ledger.apply(&v, &price);
         }
     }
-    budget::check(&ledger, limits, issue)
+    ledger
+}
+
+/// Appends `events` (the agent's `agent_started` last) and returns the limits handed to
+/// `agent` for its run on `issue`: what remains of the issue's budgets (SPEC §12). Without
+/// `budgets` nothing is read (events only).
+pub fn start_agent(
+    ctx: &RunContext<'_>,
+    events: Vec<Event>,
+    issue: u32,
+    agent: &AgentConfig,
+) -> CmdResult<RunLimits> {
+    let limits = &ctx.project.config.budgets;
+    if *limits == budget::Limits::default() {
+        crate::app::run::record::emit(ctx, events)?;
+        return Ok(RunLimits {
+            max_turns: agent.max_turns,
+            ..RunLimits::default()
+        });
+    }
+    crate::app::run::record::with_txn(ctx, |txn| {
+        txn.events.extend(events);
+        let ledger = ledger_now(ctx, txn);
+        Ok(RunLimits::for_issue(
+            &ledger,
+            limits,
+            issue,
+            agent.max_turns,
+        ))
+    })
 }
 
 /// Records a reached limit for `issue`: `budget_exceeded`, then for an issue limit the

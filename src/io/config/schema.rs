@@ -128,6 +128,14 @@ pub static AGENT: Section = Section {
             },
         ),
         f(
+            "max_turns",
+            Ty::Uint {
+                min: 1,
+                max: 100_000,
+                unit: "turns",
+            },
+        ),
+        f(
             "env_passthrough",
             Ty::StrList {
                 min_items: 0,

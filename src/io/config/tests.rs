@@ -164,6 +164,7 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
             builds_on_other: true,
             timeout_seconds: 7,
             env_passthrough: vec!["ANTHROPIC_API_KEY".into()],
+            max_turns: None,
         }
     );
     // A declared agent does not inherit the built-in agent's angle and covers.
@@ -179,6 +180,7 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
             builds_on_other: false,
             timeout_seconds: 1800,
             env_passthrough: vec![],
+            max_turns: None,
         }
     );
     assert_eq!(c.llm.command, Some(vec!["llm".into(), "-p".into()]));

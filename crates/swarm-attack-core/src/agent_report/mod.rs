@@ -7,6 +7,7 @@ mod aider;
 mod claude;
 mod codex;
 mod gemini;
+pub mod model;
 mod opencode;
 mod retry_after;
 
@@ -104,6 +105,9 @@ pub struct AgentReport {
     pub complete: bool,
     /// Rate-limited or overloaded: the wait the CLI asked for, when it named one.
     pub retry_after_ms: Option<u64>,
+    /// The model the CLI says it ran (see [`model::reported`]); the caller may fill it in
+    /// from the command line.
+    pub model: Option<String>,
 }
 
 /// The JSON objects among `stdout`'s lines (JSONL), or the whole stdout when it is one
@@ -171,6 +175,7 @@ pub fn parse(stdout: &str, stderr: &str) -> AgentReport {
             .or_else(|| retry_after_ms(tail(stderr, 4000)))
             .or_else(|| retry_after_ms(tail(stdout, 4000)));
     }
+    report.model = model::reported(&lines);
     report
 }
 
@@ -279,6 +284,8 @@ impl AgentReport {
             error_kind: self.error_kind.map(|k| k.as_str().to_string()),
             permission_denials: self.denials.len() as u64,
             output: None,
+            model: self.model.clone(),
+            cost_priced: false,
         }
     }
 

@@ -7,8 +7,11 @@
 //! value and the log can always rebuild it (`audit` and the ledger agree to the cent on the
 //! same log). [`check`] decides, before an attempt starts, whether a limit is reached.
 
+mod display;
 mod limits;
 mod pricing;
+
+pub use display::SpendView;
 
 pub use limits::{Exceeded, Limits, check, check_feature, remaining_usd};
 pub use pricing::{Price, PriceTable};
@@ -16,6 +19,9 @@ pub use pricing::{Price, PriceTable};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// The price of an agent run's tokens, given the agent's name and the model it ran.
+pub type PriceOf<'a> = dyn Fn(&str, Option<&str>) -> Option<Price> + 'a;
 
 /// What was spent, for one issue or the whole feature.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -74,9 +80,10 @@ fn u64_of(v: &Value, key: &str) -> u64 {
 
 impl Ledger {
     /// Folds one event record (a JSON object as in the log) into the ledger. `price` gives
-    /// the price for an agent name (from `pricing`), used when the agent reported tokens but
-    /// no cost. Other events are ignored, so any prefix of any log folds.
-    pub fn apply(&mut self, record: &Value, price: &dyn Fn(&str) -> Option<Price>) {
+    /// the price for an agent name and the model it ran (`agent_finished.model`, if known),
+    /// from `pricing`; used when the agent reported tokens but no cost. Other events are
+    /// ignored, so any prefix of any log folds.
+    pub fn apply(&mut self, record: &Value, price: &PriceOf<'_>) {
         let name = record.get("event").and_then(Value::as_str).unwrap_or("");
         let issue = record
             .get("issue")
@@ -94,8 +101,9 @@ impl Ledger {
                     .filter(|c| c.is_finite() && *c >= 0.0);
                 let usd = reported.or_else(|| {
                     let agent = record.get("agent").and_then(Value::as_str).unwrap_or("");
+                    let model = record.get("model").and_then(Value::as_str);
                     (tin + tout > 0)
-                        .then(|| price(agent))
+                        .then(|| price(agent, model))
                         .flatten()
                         .map(|p| p.cost(tin, tout, tcached))
                 });
@@ -133,7 +141,7 @@ impl Ledger {
     /// The ledger of a whole log.
     pub fn from_records<'a>(
         records: impl IntoIterator<Item = &'a Value>,
-        price: &dyn Fn(&str) -> Option<Price>,
+        price: &PriceOf<'_>,
     ) -> Ledger {
         let mut l = Ledger::default();
         for r in records {

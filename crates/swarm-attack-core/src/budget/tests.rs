@@ -2,11 +2,11 @@ use super::*;
 use proptest::prelude::*;
 use serde_json::json;
 
-fn no_price(_: &str) -> Option<Price> {
+fn no_price(_: &str, _: Option<&str>) -> Option<Price> {
     None
 }
 
-fn codex_price(agent: &str) -> Option<Price> {
+fn codex_price(agent: &str, _: Option<&str>) -> Option<Price> {
     (agent == "codex").then_some(Price {
         input_per_mtok: 1.25,
         output_per_mtok: 10.0,
@@ -60,6 +60,28 @@ fn the_price_table_turns_tokens_into_usd() {
         &codex_price,
     );
     assert_eq!(cents(l.issue(3).usd), 50);
+}
+
+#[test]
+fn the_price_follows_the_model_the_run_reports() {
+    let by_model = |_: &str, model: Option<&str>| {
+        (model == Some("gpt-5")).then_some(Price {
+            input_per_mtok: 2.0,
+            output_per_mtok: 20.0,
+            cached_input_per_mtok: 0.0,
+        })
+    };
+    let mut rec = finished(4, "codex", None, 500_000, 50_000, 100_000);
+    rec["model"] = json!("gpt-5");
+    // cached tokens cost the input price when no cached price is set: 0.5×2 + 0.05×20 = 2.00
+    let l = Ledger::from_records(&[rec], &by_model);
+    assert_eq!(cents(l.issue(4).usd), 200);
+    // another model: no price, the cost stays unknown (never 0)
+    let mut other = finished(4, "codex", None, 500_000, 50_000, 0);
+    other["model"] = json!("o3");
+    let l = Ledger::from_records(&[other], &by_model);
+    assert_eq!(l.issue(4).unknown_cost_runs, 1);
+    assert_eq!(l.issue(4).usd, 0.0);
 }
 
 #[test]
