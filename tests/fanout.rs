@@ -353,12 +353,16 @@ fn check_landed_once_in_order(o: &Origin) {
     }
 }
 
-#[test]
-fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_nothing() {
-    let o = origin();
+/// The whole workflow with four runners: every issue lands once in dependency order, and
+/// repeating the workflow, or re-running every apply job of it, changes nothing. `check`
+/// runs after the first workflow. Then the same feature with one runner; prints both
+/// makespans.
+fn lands_once_and_repeats_as_nothing(make: fn() -> Origin, label: &str, check: impl Fn(&Origin)) {
+    let o = make();
     let (rounds, bundles, makespan_4) = o.workflow(4);
     assert_eq!(rounds, 3, "three dependency layers, four issues each");
     check_landed_once_in_order(&o);
+    check(&o);
     let tip = o.env.git_in(&o.bare, &["rev-parse", "main"]);
     // the whole workflow again: nothing to dispatch, nothing lands
     let (again, _, _) = o.workflow(4);
@@ -370,13 +374,14 @@ fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_no
         assert!(out.contains("already landed"), "{out}");
     }
     assert_eq!(o.env.git_in(&o.bare, &["rev-parse", "main"]), tip);
+    check(&o);
 
     // one runner, for the makespan comparison
-    let one = origin();
+    let one = make();
     let (_, _, makespan_1) = one.workflow(1);
     check_landed_once_in_order(&one);
     eprintln!(
-        "fan-out makespan, 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
+        "fan-out makespan ({label}), 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
         makespan_4.as_secs_f64(),
         makespan_1.as_secs_f64(),
         makespan_1.as_secs_f64() / makespan_4.as_secs_f64()
@@ -384,41 +389,23 @@ fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_no
 }
 
 #[test]
-fn four_runners_landing_through_pull_requests_open_one_per_issue_and_a_rerun_changes_nothing() {
-    let o = pr_origin();
-    let (rounds, bundles, makespan_4) = o.workflow(4);
-    assert_eq!(rounds, 3, "a layer waits for the merge of the one before");
-    check_landed_once_in_order(&o);
-    let gh = o.github.as_ref().unwrap();
-    let pulls = gh.pulls();
-    let mut heads: Vec<String> = pulls.iter().map(|p| p.head.clone()).collect();
-    heads.sort();
-    heads.dedup();
-    assert_eq!(
-        pulls.len(),
-        ISSUES as usize,
-        "exactly one pull request per issue: {pulls:?}"
-    );
-    assert_eq!(heads.len(), ISSUES as usize);
-    assert!(pulls.iter().all(|p| p.merged && p.base == "main"));
-    let tip = o.env.git_in(&o.bare, &["rev-parse", "main"]);
-    let (again, _, _) = o.workflow(4);
-    assert_eq!(again, 0);
-    let dir = o.clone_fresh();
-    for (issue, bundle) in &bundles {
-        let out = o.apply(&dir, *issue, bundle);
-        assert!(out.contains("already landed"), "{out}");
-    }
-    assert_eq!(o.env.git_in(&o.bare, &["rev-parse", "main"]), tip);
-    assert_eq!(gh.pulls().len(), ISSUES as usize, "no second pull request");
+fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_nothing() {
+    lands_once_and_repeats_as_nothing(origin, "commit landing", |_| {});
+}
 
-    let one = pr_origin();
-    let (_, _, makespan_1) = one.workflow(1);
-    check_landed_once_in_order(&one);
-    eprintln!(
-        "fan-out makespan (pr landing), 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
-        makespan_4.as_secs_f64(),
-        makespan_1.as_secs_f64(),
-        makespan_1.as_secs_f64() / makespan_4.as_secs_f64()
-    );
+#[test]
+fn four_runners_landing_through_pull_requests_open_one_per_issue_and_a_rerun_changes_nothing() {
+    lands_once_and_repeats_as_nothing(pr_origin, "pr landing", |o| {
+        let pulls = o.github.as_ref().unwrap().pulls();
+        let mut heads: Vec<String> = pulls.iter().map(|p| p.head.clone()).collect();
+        heads.sort();
+        heads.dedup();
+        assert_eq!(
+            pulls.len(),
+            ISSUES as usize,
+            "exactly one pull request per issue: {pulls:?}"
+        );
+        assert_eq!(heads.len(), ISSUES as usize);
+        assert!(pulls.iter().all(|p| p.merged && p.base == "main"));
+    });
 }
