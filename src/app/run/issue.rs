@@ -1,6 +1,7 @@
 //! One claimed issue from claim to DONE / BLOCKED: duplicate checks, coordination, then
-//! attempts (each in a clean worktree at the branch's tip: the worker's worktree, reset —
-//! see [`crate::app::run::worktrees`]) with the failures fed
+//! attempts (each in a clean worktree: the worker's worktree reset to the branch's tip, or
+//! to an unmerged dependency's branch with `git.stack` — see [`crate::app::run::worktrees`])
+//! with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
 //! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
@@ -15,7 +16,9 @@ use crate::app::run::failure::{Next, after_failure};
 use crate::app::run::land::{self, Landed};
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::worktrees::{self, WorkerTree};
-use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
+use crate::app::run::{
+    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, stack,
+};
 use crate::app::summary;
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
@@ -51,6 +54,8 @@ struct Attempts<'c> {
     failures: Vec<String>,
     wt: WorkerTree<'c>,
     base: String,
+    /// The commit every attempt starts from with `git.stack` (else the branch's tip).
+    start: Option<String>,
     artifacts: PathBuf,
     /// How the work is executed (`SOLO (agent)`, a pair's description, a fallback).
     executed: String,
@@ -84,7 +89,10 @@ impl<'c> Attempts<'c> {
     fn retry(&mut self, ctx: &'c RunContext<'c>, issue: u32, n: u32) -> CmdResult<()> {
         self.attempt = n;
         self.here += 1;
-        let base = base_commit(ctx, None)?;
+        let base = match &self.start {
+            Some(s) => s.clone(),
+            None => base_commit(ctx, None)?,
+        };
         worktrees::reset(ctx, &self.wt.path, issue, &base)?;
         self.base = base;
         self.artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, n);
@@ -122,15 +130,28 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         dependencies: task.dependencies.clone(),
     });
     stop_earlier_agents(ctx, issue)?;
-    let base = base_commit(ctx, Some(claim))?;
+    let start = stack::base_for(ctx, claim)?.map(|s| s.commit);
+    let base = match &start {
+        Some(s) => s.clone(),
+        None => base_commit(ctx, Some(claim))?,
+    };
     let wt = worktrees::take(ctx, issue, &base)?;
     let artifacts = ctx
         .project
         .paths
         .attempt_dir(&ctx.feature, issue, claim.attempt);
 
-    // 1. Duplicate detection.
-    let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
+    // 1. Duplicate detection (on the checked-out branch, also when stacked).
+    let tip = match start {
+        Some(_) => ctx
+            .git
+            .head(&ctx.git.root)
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        None => base.clone(),
+    };
+    let synced = claim.synced_head.as_deref().map(|h| (h, tip.as_str()));
     let dup = duplicate::check(
         ctx,
         task,
@@ -209,6 +230,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             .collect(),
         wt,
         base,
+        start,
         artifacts,
         executed,
         selected: Some(if pair.is_some() {
@@ -219,14 +241,18 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         fallback,
     };
 
-    // 3. Attempts.
+    // 3. Attempts (each after the governor's shared back-off, if any).
     loop {
+        let t = match governor::before_attempt(ctx, claim)? {
+            Ok(t) => t,
+            Err(stopped) => return Ok(st.result(issue, &task.title, stopped)),
+        };
         let step = match pair {
             Some(p) => pair_attempt(ctx, claim, p, &mut st, slot_free)?,
             None => solo_attempt(ctx, claim, agent, &mut st, slot_free)?,
         };
         let failed = match step {
-            Step::End(outcome) => return Ok(st.result(issue, &task.title, outcome)),
+            Step::End(o) => return Ok(st.result(issue, &task.title, governor::ended(ctx, t, o))),
             Step::Solo => {
                 pair = None;
                 st.executed = format!("{mode} decided → fallback solo ({})", agent.name);
@@ -234,6 +260,9 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             }
             Step::Failed(f) => f,
         };
+        if let Some(o) = governor::after_failed(ctx, claim, &failed, t, &st.executed)? {
+            return Ok(st.result(issue, &task.title, o));
+        }
         let next = after_failure(
             ctx,
             claim,
@@ -399,6 +428,7 @@ fn solo_attempt(
                 agent_failure: false,
                 cost_usd: None,
                 pending_events: Vec::new(),
+                rate_limited: None,
             })
         }
     })
