@@ -42,8 +42,16 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
 /// that [`to_bytes`] writes those keys back as they were while untouched.
+///
+/// A file this tool wrote (the common case) serialises back to exactly its bytes, and then
+/// no `null` loaded as a default: that check costs one serialisation, where finding the
+/// keys costs parsing the file again into a tree and serialising the state into another.
 fn with_loaded_nulls(mut state: FeatureState, bytes: &[u8]) -> FeatureState {
     if memchr::memmem::find(bytes, b"null").is_none() {
+        return state;
+    }
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    if serde_json::to_vec_pretty(&state).is_ok_and(|own| own == body) {
         return state;
     }
     if let (Ok(raw), Ok(loaded)) = (
