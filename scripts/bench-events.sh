@@ -4,11 +4,15 @@
 # `events/grep=<ratio>` and the maximum RSS of both (to show memory stays flat: also
 # measured on a 10x smaller log).
 #
-# Usage: scripts/bench-events.sh [LINES] [ISSUE]
-#   LINES  lines in the generated log (default 1000000)
-#   ISSUE  the issue to filter on (default 137)
+# Usage: scripts/bench-events.sh [LINES] [ISSUE] [DATA_DIR]
+#   LINES     lines in the generated log (default 1000000)
+#   ISSUE     the issue to filter on (default 137)
+#   DATA_DIR  where the generated logs live (default: a temporary directory, removed at the
+#             end); a log already there with LINES lines is reused, not generated again
 # Env: CARGO_TARGET_DIR (default target), RUNS (timed runs per tool, default 5; the median
-#      is reported), KEEP=1 keeps the generated files.
+#      is reported), KEEP=1 keeps the temporary directory, SKIP_BUILD=1 uses the release
+#      binary as it is, PARTS (default "issue table audit": which comparisons to run;
+#      "none" only generates the data).
 set -euo pipefail
 
 LINES=${1:-1000000}
@@ -17,16 +21,22 @@ RUNS=${RUNS:-5}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 
-echo "building the release binary..."
-(cd "$ROOT" && cargo build --release --quiet)
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "building the release binary..."
+  (cd "$ROOT" && cargo build --release --quiet)
+fi
 BIN=$TARGET/release/swarm-attack
 
 WORK=$(mktemp -d)
 if [ "${KEEP:-0}" != 1 ]; then trap 'rm -rf "$WORK"' EXIT; fi
-mkdir -p "$WORK/big/.swarm/events" "$WORK/small/.swarm/events"
-LOG=$WORK/big/.swarm/events/user-authentication.jsonl
-SMALL=$WORK/small/.swarm/events/user-authentication.jsonl
+DATA=${3:-$WORK}
+mkdir -p "$DATA/big/.swarm/events" "$DATA/small/.swarm/events"
+LOG=$DATA/big/.swarm/events/user-authentication.jsonl
+SMALL=$DATA/small/.swarm/events/user-authentication.jsonl
 
+if [ -f "$LOG" ] && [ "$(wc -l <"$LOG")" = "$LINES" ]; then
+  echo "reusing $LOG"
+else
 echo "generating $LINES lines..."
 # Realistic records in the writer's layout (common fields first, compact JSON): the events
 # of a long run over 500 issues, sessions changing every 50,000 records, a git_sync (no
@@ -72,6 +82,7 @@ awk -v n="$LINES" 'BEGIN {
   }
 }' > "$LOG"
 head -n $((LINES / 10)) "$LOG" > "$SMALL"
+fi
 SIZE_MB=$(( $(stat -c %s "$LOG") / 1000000 ))
 echo "log: $LINES lines, $SIZE_MB MB"
 
@@ -80,17 +91,30 @@ cat "$LOG" > /dev/null # warm the page cache
 now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-time_runs() { # label, command...
-  local label=$1; shift
-  local out
-  out=$(for _ in $(seq "$RUNS"); do
-    local s e
-    s=$(now_ns)
-    "$@" > "$WORK/out" # a file, not /dev/null: GNU grep stops at the first match then
-    e=$(now_ns)
-    echo $(((e - s) / 1000))
-  done | median)
-  echo "$out"
+once_us() { # command... → wall time in microseconds
+  local s e
+  s=$(now_ns)
+  "$@" > "$WORK/out" # a file, not /dev/null: GNU grep stops at the first match then
+  e=$(now_ns)
+  echo $(((e - s) / 1000))
+}
+
+# Times the anchor A and the command B alternately, RUNS times each (so both see the same
+# load), and sets T_A and T_B to their medians in microseconds.
+# Usage: time_pair <A as a string of words> -- <B...>
+time_pair() {
+  local a=() b=() seen=0 w
+  for w in "$@"; do
+    if [ "$seen" = 0 ] && [ "$w" = -- ]; then seen=1; continue; fi
+    if [ "$seen" = 0 ]; then a+=("$w"); else b+=("$w"); fi
+  done
+  local ta=() tb=()
+  for _ in $(seq "$RUNS"); do
+    ta+=("$(once_us "${a[@]}")")
+    tb+=("$(once_us "${b[@]}")")
+  done
+  T_A=$(printf '%s\n' "${ta[@]}" | median)
+  T_B=$(printf '%s\n' "${tb[@]}" | median)
 }
 
 max_rss_kb() { # command... → max RSS in KB
@@ -109,7 +133,11 @@ max_rss_kb() { # command... → max RSS in KB
   fi
 }
 
-EV=("$BIN" -p "$WORK/big" events user-authentication --issue "$ISSUE" --json)
+PARTS=${PARTS:-issue table audit}
+has() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+if has issue; then
+EV=("$BIN" -p "$DATA/big" events user-authentication --issue "$ISSUE" --json)
 GR=(grep -F "\"issue\":$ISSUE," "$LOG")
 
 N_EV=$("${EV[@]}" | wc -l)
@@ -118,31 +146,39 @@ SAME=no
 if cmp -s <("${EV[@]}") <("${GR[@]}"); then SAME=yes; fi
 echo "matching lines: events $N_EV, grep $N_GR; identical output: $SAME"
 
-T_GR=$(time_runs grep "${GR[@]}")
-T_EV=$(time_runs events "${EV[@]}")
+time_pair "${GR[@]}" -- "${EV[@]}"
+T_GR=$T_A T_EV=$T_B
 RSS_GR=$(max_rss_kb "${GR[@]}")
 RSS_EV=$(max_rss_kb "${EV[@]}")
-RSS_EV_SMALL=$(max_rss_kb "$BIN" -p "$WORK/small" events user-authentication --issue "$ISSUE" --json)
-RSS_ALL=$(max_rss_kb "$BIN" -p "$WORK/big" events user-authentication --json)
+RSS_EV_SMALL=$(max_rss_kb "$BIN" -p "$DATA/small" events user-authentication --issue "$ISSUE" --json)
+RSS_ALL=$(max_rss_kb "$BIN" -p "$DATA/big" events user-authentication --json)
 
 echo "grep:   $((T_GR / 1000)) ms (median of $RUNS), max RSS $((RSS_GR / 1024)) MB"
 echo "events: $((T_EV / 1000)) ms (median of $RUNS), max RSS $((RSS_EV / 1024)) MB ($((RSS_EV_SMALL / 1024)) MB on $((LINES / 10)) lines; $((RSS_ALL / 1024)) MB unfiltered)"
 awk -v a="$T_EV" -v b="$T_GR" 'BEGIN { printf("events/grep=%.2f\n", a / b) }'
 
+fi
+
 # `events --event issue_done` as a table against `grep -F '"event":"issue_done"'`
-TB=("$BIN" -p "$WORK/big" events user-authentication --event issue_done)
+if has table; then
+TB=("$BIN" -p "$DATA/big" events user-authentication --event issue_done)
 GT=(grep -F '"event":"issue_done"' "$LOG")
-T_GT=$(time_runs grep-event "${GT[@]}")
-T_TB=$(time_runs events-table "${TB[@]}")
+time_pair "${GT[@]}" -- "${TB[@]}"
+T_GT=$T_A T_TB=$T_B
 echo "events --event issue_done (table): $((T_TB / 1000)) ms; grep -F: $((T_GT / 1000)) ms"
 awk -v a="$T_TB" -v b="$T_GT" 'BEGIN { printf("table/grep=%.2f (goal <= 1.5)\n", a / b) }'
 
+fi
+
 # `audit` (and --json) over the whole log against `wc -l`, with its maximum RSS
-T_WC=$(time_runs wc wc -l "$LOG")
-T_AU=$(time_runs audit "$BIN" -p "$WORK/big" audit user-authentication)
-T_AJ=$(time_runs audit-json "$BIN" -p "$WORK/big" audit user-authentication --json)
-RSS_AU=$(max_rss_kb "$BIN" -p "$WORK/big" audit user-authentication)
-RSS_AJ=$(max_rss_kb "$BIN" -p "$WORK/big" audit user-authentication --json)
-RSS_AU_SMALL=$(max_rss_kb "$BIN" -p "$WORK/small" audit user-authentication)
-echo "audit: $((T_AU / 1000)) ms, --json $((T_AJ / 1000)) ms (wc -l $((T_WC / 1000)) ms); max RSS $((RSS_AU / 1024)) MB, --json $((RSS_AJ / 1024)) MB ($((RSS_AU_SMALL / 1024)) MB on $((LINES / 10)) lines)"
+if has audit; then
+time_pair wc -l "$LOG" -- "$BIN" -p "$DATA/big" audit user-authentication
+T_WC=$T_A T_AU=$T_B
+time_pair wc -l "$LOG" -- "$BIN" -p "$DATA/big" audit user-authentication --json
+T_AJ=$T_B
+RSS_AU=$(max_rss_kb "$BIN" -p "$DATA/big" audit user-authentication)
+RSS_AJ=$(max_rss_kb "$BIN" -p "$DATA/big" audit user-authentication --json)
+RSS_AU_SMALL=$(max_rss_kb "$BIN" -p "$DATA/small" audit user-authentication)
+echo "audit: $((T_AU / 1000)) ms, --json $((T_AJ / 1000)) ms (wc -l $((T_WC / 1000)) ms, audit/wc=$(awk -v a="$T_AU" -v b="$T_WC" 'BEGIN { printf("%.1f", a / b) }')); max RSS $((RSS_AU / 1024)) MB, --json $((RSS_AJ / 1024)) MB ($((RSS_AU_SMALL / 1024)) MB on $((LINES / 10)) lines)"
 awk -v t="$T_AU" -v r="$RSS_AU" -v j="$RSS_AJ" 'BEGIN { printf("audit_s=%.2f (goal <= 1.5) audit_rss_mb=%d json_rss_mb=%d (goal <= 64)\n", t / 1e6, r / 1024, j / 1024) }'
+fi

@@ -185,14 +185,14 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
     gh.env.git(&["push", "-q", "origin", "main"]);
     let agent = gh.env.script(
         "agent.sh",
-        "#!/bin/sh\ncat > /dev/null\nmkdir -p checks\necho \"exit 0\" > \"checks/t_$SWARM_ISSUE.sh\"\necho done > \"impl_$SWARM_ISSUE.txt\"\n",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p checks\necho \"exit 0\" > \"checks/t_$SWARM_ISSUE.sh\"\necho done > \"impl_$SWARM_ISSUE.txt\"\necho '{\"result\": \"ok\", \"total_cost_usd\": 0.4}'\n",
     );
     let runner = gh.env.script("runner.sh", crate::common::agents::RUNNER);
     let config = gh.env.read("config.yaml");
     gh.env.write(
         "config.yaml",
         &format!(
-            "{config}agents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\n",
+            "{config}agents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\nbudgets:\n  feature_usd: 20\n",
             agent.display(),
             runner.display()
         ),
@@ -259,7 +259,11 @@ fn run_agents_implements_the_labeled_issue_pushes_it_and_closes_it() {
     let summary = std::fs::read_to_string(&summary).unwrap();
     assert!(summary.contains("data-compact-timeline=\"1\""), "{summary}");
     assert!(summary.contains("| agent runs | 1 |"), "{summary}");
-    assert!(summary.contains("| cost | unknown |"), "{summary}");
+    // the feature's total against its budget
+    assert!(
+        summary.contains("| cost | $0.4000 of $20.00 budget |"),
+        "{summary}"
+    );
 }
 
 #[test]

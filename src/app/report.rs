@@ -27,7 +27,7 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
     let mut builder = ReportBuilder::new(feature);
     let mut reader = LogReader::new(&path, Default::default());
     let existed = {
-        let mut sink = |_no: u64, line: &[u8]| {
+        let mut sink = |_no: u64, line: &[u8], _: Option<&crate::core::record::Record>| {
             if let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) {
                 builder.push(&rec);
             }

@@ -10,11 +10,11 @@ use crate::cli::output::paint;
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
 use crate::core::events::Event;
+use crate::core::record::{Field, Fields, Record};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
 use crate::io::{clock, notice};
 use clap::Args;
-use serde_json::{Map, Value};
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
@@ -105,7 +105,8 @@ pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
         follow(&mut reader, &mut printer)
     } else {
         let existed = {
-            let mut sink = |no: u64, line: &[u8]| printer.record(no, line);
+            let mut sink =
+                |no: u64, line: &[u8], rec: Option<&Record>| printer.record(no, line, rec);
             reader.read_all(&mut sink)
         };
         match existed {
@@ -137,14 +138,14 @@ fn follow<W: Write>(reader: &mut LogReader, printer: &mut Printer<W>) -> std::io
     // What is there now (with `-n`, its last N), then every new record as it comes.
     let no_stop = AtomicBool::new(true);
     {
-        let mut sink = |no: u64, line: &[u8]| printer.record(no, line);
+        let mut sink = |no: u64, line: &[u8], rec: Option<&Record>| printer.record(no, line, rec);
         reader.follow(&mut sink, &no_stop, FOLLOW_POLL)?;
     }
     printer.flush_ring()?;
     printer.ring = None;
     printer.out.flush()?;
-    let mut sink = |no: u64, line: &[u8]| {
-        printer.record(no, line)?;
+    let mut sink = |no: u64, line: &[u8], rec: Option<&Record>| {
+        printer.record(no, line, rec)?;
         printer.out.flush()
     };
     reader.follow(&mut sink, &stop, FOLLOW_POLL)?;
@@ -188,7 +189,7 @@ struct Printer<W: Write> {
 }
 
 impl<W: Write> Printer<W> {
-    fn record(&mut self, _no: u64, line: &[u8]) -> std::io::Result<()> {
+    fn record(&mut self, _no: u64, line: &[u8], rec: Option<&Record>) -> std::io::Result<()> {
         if let Some(ring) = &mut self.ring {
             if self.limit == 0 {
                 return Ok(());
@@ -199,25 +200,32 @@ impl<W: Write> Printer<W> {
             ring.push_back(line.to_vec());
             return Ok(());
         }
-        self.print(line)
+        self.print(line, rec)
     }
 
     fn flush_ring(&mut self) -> std::io::Result<()> {
         if let Some(ring) = self.ring.take() {
             for line in ring {
-                self.print(&line)?;
+                let rec = if self.json {
+                    None
+                } else {
+                    Record::parse(&line).ok()
+                };
+                self.print(&line, rec.as_ref())?;
             }
             self.ring = Some(VecDeque::new());
         }
         Ok(())
     }
 
-    fn print(&mut self, line: &[u8]) -> std::io::Result<()> {
+    /// Prints a line: as it is (`--json`), or its record as a table row (a record with a
+    /// value that cannot be read has no row).
+    fn print(&mut self, line: &[u8], rec: Option<&Record>) -> std::io::Result<()> {
         if self.json {
             self.out.write_all(line)?;
             return self.out.write_all(b"\n");
         }
-        let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) else {
+        let Some(rec) = rec else {
             return Ok(());
         };
         if !self.header_done {
@@ -228,13 +236,13 @@ impl<W: Write> Printer<W> {
             );
             writeln!(self.out, "{}", paint(&h, "1"))?;
         }
-        write_row(&mut self.out, &rec)?;
+        write_row(&mut self.out, rec)?;
         self.out.write_all(b"\n")
     }
 }
 
 /// One table row: seq, time, event (coloured on a TTY), issue, a readable detail.
-pub fn table_row(rec: &Map<String, Value>) -> String {
+pub fn table_row<R: Fields + ?Sized>(rec: &R) -> String {
     let mut out = Vec::new();
     let _ = write_row(&mut out, rec);
     String::from_utf8_lossy(&out).into_owned()
@@ -242,21 +250,22 @@ pub fn table_row(rec: &Map<String, Value>) -> String {
 
 /// Writes one table row (without its newline) straight to `out`: no intermediate strings
 /// but the detail.
-pub fn write_row(out: &mut impl Write, rec: &Map<String, Value>) -> std::io::Result<()> {
+pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::Result<()> {
     let color = crate::cli::output::color();
-    let event = rec.get("event").and_then(Value::as_str).unwrap_or("?");
+    let event = rec.field("event").and_then(Field::as_str);
+    let event = event.as_deref().unwrap_or("?");
     if color {
         out.write_all(b"\x1b[2m")?;
     }
-    match rec.get("seq").and_then(Value::as_u64) {
+    match rec.field("seq").and_then(Field::as_u64) {
         Some(seq) => write!(out, "{seq:>6}")?,
         None => write!(out, "{:>6}", "-")?,
     }
     if color {
         out.write_all(b"\x1b[0m")?;
     }
-    let ts = rec.get("ts").and_then(Value::as_str).unwrap_or("-");
-    write!(out, "  {ts:<24}  ")?;
+    let ts = rec.field("ts").and_then(Field::as_str);
+    write!(out, "  {:<24}  ", ts.as_deref().unwrap_or("-"))?;
     let colour = match event {
         "issue_blocked" | "verification_failed" | "github_error" => "31",
         "issue_done" | "verification_passed" => "32",
@@ -269,10 +278,14 @@ pub fn write_row(out: &mut impl Write, rec: &Map<String, Value>) -> std::io::Res
     } else {
         write!(out, "{event:<23}")?;
     }
-    match rec.get("issue") {
-        Some(Value::Number(n)) if event != "action_received" => {
+    match rec
+        .field("issue")
+        .filter(|f| f.is_number())
+        .and_then(Field::text)
+    {
+        Some(n) if event != "action_received" => {
             // `#n` right-aligned in 5 columns
-            let width = 1 + n.to_string().len();
+            let width = 1 + n.len();
             write!(
                 out,
                 "  {:>pad$}#{n}  ",
@@ -342,6 +355,7 @@ pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Map, Value};
 
     #[test]
     fn last_n_keeps_only_the_last_records_in_order() {
@@ -353,7 +367,7 @@ mod tests {
             limit: 2,
         };
         for l in ["{\"a\":1}", "{\"a\":2}", "{\"a\":3}"] {
-            p.record(0, l.as_bytes()).unwrap();
+            p.record(0, l.as_bytes(), None).unwrap();
         }
         p.flush_ring().unwrap();
         assert_eq!(String::from_utf8(p.out).unwrap(), "{\"a\":2}\n{\"a\":3}\n");

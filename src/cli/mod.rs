@@ -2,7 +2,6 @@
 
 pub mod action;
 pub mod audit;
-pub mod audit_store;
 pub mod completions;
 pub mod demo;
 pub mod doctor;

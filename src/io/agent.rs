@@ -197,7 +197,12 @@ pub fn run_agent(
     let stderr = out.stderr_text();
     let mut report = agent_report::parse(&stdout, &stderr);
     if report.model.is_none() {
-        report.model = agent_report::model::from_argv(&argv);
+        use crate::core::agent_preset::Preset;
+        let short_m = matches!(
+            run.agent.preset,
+            Some(Preset::Codex | Preset::Gemini | Preset::Opencode)
+        );
+        report.model = agent_report::model::from_argv(&argv, short_m);
     }
     // denied paths relative to the worktree, as the user knows them
     let prefix = format!("{}/", run.worktree.display());

@@ -14,7 +14,8 @@
 //! checked cheaply (`{` ... `}`), so garbage is reported in every mode, but a line that
 //! looks like an object and cannot match is not fully parsed.
 
-use crate::core::event_filter::{Filter, Head, Prefilter};
+use crate::core::event_filter::{Filter, Prefilter};
+use crate::core::record::{NotARecord, Record};
 use crate::io::notice;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -29,8 +30,11 @@ const MAX_NAMED_BAD_LINES: u64 = 20;
 /// How long the reader waits for a partial last line to be completed by a writer.
 const TAIL_GRACE: Duration = Duration::from_millis(50);
 
-/// Receives each line that passed the filter (1-based line number, bytes without newline).
-pub type Sink<'s> = dyn FnMut(u64, &[u8]) -> std::io::Result<()> + 's;
+/// Receives each line that passed the filter: its 1-based number, its bytes (without the
+/// newline) and the record parsed from them (`None` for the rare record with a value that
+/// cannot be read, e.g. a string that is not UTF-8: shown by `events --json`, skipped by
+/// the readers of fields). Each line is parsed once.
+pub type Sink<'s> = dyn FnMut(u64, &[u8], Option<&Record>) -> std::io::Result<()> + 's;
 
 /// A streaming reader of one event log.
 pub struct LogReader {
@@ -242,11 +246,11 @@ impl LogReader {
         }
         let no = self.line_no + 1;
         let line = &self.buf[self.start..self.end];
-        match Head::parse(line) {
-            Ok(head) => {
-                if self.filter.matches(&head) {
+        match parse(line) {
+            Ok(rec) => {
+                if matches(&self.filter, line, rec.as_ref()) {
                     self.matched += 1;
-                    sink(no, line)?;
+                    sink(no, line, rec.as_ref())?;
                 }
             }
             Err(_) => notice::warn(&format!(
@@ -290,11 +294,11 @@ impl LineCtx<'_> {
 
     /// Parses a line that may match; hands it on when it does.
     fn full(&mut self, no: u64, line: &[u8], sink: &mut Sink) -> std::io::Result<()> {
-        match Head::parse(line) {
-            Ok(head) => {
-                if self.filter.matches(&head) {
+        match parse(line) {
+            Ok(rec) => {
+                if matches(self.filter, line, rec.as_ref()) {
                     *self.matched += 1;
-                    sink(no, line)?;
+                    sink(no, line, rec.as_ref())?;
                 }
             }
             Err(why) if why == "empty line" => {}
@@ -317,6 +321,25 @@ impl LineCtx<'_> {
             };
             self.bad_line(no, why);
         }
+    }
+}
+
+/// Parses a line: a record, a record with a value that cannot be read (`None`), or why it is
+/// not a JSON record.
+fn parse(line: &[u8]) -> Result<Option<Record<'_>>, String> {
+    match Record::parse(line) {
+        Ok(rec) => Ok(Some(rec)),
+        Err(NotARecord::Unreadable) => Ok(None),
+        Err(NotARecord::Bad(why)) => Err(why),
+    }
+}
+
+/// Whether a parsed line passes the filter (a record with an unreadable value is checked on
+/// its head, parsed apart).
+fn matches(filter: &Filter, line: &[u8], rec: Option<&Record>) -> bool {
+    match rec {
+        Some(rec) => filter.matches_record(rec),
+        None => crate::core::event_filter::Head::parse(line).is_ok_and(|h| filter.matches(&h)),
     }
 }
 
@@ -406,7 +429,7 @@ mod tests {
         std::fs::write(&p, text).unwrap();
         let mut r = LogReader::new(&p, filter);
         let mut out = Vec::new();
-        let mut sink = |no: u64, l: &[u8]| {
+        let mut sink = |no: u64, l: &[u8], _: Option<&Record>| {
             out.push((no, String::from_utf8_lossy(l).into_owned()));
             Ok(())
         };
@@ -479,7 +502,7 @@ mod tests {
         std::thread::scope(|s| {
             s.spawn(|| {
                 let mut r = LogReader::new(&p, Filter::default());
-                let mut sink = |_n: u64, l: &[u8]| {
+                let mut sink = |_n: u64, l: &[u8], _: Option<&Record>| {
                     seen.lock()
                         .unwrap()
                         .push(String::from_utf8_lossy(l).into_owned());

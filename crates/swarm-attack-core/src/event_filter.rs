@@ -2,6 +2,7 @@
 //! `--until`), the cheap byte prefilter that lets the reader skip most lines without parsing
 //! them, record timestamps and the time arguments (RFC 3339, a date, or a relative age).
 
+use crate::record::Record;
 use memchr::memmem;
 use serde::Deserialize;
 use serde_json::Value;
@@ -111,13 +112,37 @@ impl Filter {
     /// Whether a parsed record passes. A record without a readable `ts` never passes a time
     /// condition.
     pub fn matches(&self, head: &Head) -> bool {
+        self.matches_parts(
+            head.issue_number(),
+            head.event.as_deref(),
+            head.ts.as_deref(),
+        )
+    }
+
+    /// [`Filter::matches`] for a borrowed record (the same fields).
+    pub fn matches_record(&self, rec: &Record) -> bool {
+        if self.issue.is_none()
+            && self.events.is_empty()
+            && self.since.is_none()
+            && self.until.is_none()
+        {
+            return true;
+        }
+        self.matches_parts(
+            rec.issue_number(),
+            rec.event().as_deref(),
+            rec.ts().as_deref(),
+        )
+    }
+
+    fn matches_parts(&self, issue: Option<u64>, event: Option<&str>, ts: Option<&str>) -> bool {
         if let Some(n) = self.issue
-            && head.issue_number() != Some(n)
+            && issue != Some(n)
         {
             return false;
         }
         if !self.events.is_empty() {
-            let Some(name) = head.event.as_deref() else {
+            let Some(name) = event else {
                 return false;
             };
             if !self.events.iter().any(|e| e == name) {
@@ -125,7 +150,7 @@ impl Filter {
             }
         }
         if self.since.is_some() || self.until.is_some() {
-            let Some(t) = head.ts.as_deref().and_then(parse_ts) else {
+            let Some(t) = ts.and_then(parse_ts) else {
                 return false;
             };
             if self.since.is_some_and(|s| t < s) || self.until.is_some_and(|u| t > u) {
@@ -138,73 +163,98 @@ impl Filter {
     /// A byte prefilter for this filter, when one applies (`--issue` or `--event`).
     pub fn prefilter(&self) -> Option<Prefilter> {
         if let Some(n) = self.issue {
-            return Some(Prefilter {
-                finder: memmem::Finder::new(b"\"issue\"").into_owned(),
-                want: Want::Number(n.to_string().into_bytes()),
+            return Some(Prefilter::Issue {
+                finder: Box::new(memmem::Finder::new(b"\"issue\"").into_owned()),
+                digits: n.to_string().into_bytes(),
             });
         }
         if !self.events.is_empty() {
-            return Some(Prefilter {
-                finder: memmem::Finder::new(b"\"event\"").into_owned(),
-                want: Want::Strings(self.events.iter().map(|e| e.as_bytes().to_vec()).collect()),
-            });
+            return Some(Prefilter::Events(
+                self.events
+                    .iter()
+                    .map(|e| memmem::Finder::new(format!("\"{e}\"").as_bytes()).into_owned())
+                    .collect(),
+            ));
         }
         None
     }
 }
 
 /// Finds, without parsing JSON, the places where a key has a wanted value: `"issue"` then
-/// optional blanks, `:`, blanks and the number; or `"event"` then `:` and the quoted name.
+/// optional blanks, `:`, blanks and the number; or a quoted event name preceded by `"event"`,
+/// blanks, `:` and blanks (the name is rarer than the key, so it is what is searched for).
 /// A line with no such place cannot match the filter; a line with one is then parsed and
 /// checked (the prefilter may say yes for a nested key, never no for a match).
 #[derive(Debug, Clone)]
-pub struct Prefilter {
-    finder: memmem::Finder<'static>,
-    want: Want,
-}
-
-#[derive(Debug, Clone)]
-enum Want {
-    Number(Vec<u8>),
-    Strings(Vec<Vec<u8>>),
+pub enum Prefilter {
+    Issue {
+        finder: Box<memmem::Finder<'static>>,
+        digits: Vec<u8>,
+    },
+    /// One finder per wanted name (quoted).
+    Events(Vec<memmem::Finder<'static>>),
 }
 
 impl Prefilter {
     /// Positions in `hay` where the key has a wanted value, in increasing order.
-    pub fn hits<'h>(&'h self, hay: &'h [u8]) -> impl Iterator<Item = usize> + 'h {
-        self.finder
-            .find_iter(hay)
-            .filter(move |&p| self.value_matches(&hay[p + self.finder.needle().len()..]))
+    pub fn hits<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = usize> + 'h> {
+        match self {
+            Prefilter::Issue { finder, digits } => Box::new(
+                finder
+                    .find_iter(hay)
+                    .filter(move |&p| number_follows(&hay[p + finder.needle().len()..], digits)),
+            ),
+            Prefilter::Events(finders) if finders.len() == 1 => Box::new(
+                finders[0]
+                    .find_iter(hay)
+                    .filter(move |&p| event_key_precedes(&hay[..p])),
+            ),
+            Prefilter::Events(finders) => {
+                let mut all: Vec<usize> = finders
+                    .iter()
+                    .flat_map(|f| f.find_iter(hay).filter(|&p| event_key_precedes(&hay[..p])))
+                    .collect();
+                all.sort_unstable();
+                Box::new(all.into_iter())
+            }
+        }
     }
 
     /// Whether a line contains a place where the key has a wanted value.
     pub fn line_may_match(&self, line: &[u8]) -> bool {
         self.hits(line).next().is_some()
     }
+}
 
-    fn value_matches(&self, rest: &[u8]) -> bool {
-        let rest = skip_blanks(rest);
-        let Some(rest) = rest.strip_prefix(b":") else {
-            return false;
-        };
-        let rest = skip_blanks(rest);
-        match &self.want {
-            Want::Number(digits) => {
-                rest.starts_with(digits)
-                    && !rest
-                        .get(digits.len())
-                        .is_some_and(|b| b.is_ascii_digit() || *b == b'.' || *b == b'e')
-            }
-            Want::Strings(names) => {
-                let Some(rest) = rest.strip_prefix(b"\"") else {
-                    return false;
-                };
-                names
-                    .iter()
-                    .any(|n| rest.starts_with(n) && rest.get(n.len()) == Some(&b'"'))
-            }
-        }
-    }
+/// `rest` (after `"issue"`) is blanks, `:`, blanks and exactly the number `digits`.
+fn number_follows(rest: &[u8], digits: &[u8]) -> bool {
+    let rest = skip_blanks(rest);
+    let Some(rest) = rest.strip_prefix(b":") else {
+        return false;
+    };
+    let rest = skip_blanks(rest);
+    rest.starts_with(digits)
+        && !rest
+            .get(digits.len())
+            .is_some_and(|b| b.is_ascii_digit() || *b == b'.' || *b == b'e')
+}
+
+/// `before` (what precedes a quoted name) ends with `"event"`, blanks, `:` and blanks.
+fn event_key_precedes(before: &[u8]) -> bool {
+    let before = skip_blanks_back(before);
+    let Some(before) = before.strip_suffix(b":") else {
+        return false;
+    };
+    skip_blanks_back(before).ends_with(b"\"event\"")
+}
+
+fn skip_blanks_back(b: &[u8]) -> &[u8] {
+    let n = b
+        .iter()
+        .rev()
+        .take_while(|c| matches!(c, b' ' | b'\t' | b'\r'))
+        .count();
+    &b[..b.len() - n]
 }
 
 fn skip_blanks(b: &[u8]) -> &[u8] {
@@ -346,8 +396,22 @@ mod tests {
         };
         let p = f.prefilter().unwrap();
         assert!(p.line_may_match(br#"{"ts": "t", "event": "issue_done"}"#));
+        assert!(p.line_may_match(b"{\"event\"\t :\r \"issue_done\",\"x\":1}"));
         assert!(!p.line_may_match(br#"{"event":"issue_done_x"}"#));
         assert!(!p.line_may_match(br#"{"event":"issue_started"}"#));
+        // the name in another field, or in a text, is no hit
+        assert!(!p.line_may_match(br#"{"event":"x","last_event":"issue_done"}"#));
+        assert!(!p.line_may_match(br#"{"event":"x","note":"\"event\":\"issue_done\""}"#));
+        assert!(!p.line_may_match(br#"{"event":"x","note":"issue_done"}"#));
+        let two = Filter {
+            events: vec!["b".into(), "a".into()],
+            ..Default::default()
+        };
+        let hay = br#"{"event":"a"} {"event":"b"} {"event":"c"} {"event":"a"}"#;
+        assert_eq!(
+            two.prefilter().unwrap().hits(hay).collect::<Vec<_>>(),
+            [9, 23, 51]
+        );
         let hay = b"{\"issue\":7}\n{\"issue\":8}\n{\"issue\":7}\n";
         assert_eq!(
             Filter {

@@ -31,6 +31,7 @@ pub mod prompt;
 pub mod pull_body;
 pub mod pull_link;
 pub mod readiness;
+pub mod record;
 pub mod registry;
 pub mod report;
 pub mod secrets;

@@ -40,14 +40,15 @@ pub fn reported(lines: &[Value]) -> Option<String> {
     })
 }
 
-/// The model a command line asks for: the value of `--model X`, `--model=X` or `-m X`.
-pub fn from_argv(argv: &[String]) -> Option<String> {
+/// The model a command line asks for: the value of `--model X`, `--model=X`, or `-m X` when
+/// `short_m` (Codex, Gemini and opencode spell `--model` so; for aider `-m` is a message).
+pub fn from_argv(argv: &[String], short_m: bool) -> Option<String> {
     let mut it = argv.iter();
     while let Some(a) = it.next() {
         if let Some(v) = a.strip_prefix("--model=") {
             return Some(v.to_string()).filter(|v| !v.is_empty());
         }
-        if a == "--model" || a == "-m" {
+        if a == "--model" || (short_m && a == "-m") {
             return it.next().filter(|v| !v.starts_with('-')).cloned();
         }
     }
@@ -79,19 +80,14 @@ mod tests {
     #[test]
     fn argv_models() {
         let s = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            from_argv(&s(&["codex", "exec", "-m", "o4", "-"])).as_deref(),
-            Some("o4")
-        );
-        assert_eq!(
-            from_argv(&s(&["x", "--model=gpt-5"])).as_deref(),
-            Some("gpt-5")
-        );
-        assert_eq!(
-            from_argv(&s(&["claude", "--model", "opus"])).as_deref(),
-            Some("opus")
-        );
-        assert_eq!(from_argv(&s(&["codex", "exec", "-"])), None);
-        assert_eq!(from_argv(&s(&["x", "-m", "--json"])), None);
+        let codex = s(&["codex", "exec", "-m", "o4", "-"]);
+        assert_eq!(from_argv(&codex, true).as_deref(), Some("o4"));
+        assert_eq!(from_argv(&s(&["aider", "-m", "fix it"]), false), None);
+        let eq = s(&["x", "--model=gpt-5"]);
+        assert_eq!(from_argv(&eq, false).as_deref(), Some("gpt-5"));
+        let claude = s(&["claude", "--model", "opus"]);
+        assert_eq!(from_argv(&claude, false).as_deref(), Some("opus"));
+        assert_eq!(from_argv(&s(&["codex", "exec", "-"]), true), None);
+        assert_eq!(from_argv(&s(&["x", "-m", "--json"]), true), None);
     }
 }

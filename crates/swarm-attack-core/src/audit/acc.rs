@@ -2,9 +2,30 @@
 //! agent runs, outcome, durations and cost.
 
 use super::describe::{describe, fallback_text, millis_between, short, short_sha};
-use super::fields::{b, f, s, string_list, text, u};
+use super::fields::{b, f, i, s, string_list, text, u};
 use super::{AgentRun, Attempt, IssueAudit};
-use serde_json::{Map, Value};
+use crate::record::Fields;
+
+/// Counts over attempts (for the totals).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct AttemptCounts {
+    pub(super) attempts: u64,
+    pub(super) agent_runs: u64,
+    /// Finished agent runs that reported no cost.
+    pub(super) unknown_cost_runs: u64,
+}
+
+impl AttemptCounts {
+    pub(super) fn add(&mut self, a: &Attempt) {
+        self.attempts += 1;
+        self.agent_runs += a.agents.len() as u64;
+        self.unknown_cost_runs += a
+            .agents
+            .iter()
+            .filter(|r| r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some()))
+            .count() as u64;
+    }
+}
 
 #[derive(Debug)]
 pub(super) struct Acc {
@@ -12,11 +33,20 @@ pub(super) struct Acc {
     pending_mode: Option<String>,
     pub(super) agent_costs: Option<f64>,
     pub(super) done_costs: Option<f64>,
+    /// Spilling: an attempt that is no longer the last one never changes again; it waits in
+    /// `finished` for the caller instead of staying in `audit.attempts`.
+    pub(super) spill: bool,
+    pub(super) finished: Vec<Attempt>,
+    /// The attempts handed out so far.
+    pub(super) handed: AttemptCounts,
 }
 
 impl Acc {
-    pub(super) fn new(issue: u64) -> Self {
+    pub(super) fn new(issue: u64, spill: bool) -> Self {
         Acc {
+            spill,
+            finished: Vec::new(),
+            handed: AttemptCounts::default(),
             audit: IssueAudit {
                 issue,
                 title: None,
@@ -68,6 +98,12 @@ impl Acc {
             end(open, ts);
         }
         let number = n.unwrap_or_else(|| self.audit.attempts.last().map_or(1, |a| a.attempt + 1));
+        if self.spill
+            && let Some(done) = self.audit.attempts.pop()
+        {
+            self.handed.add(&done);
+            self.finished.push(done);
+        }
         if self.audit.started_at.is_none() {
             self.audit.started_at = ts.clone();
         }
@@ -117,7 +153,7 @@ impl Acc {
         self.audit.ended_at = ts.clone();
     }
 
-    pub(super) fn apply(&mut self, event: &str, rec: &Map<String, Value>, ts: &Option<String>) {
+    pub(super) fn apply<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: &Option<String>) {
         match event {
             "issue_started" => self.start_attempt(u(rec, "attempt"), ts),
             "retry_started" => {
@@ -149,7 +185,7 @@ impl Acc {
                 self.current_attempt(ts).agents.push(AgentRun {
                     agent,
                     role: s(rec, "role"),
-                    ..AgentRun::new()
+                    ..AgentRun::default()
                 });
             }
             "agent_finished" => {
@@ -174,13 +210,13 @@ impl Acc {
                     None => {
                         attempt.agents.push(AgentRun {
                             agent,
-                            ..AgentRun::new()
+                            ..AgentRun::default()
                         });
                         let last = attempt.agents.len() - 1;
                         &mut attempt.agents[last]
                     }
                 };
-                run.exit_code = rec.get("exit_code").and_then(Value::as_i64);
+                run.exit_code = i(rec, "exit_code");
                 run.duration_ms = ms;
                 run.timed_out = b(rec, "timed_out");
                 run.cost_usd = cost;
@@ -218,8 +254,8 @@ impl Acc {
             }
             "issue_done" => {
                 self.settle_attempt("done", ts);
-                if let Some(c) = rec.get("convergence").filter(|c| !c.is_null()) {
-                    self.audit.convergence = Some(c.clone());
+                if let Some(c) = rec.field("convergence").filter(|c| !c.is_null()) {
+                    self.audit.convergence = c.to_value();
                 }
                 if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
                     self.audit.commit = Some(c);
@@ -260,7 +296,7 @@ impl Acc {
     /// An event of one candidate of a two-agent attempt (it names its `agent`): annotates
     /// that agent's run; the attempt stays open (it ends at `issue_done`, `issue_blocked` or
     /// the next attempt's start — `failed` then when no candidate passed).
-    fn candidate_event(&mut self, event: &str, rec: &Map<String, Value>, ts: &Option<String>) {
+    fn candidate_event<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: &Option<String>) {
         let agent = s(rec, "agent").unwrap_or_default();
         let attempt = match self.audit.attempts.last_mut() {
             Some(a) if a.agents.iter().any(|r| r.agent == agent) => a,

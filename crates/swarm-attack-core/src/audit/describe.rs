@@ -1,9 +1,10 @@
 //! One-line texts for the audit and the event timeline: event descriptions, durations,
 //! short commits, fallback and convergence summaries.
 
-use super::fields::{b, f, list, s, text, u};
+use super::fields::{b, f, list, s, text, u, value};
 use crate::event_filter::parse_ts;
-use serde_json::{Map, Value};
+use crate::record::Fields;
+use serde_json::Value;
 
 /// Milliseconds from `a` to `b` (None when either is unreadable or `b` is before `a`).
 pub fn millis_between(a: &str, b: &str) -> Option<u64> {
@@ -33,7 +34,7 @@ fn secs(ms: u64) -> String {
 }
 
 /// A one-line description of an event for a timeline.
-pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
+pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
     let opt = |k: &str| s(rec, k).unwrap_or_else(|| "-".into());
     match event {
         "issue_started" => match u(rec, "attempt") {
@@ -136,8 +137,8 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
             if let Some(c) = f(rec, "cost_usd") {
                 d.push_str(&format!(", ${c:.2}"));
             }
-            if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
-                d.push_str(&format!(" [{}]", convergence_text(c)));
+            if let Some(c) = value(rec, "convergence").filter(Value::is_object) {
+                d.push_str(&format!(" [{}]", convergence_text(&c)));
             }
             if let Some(sm) = s(rec, "summary") {
                 d.push_str(&format!(": {}", short(&sm, 80)));
@@ -156,7 +157,7 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
         "duplicate_detected" => {
             let parts: Vec<String> = ["git", "tests", "files"]
                 .iter()
-                .filter_map(|k| match rec.get(*k) {
+                .filter_map(|k| match value(rec, k) {
                     None | Some(Value::Null) | Some(Value::Bool(false)) => None,
                     Some(v) => Some(format!("{k}: {}", short(&v.to_string(), 60))),
                 })
@@ -182,14 +183,12 @@ pub fn describe(event: &str, rec: &Map<String, Value>) -> String {
         ),
         _ => {
             let rest: Vec<String> = rec
-                .iter()
+                .entries()
+                .into_iter()
                 .filter(|(k, _)| {
-                    !matches!(
-                        k.as_str(),
-                        "ts" | "event" | "feature" | "session" | "seq" | "issue"
-                    )
+                    !matches!(*k, "ts" | "event" | "feature" | "session" | "seq" | "issue")
                 })
-                .map(|(k, v)| format!("{k}={}", short(&v.to_string(), 40)))
+                .map(|(k, v)| format!("{k}={}", short(&v.json_text(), 40)))
                 .collect();
             rest.join(" ")
         }
@@ -205,15 +204,15 @@ pub(super) fn short_sha(c: &str) -> String {
 }
 
 /// `agents_selected.fallback` as `"<to>: <reason>"` (an object `{to, reason}`), or the text.
-pub fn fallback_text(rec: &Map<String, Value>) -> Option<String> {
-    match rec.get("fallback")? {
+pub fn fallback_text<R: Fields + ?Sized>(rec: &R) -> Option<String> {
+    match value(rec, "fallback")? {
         Value::Null => None,
         Value::Object(o) => {
             let to = o.get("to").and_then(Value::as_str).unwrap_or("?");
             let reason = o.get("reason").and_then(Value::as_str).unwrap_or("");
             Some(format!("{to}: {reason}"))
         }
-        Value::String(t) => Some(t.clone()),
+        Value::String(t) => Some(t),
         other => Some(other.to_string()),
     }
 }

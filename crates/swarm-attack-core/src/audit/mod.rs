@@ -23,6 +23,7 @@
 //! - cost: the sum of `agent_finished.cost_usd` when any agent reported one, else the sum
 //!   of `issue_done.cost_usd`.
 
+use crate::record::Fields;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,7 +37,7 @@ mod tests;
 use acc::Acc;
 use describe::short_sha;
 pub use describe::{convergence_text, describe, fallback_text, millis_between, short};
-use fields::{numbers, s, u};
+use fields::{b, numbers, s, s_ref, u};
 
 /// The audit of one feature.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -89,6 +90,7 @@ pub struct IssueAudit {
     pub runner_up: Option<String>,
     /// The agents that ran, in order of their first start.
     pub agents: Vec<String>,
+    /// Attempts in all (when the audit spills, more than `attempts` holds).
     pub attempt_count: u64,
     /// `retry_started` events.
     pub retries: u64,
@@ -137,7 +139,7 @@ pub struct Attempt {
 }
 
 /// One agent run inside an attempt.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct AgentRun {
     pub agent: String,
     pub role: Option<String>,
@@ -166,28 +168,6 @@ pub struct AgentRun {
     /// Two-agent runs: the files this candidate created or changed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub files: Vec<String>,
-}
-
-impl AgentRun {
-    /// A run not yet finished, of no agent yet.
-    pub(crate) fn new() -> Self {
-        AgentRun {
-            agent: String::new(),
-            role: None,
-            exit_code: None,
-            duration_ms: None,
-            timed_out: false,
-            cost_usd: None,
-            tokens_in: None,
-            tokens_out: None,
-            tokens_cached: None,
-            error_kind: None,
-            permission_denials: 0,
-            output: None,
-            verification: None,
-            files: Vec::new(),
-        }
-    }
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -222,9 +202,11 @@ pub struct Auditor {
     first_ts: Option<String>,
     last_ts: Option<String>,
     issues: BTreeMap<u64, Acc>,
-    /// Timeline entries are handed out ([`Auditor::take_entries`]) instead of kept.
+    /// Timeline entries and finished attempts are handed out ([`Auditor::take_entries`],
+    /// [`Auditor::take_attempts`]) instead of kept.
     spill: bool,
     spilled: Vec<(u64, Entry)>,
+    spilled_attempts: Vec<(u64, Attempt)>,
 }
 
 impl Auditor {
@@ -235,8 +217,11 @@ impl Auditor {
         }
     }
 
-    /// An auditor that keeps no timeline: each entry waits in [`Auditor::take_entries`]
-    /// for the caller to store (memory bounded by issues, not by records).
+    /// An auditor that keeps no timeline and only the last attempt of each issue: each
+    /// entry waits in [`Auditor::take_entries`], each attempt that is no longer the last in
+    /// [`Auditor::take_attempts`], for the caller to store (memory bounded by issues, not by
+    /// records). The report's `attempts` then hold only each issue's last attempt;
+    /// `attempt_count` and the totals count them all.
     pub fn spilling(feature: &str) -> Self {
         Auditor {
             spill: true,
@@ -249,6 +234,12 @@ impl Auditor {
         self.spilled.drain(..)
     }
 
+    /// The attempts that stopped being the last of their issue since the last call
+    /// (spilling only), in order per issue.
+    pub fn take_attempts(&mut self) -> std::vec::Drain<'_, (u64, Attempt)> {
+        self.spilled_attempts.drain(..)
+    }
+
     fn note(&mut self, issue: u64, entry: Entry) {
         if self.spill {
             self.spilled.push((issue, entry));
@@ -258,31 +249,42 @@ impl Auditor {
     }
 
     fn acc(&mut self, issue: u64) -> &mut Acc {
-        self.issues.entry(issue).or_insert_with(|| Acc::new(issue))
+        let spill = self.spill;
+        self.issues
+            .entry(issue)
+            .or_insert_with(|| Acc::new(issue, spill))
     }
 
-    /// Takes one record (a parsed JSON object).
-    pub fn push(&mut self, rec: &Map<String, Value>) {
+    /// Takes one record (a parsed `Map` or a borrowed [`crate::record::Record`]).
+    pub fn push<R: Fields + ?Sized>(&mut self, rec: &R) {
         self.events += 1;
         let ts = s(rec, "ts");
         if let Some(t) = &ts {
             if self.first_ts.is_none() {
                 self.first_ts = Some(t.clone());
             }
-            self.last_ts = Some(t.clone());
+            match &mut self.last_ts {
+                Some(last) => {
+                    last.clear();
+                    last.push_str(t);
+                }
+                None => self.last_ts = Some(t.clone()),
+            }
         }
-        if let Some(sess) = s(rec, "session").filter(|x| !x.is_empty()) {
-            self.sessions.insert(sess);
+        if let Some(sess) = s_ref(rec, "session").filter(|x| !x.is_empty())
+            && !self.sessions.contains(sess.as_ref())
+        {
+            self.sessions.insert(sess.into_owned());
         }
-        let event = s(rec, "event").unwrap_or_default();
+        let event = s_ref(rec, "event").unwrap_or_default();
         let seq = u(rec, "seq");
         let entry = |detail: String| Entry {
             ts: ts.clone(),
             seq,
-            event: event.clone(),
+            event: event.to_string(),
             detail,
         };
-        match event.as_str() {
+        match event.as_ref() {
             "greenlight" => {
                 for k in ["added", "kept", "ready"] {
                     for n in numbers(rec, k) {
@@ -310,13 +312,24 @@ impl Auditor {
             // `issue` there is a GitHub issue number, not a task.
             "action_received" => {}
             // previews (`plan`, `prompt`, `greenlight`'s plan): nothing ran
-            _ if rec.get("preview").and_then(Value::as_bool) == Some(true) => {}
+            _ if b(rec, "preview") => {}
             _ => {
                 if let Some(n) = u(rec, "issue") {
                     let detail = describe(&event, rec);
                     let a = self.acc(n);
                     a.apply(&event, rec, &ts);
-                    self.note(n, entry(detail));
+                    if !a.finished.is_empty() {
+                        let done = std::mem::take(&mut a.finished);
+                        self.spilled_attempts
+                            .extend(done.into_iter().map(|t| (n, t)));
+                    }
+                    let entry = Entry {
+                        ts,
+                        seq,
+                        event: event.into_owned(),
+                        detail,
+                    };
+                    self.note(n, entry);
                 }
             }
         }
@@ -328,7 +341,11 @@ impl Auditor {
         let mut issues = Vec::with_capacity(self.issues.len());
         for (_, mut acc) in self.issues {
             let a = &mut acc.audit;
-            a.attempt_count = a.attempts.len() as u64;
+            let mut counts = acc.handed;
+            for t in &a.attempts {
+                counts.add(t);
+            }
+            a.attempt_count = counts.attempts;
             a.duration_ms = match (&a.started_at, &a.ended_at) {
                 (Some(s), Some(e)) => millis_between(s, e),
                 _ => None,
@@ -348,20 +365,9 @@ impl Auditor {
             }
             totals.attempts += a.attempt_count;
             totals.retries += a.retries;
-            totals.agent_runs += a
-                .attempts
-                .iter()
-                .map(|t| t.agents.len() as u64)
-                .sum::<u64>();
+            totals.agent_runs += counts.agent_runs;
             totals.agent_time_ms += a.agent_time_ms;
-            totals.cost_unknown_runs += a
-                .attempts
-                .iter()
-                .flat_map(|t| &t.agents)
-                .filter(|r| {
-                    r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some())
-                })
-                .count() as u64;
+            totals.cost_unknown_runs += counts.unknown_cost_runs;
             totals.cost_usd += a.cost_usd.unwrap_or(0.0);
             issues.push(acc.audit);
         }

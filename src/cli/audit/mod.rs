@@ -3,20 +3,25 @@
 //! the feature. `--json`: one JSON document. The aggregation is `core::audit`; this file
 //! reads the log (streaming, no lock) and prints.
 
+mod codec;
+mod store;
+#[cfg(test)]
+mod tests;
+
 use crate::app::project::Project;
-use crate::cli::audit_store::TimelineStore;
 use crate::cli::output::paint;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::audit::{AuditReport, Auditor, Entry, IssueAudit, usd};
+use crate::core::record::Record;
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
 use crate::io::{notice, state_store};
 use clap::Args;
 use serde::ser::{Serialize, SerializeStruct, Serializer};
-use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::io::Write;
+use store::{AuditStore, Stored};
 
 #[derive(Debug, Args)]
 pub struct AuditArgs {
@@ -29,8 +34,9 @@ pub struct AuditArgs {
 pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
     let project = g.open()?;
     project.require_known_feature(&a.feature)?;
-    // streamed: the timelines wait in a temporary file, one issue's at a time in memory
-    let mut store = TimelineStore::new();
+    // streamed: the timelines and finished attempts wait in a temporary file, one issue's at
+    // a time in memory
+    let mut store = AuditStore::new();
     let report = read(&project, &a.feature, Some(&mut store))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -64,11 +70,12 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<AuditReport> {
     read(project, feature, None)
 }
 
-/// [`build`]; with `store`, the timelines go there instead of into the report.
+/// [`build`]; with `store`, the timelines and the attempts that are not the last of their
+/// issue go there instead of into the report.
 fn read(
     project: &Project,
     feature: &str,
-    mut store: Option<&mut TimelineStore>,
+    mut store: Option<&mut AuditStore>,
 ) -> CmdResult<AuditReport> {
     project.check_feature(feature)?;
     let path = project.paths.events_file(feature);
@@ -80,10 +87,14 @@ fn read(
     };
     let mut reader = LogReader::new(&path, Default::default());
     let existed = {
-        let mut sink = |_no: u64, line: &[u8]| {
-            if let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) {
-                auditor.push(&rec);
+        let mut sink = |_no: u64, _line: &[u8], rec: Option<&Record>| {
+            // a record with a value that cannot be read is skipped, as it always was
+            if let Some(rec) = rec {
+                auditor.push(rec);
                 if let Some(store) = store.as_deref_mut() {
+                    for (issue, attempt) in auditor.take_attempts() {
+                        store.push_attempt(issue, &attempt)?;
+                    }
                     for (issue, entry) in auditor.take_entries() {
                         store.push(issue, &entry)?;
                     }
@@ -124,7 +135,7 @@ fn read(
 /// issue is written (the same document as serialising the report with its timelines).
 struct Streamed<'a> {
     report: &'a AuditReport,
-    store: RefCell<&'a mut TimelineStore>,
+    store: RefCell<&'a mut AuditStore>,
 }
 
 struct StreamedIssues<'s, 'a>(&'s Streamed<'a>);
@@ -151,19 +162,25 @@ impl Serialize for StreamedIssues<'_, '_> {
         let issues = &self.0.report.issues;
         let mut seq = s.serialize_seq(Some(issues.len()))?;
         for i in issues {
-            let timeline = self
+            let stored = self
                 .0
                 .store
                 .borrow_mut()
                 .take(i.issue)
                 .map_err(S::Error::custom)?;
-            let full = IssueAudit {
-                timeline,
-                ..i.clone()
-            };
-            seq.serialize_element(&full)?;
+            seq.serialize_element(&whole(i, stored))?;
         }
         seq.end()
+    }
+}
+
+/// `issue` with its stored attempts (before the ones it holds) and timeline.
+fn whole(issue: &IssueAudit, (mut attempts, timeline): Stored) -> IssueAudit {
+    attempts.extend(issue.attempts.iter().cloned());
+    IssueAudit {
+        attempts,
+        timeline,
+        ..issue.clone()
     }
 }
 
@@ -184,14 +201,14 @@ fn outcome_colour(outcome: &str) -> &'static str {
 
 /// The readable audit.
 pub fn render(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
-    render_with(out, r, &mut |i| Ok(i.timeline.clone()))
+    render_with(out, r, &mut |i| Ok((Vec::new(), i.timeline.clone())))
 }
 
-/// [`render`] with each issue's timeline from `timeline`.
+/// [`render`] with each issue's earlier attempts and timeline from `stored`.
 fn render_with(
     out: &mut impl Write,
     r: &AuditReport,
-    timeline: &mut dyn FnMut(&IssueAudit) -> std::io::Result<Vec<Entry>>,
+    stored: &mut dyn FnMut(&IssueAudit) -> std::io::Result<Stored>,
 ) -> std::io::Result<()> {
     let mut o = String::new();
     let t = &r.totals;
@@ -235,7 +252,8 @@ fn render_with(
     for i in &r.issues {
         o.clear();
         o.push('\n');
-        render_issue(&mut o, i, &timeline(i)?);
+        let i = whole(i, stored(i)?);
+        render_issue(&mut o, &i, &i.timeline);
         out.write_all(o.as_bytes())?;
     }
     Ok(())
@@ -280,7 +298,7 @@ fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
     if let Some(d) = i.duration_ms {
         facts.push(human_ms(d));
     }
-    if !i.attempts.is_empty() {
+    if i.attempt_count > 0 {
         facts.push(format!("cost {}", usd(i.cost_usd)));
     }
     if let Some(c) = &i.commit {
@@ -388,77 +406,5 @@ fn render_issue(o: &mut String, i: &IssueAudit, timeline: &[Entry]) {
             e.event,
             e.detail
         );
-    }
-}
-
-#[cfg(test)]
-mod streamed_tests {
-    use super::*;
-
-    fn records() -> Vec<Map<String, Value>> {
-        let mut out = Vec::new();
-        for i in 0..3000u64 {
-            let issue = i % 13 + 1;
-            let line = match i % 6 {
-                0 => {
-                    serde_json::json!({"ts": format!("2026-01-01T00:{:02}:00Z", i % 60), "event": "issue_started", "seq": i, "session": format!("s{}", i % 4), "issue": issue, "attempt": i / 13 + 1})
-                }
-                1 => {
-                    serde_json::json!({"ts": "2026-01-01T01:00:00Z", "event": "agent_started", "seq": i, "issue": issue, "agent": "claude", "role": "coder"})
-                }
-                2 => {
-                    serde_json::json!({"ts": "2026-01-01T01:00:05Z", "event": "agent_finished", "seq": i, "issue": issue, "agent": "claude", "exit_code": 0, "duration_ms": 5000, "timed_out": false, "cost_usd": 0.25})
-                }
-                3 => {
-                    serde_json::json!({"ts": "2026-01-01T01:00:09Z", "event": "verification_failed", "issue": issue, "tests_failed": 2, "failures": "a\nb"})
-                }
-                4 => {
-                    serde_json::json!({"event": "git_sync", "synced_issues": [issue], "reverted_issues": [], "commits_scanned": 3, "head": "abcdef1234567890"})
-                }
-                _ => {
-                    serde_json::json!({"ts": "2026-01-01T02:00:00Z", "event": "issue_done", "seq": i, "issue": issue, "commit": "0123456789abcdef", "cost_usd": 1.5, "summary": "did it"})
-                }
-            };
-            out.push(line.as_object().unwrap().clone());
-        }
-        out
-    }
-
-    #[test]
-    fn streamed_json_and_table_equal_the_in_memory_report() {
-        let recs = records();
-        let whole = crate::core::audit::audit("f", &recs);
-        let mut auditor = Auditor::spilling("f");
-        let mut store = TimelineStore::new();
-        for r in &recs {
-            auditor.push(r);
-            for (issue, e) in auditor.take_entries() {
-                store.push(issue, &e).unwrap();
-            }
-        }
-        let lean = auditor.finish();
-        assert!(lean.issues.iter().all(|i| i.timeline.is_empty()));
-        let doc = Streamed {
-            report: &lean,
-            store: RefCell::new(&mut store),
-        };
-        assert_eq!(
-            serde_json::to_string_pretty(&doc).unwrap(),
-            serde_json::to_string_pretty(&whole).unwrap()
-        );
-
-        let mut again = TimelineStore::new();
-        let mut auditor = Auditor::spilling("f");
-        for r in &recs {
-            auditor.push(r);
-            for (issue, e) in auditor.take_entries() {
-                again.push(issue, &e).unwrap();
-            }
-        }
-        let lean = auditor.finish();
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        render(&mut a, &whole).unwrap();
-        render_with(&mut b, &lean, &mut |i| again.take(i.issue)).unwrap();
-        assert_eq!(String::from_utf8(a).unwrap(), String::from_utf8(b).unwrap());
     }
 }

@@ -1,8 +1,10 @@
-//! Where `audit` keeps the issues' timelines while it streams the log: each issue's entries
-//! are encoded into a small buffer that goes to an anonymous temporary file when full, so
-//! memory is bounded by the number of issues, not by the number of records.
+//! Where `audit` keeps the issues' timelines and finished attempts while it streams the log:
+//! each issue's items are encoded ([`super::codec`]) into a small buffer that goes to an
+//! anonymous temporary file when full, so memory is bounded by the number of issues, not by
+//! the number of records.
 
-use crate::core::audit::Entry;
+use super::codec::{self, Item};
+use crate::core::audit::{Attempt, Entry};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
@@ -20,65 +22,37 @@ struct Timeline {
     buf: Vec<u8>,
 }
 
-/// The timelines of all issues.
+/// One issue's stored attempts and timeline entries, each in order.
+pub type Stored = (Vec<Attempt>, Vec<Entry>);
+
+/// The stored items of all issues.
 #[derive(Default)]
-pub struct TimelineStore {
+pub struct AuditStore {
     file: Option<File>,
     end: u64,
     buffered: usize,
     issues: HashMap<u64, Timeline>,
 }
 
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-    out.extend_from_slice(s.as_bytes());
-}
-
-fn take<'a>(data: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-    if data.len() < n {
-        return None;
-    }
-    let (head, rest) = data.split_at(n);
-    *data = rest;
-    Some(head)
-}
-
-fn get_str(data: &mut &[u8]) -> Option<String> {
-    let n = u32::from_le_bytes(take(data, 4)?.try_into().ok()?) as usize;
-    Some(String::from_utf8_lossy(take(data, n)?).into_owned())
-}
-
-fn encode(out: &mut Vec<u8>, e: &Entry) {
-    let flags = u8::from(e.ts.is_some()) | (u8::from(e.seq.is_some()) << 1);
-    out.push(flags);
-    out.extend_from_slice(&e.seq.unwrap_or(0).to_le_bytes());
-    put_str(out, e.ts.as_deref().unwrap_or(""));
-    put_str(out, &e.event);
-    put_str(out, &e.detail);
-}
-
-fn decode(data: &mut &[u8]) -> Option<Entry> {
-    let flags = take(data, 1)?[0];
-    let seq = u64::from_le_bytes(take(data, 8)?.try_into().ok()?);
-    let ts = get_str(data)?;
-    Some(Entry {
-        ts: (flags & 1 != 0).then_some(ts),
-        seq: (flags & 2 != 0).then_some(seq),
-        event: get_str(data)?,
-        detail: get_str(data)?,
-    })
-}
-
-impl TimelineStore {
+impl AuditStore {
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Adds an entry to the end of `issue`'s timeline.
     pub fn push(&mut self, issue: u64, entry: &Entry) -> std::io::Result<()> {
+        self.put(issue, |buf| codec::put_entry(buf, entry))
+    }
+
+    /// Adds a finished attempt to the end of `issue`'s attempts.
+    pub fn push_attempt(&mut self, issue: u64, attempt: &Attempt) -> std::io::Result<()> {
+        self.put(issue, |buf| codec::put_attempt(buf, attempt))
+    }
+
+    fn put(&mut self, issue: u64, encode: impl FnOnce(&mut Vec<u8>)) -> std::io::Result<()> {
         let t = self.issues.entry(issue).or_default();
         let before = t.buf.len();
-        encode(&mut t.buf, entry);
+        encode(&mut t.buf);
         self.buffered += t.buf.len() - before;
         if t.buf.len() >= FLUSH_AT {
             self.flush(issue)?;
@@ -113,13 +87,13 @@ impl TimelineStore {
         Ok(())
     }
 
-    /// `issue`'s timeline, in order (and forgets it).
-    pub fn take(&mut self, issue: u64) -> std::io::Result<Vec<Entry>> {
+    /// `issue`'s stored attempts and timeline, each in order (and forgets them).
+    pub fn take(&mut self, issue: u64) -> std::io::Result<Stored> {
         let Some(t) = self.issues.remove(&issue) else {
-            return Ok(Vec::new());
+            return Ok(Default::default());
         };
         self.buffered -= t.buf.len();
-        let mut out = Vec::new();
+        let mut out = (Vec::new(), Vec::new());
         let mut raw = Vec::new();
         for (offset, len) in &t.chunks {
             raw.resize(*len as usize, 0);
@@ -133,12 +107,17 @@ impl TimelineStore {
     }
 }
 
-fn decode_all(mut data: &[u8], out: &mut Vec<Entry>) -> std::io::Result<()> {
+fn decode_all(mut data: &[u8], out: &mut Stored) -> std::io::Result<()> {
     while !data.is_empty() {
-        let e = decode(&mut data).ok_or_else(|| {
-            std::io::Error::other("the audit's temporary timeline file is damaged")
-        })?;
-        out.push(e);
+        match codec::get(&mut data) {
+            Some(Item::Attempt(a)) => out.0.push(a),
+            Some(Item::Entry(e)) => out.1.push(e),
+            None => {
+                return Err(std::io::Error::other(
+                    "the audit's temporary timeline file is damaged",
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -149,7 +128,7 @@ mod tests {
 
     #[test]
     fn timelines_come_back_in_order_across_buffers_and_the_file() {
-        let mut store = TimelineStore::new();
+        let mut store = AuditStore::new();
         let entry = |i: u64| Entry {
             ts: (!i.is_multiple_of(3)).then(|| format!("2026-01-01T00:00:{:02}Z", i % 60)),
             seq: (!i.is_multiple_of(5)).then_some(i),
@@ -164,8 +143,8 @@ mod tests {
                 .filter(|i| i % 7 == issue)
                 .map(entry)
                 .collect();
-            assert_eq!(store.take(issue).unwrap(), want);
+            assert_eq!(store.take(issue).unwrap().1, want);
         }
-        assert!(store.take(99).unwrap().is_empty());
+        assert!(store.take(99).unwrap().1.is_empty());
     }
 }
