@@ -209,6 +209,14 @@ impl RunView {
                     self.refresh(*issue, f);
                 }
             }
+            Progress::RateLimited { issue, .. } => {
+                // READY again: its line goes; a later claim shows it anew
+                if let Some(f) = s.flight.remove(issue)
+                    && let Some(b) = f.bar
+                {
+                    b.finish_and_clear();
+                }
+            }
             Progress::Finished(r) => {
                 if let Some(f) = s.flight.remove(&r.issue)
                     && let Some(b) = f.bar

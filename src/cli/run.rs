@@ -95,6 +95,10 @@ pub fn finish(report: &RunReport, as_json: bool) -> CmdResult<u8> {
         print_summary(report);
     }
     if let Some(msg) = &report.breaker {
+        if let Some(why) = msg.strip_prefix("stopped: rate limit: ") {
+            // one sentence: what happened and that nothing was lost
+            return Err(CommandError::work(format!("the run stopped: {why}")));
+        }
         if msg.starts_with("stopped: budget") {
             return Err(CommandError::work(format!("the run {msg}")).with_hint(
                 "raise the limit in config.yaml `budgets`; the issues that did not start are as they were",
@@ -164,6 +168,12 @@ pub fn progress_line(p: &Progress) -> Option<String> {
             if *retrying { "; retrying" } else { "" }
         ),
         Progress::Finished(r) => result_line(r),
+        Progress::RateLimited {
+            issue,
+            agent,
+            retry_after_ms,
+            workers,
+        } => rate_limited_line(*issue, agent, *retry_after_ms, *workers),
         // shown by the live display and the heartbeat, not as lines of their own
         Progress::Phase { .. } | Progress::Notice(_) => return None,
     })
@@ -214,7 +224,20 @@ pub fn result_line(r: &IssueResult) -> String {
         Outcome::Skipped { reason } => format!("#{n}: SKIPPED: {reason}"),
         Outcome::Stopped { reason } => format!("#{n}: stopped, back to READY: {reason}"),
         Outcome::Lost { reason } => format!("#{n}: {reason}"),
+        Outcome::RateLimited {
+            agent,
+            retry_after_ms,
+            workers,
+        } => rate_limited_line(n, agent, *retry_after_ms, *workers),
     }
+}
+
+/// A rate-limited attempt: the issue is READY again and every worker waits.
+fn rate_limited_line(issue: u32, agent: &str, wait_ms: u64, workers: u32) -> String {
+    format!(
+        "#{issue}: agent {agent} was rate-limited; no retry used, READY again — all workers wait {:.1} s, then {workers} at once",
+        wait_ms as f64 / 1000.0
+    )
 }
 
 fn print_summary(report: &RunReport) {

@@ -41,8 +41,8 @@ impl RunLimits {
     }
 
     /// The command line with the limits the agent's CLI enforces itself: for `claude-code`,
-    /// `--max-budget-usd <USD>` and `--max-turns <N>` (a value already on the command line
-    /// is kept when it is lower). Other presets' command lines are returned unchanged. The
+    /// `--max-budget-usd <USD>` (whole cents rounded down, at least $0.01) and
+    /// `--max-turns <N>` (a value already on the command line is kept when it is lower). Other presets' command lines are returned unchanged. The
     /// prompt is never on the command line.
     pub fn apply(&self, preset: Option<Preset>, argv: &[String]) -> Vec<String> {
         let mut argv = argv.to_vec();
@@ -50,7 +50,9 @@ impl RunLimits {
             return argv;
         }
         if let Some(usd) = self.max_budget_usd {
-            let c = cents(usd).max(0);
+            // whole cents, rounded down (never more than remains), at least one: Claude Code
+            // refuses 0 ("must be a number greater than 0")
+            let c = ((usd * 100.0 + 1e-6).floor() as i64).max(1);
             set_lower(&mut argv, "--max-budget-usd", cents_of, c, |c| {
                 format!("{}.{:02}", c / 100, c % 100)
             });
@@ -176,6 +178,20 @@ mod tests {
             l.apply(Some(Preset::ClaudeCode), &argv),
             s(&["claude", "--max-budget-usd", "3.00", "--max-turns", "50"])
         );
+        // whole cents, rounded down, never $0.00 (Claude Code refuses it)
+        for (left, shown) in [
+            (3.746, "3.74"),
+            (0.0, "0.01"),
+            (0.004, "0.01"),
+            (0.3, "0.30"),
+        ] {
+            let l = RunLimits {
+                max_budget_usd: Some(left),
+                ..RunLimits::default()
+            };
+            let argv = l.apply(Some(Preset::ClaudeCode), &s(&["claude"]));
+            assert_eq!(argv, s(&["claude", "--max-budget-usd", shown]), "{left}");
+        }
         // no limits: nothing added
         assert_eq!(
             RunLimits::default().apply(Some(Preset::ClaudeCode), &s(&["claude"])),

@@ -23,6 +23,25 @@ pub struct Config {
     /// USD per million tokens, by model, preset or agent name.
     pub pricing: crate::budget::PriceTable,
     pub secrets: SecretsConfig,
+    /// The rate-limit governor (SPEC §12 Budgets; docs/budgets.md).
+    pub governor: GovernorConfig,
+}
+
+/// `governor`: how long a run waits out rate limits before it stops.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GovernorConfig {
+    /// The most back-off (all waits of a run together, in minutes) before the run stops
+    /// with exit 1 (default 30).
+    pub max_backoff_minutes: f64,
+}
+
+impl Default for GovernorConfig {
+    fn default() -> Self {
+        GovernorConfig {
+            max_backoff_minutes: 30.0,
+        }
+    }
 }
 
 /// `secrets`: what else to mask.
@@ -50,6 +69,7 @@ impl Default for Config {
             budgets: crate::budget::Limits::default(),
             pricing: crate::budget::PriceTable::default(),
             secrets: SecretsConfig::default(),
+            governor: GovernorConfig::default(),
         }
     }
 }

@@ -200,6 +200,15 @@ pub enum Event {
         issue: u32,
         usd: f64,
     },
+    /// The agent's model API rate-limited it (or was overloaded): the attempt used no
+    /// retry, the issue is READY again, and every worker waits `retry_after_ms` (0 when the
+    /// run stopped instead); `workers` agents run at once afterwards (SPEC §12 Budgets).
+    RateLimited {
+        issue: u32,
+        agent: String,
+        retry_after_ms: u64,
+        workers: u32,
+    },
     ActionReceived {
         event_name: String,
         action: Option<String>,
@@ -238,6 +247,7 @@ impl Event {
         "pr_closed",
         "budget_exceeded",
         "budget_raised",
+        "rate_limited",
     ];
 
     /// The event's name as written in the log.
@@ -268,6 +278,7 @@ impl Event {
             Event::PrClosed { .. } => "pr_closed",
             Event::BudgetExceeded { .. } => "budget_exceeded",
             Event::BudgetRaised { .. } => "budget_raised",
+            Event::RateLimited { .. } => "rate_limited",
         }
     }
 
@@ -300,7 +311,8 @@ impl Event {
             | Event::PrOpened { issue, .. }
             | Event::PrClosed { issue, .. }
             | Event::BudgetExceeded { issue, .. }
-            | Event::BudgetRaised { issue, .. } => Some(*issue),
+            | Event::BudgetRaised { issue, .. }
+            | Event::RateLimited { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -465,6 +477,12 @@ mod tests {
                 limit: 1.0,
             },
             Event::BudgetRaised { issue: 2, usd: 0.5 },
+            Event::RateLimited {
+                issue: 3,
+                agent: "claude".into(),
+                retry_after_ms: 2000,
+                workers: 2,
+            },
         ]
     }
 

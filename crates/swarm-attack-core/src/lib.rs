@@ -19,6 +19,7 @@ pub mod failure_verdict;
 pub mod files_rule;
 pub mod github_plan;
 pub mod github_status;
+pub mod governor;
 pub mod greenlight;
 pub mod heuristic;
 pub mod issue_warnings;

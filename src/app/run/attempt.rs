@@ -64,6 +64,14 @@ pub struct Passed {
     pub pending_events: Vec<Event>,
 }
 
+/// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateLimitHit {
+    pub agent: String,
+    /// The wait the CLI asked for, when it named one.
+    pub retry_after_ms: Option<u64>,
+}
+
 /// A failed attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failed {
@@ -76,6 +84,8 @@ pub struct Failed {
     pub cost_usd: Option<f64>,
     /// Events the caller appends with the attempt's record (`verification_failed`).
     pub pending_events: Vec<Event>,
+    /// The agent was rate-limited (or its API overloaded): not the failure.
+    pub rate_limited: Option<RateLimitHit>,
 }
 
 impl Failed {
@@ -183,6 +193,7 @@ pub fn run_attempt(
                 agent_failure: true,
                 cost_usd: None,
                 pending_events: Vec::new(),
+                rate_limited: None,
             };
             save_result(&spec.artifacts, &AttemptResult::Failed(failed.clone()));
             return Ok(AttemptResult::Failed(failed));
@@ -212,6 +223,27 @@ pub fn run_attempt(
     }
     let tag = spec.tag_agent.then(|| name.clone());
     let process_failure = outcome.failure(&name);
+    if outcome.report.error_kind == Some(crate::core::agent_report::ErrorKind::RateLimit)
+        && (process_failure.is_some() || outcome.report.is_error)
+    {
+        // the model API's limit, not the agent's or the failure: no retry used, not
+        // counted by the circuit breaker (the governor backs off instead)
+        return Ok(finish(
+            spec,
+            AttemptResult::Failed(Failed {
+                reason: process_failure
+                    .unwrap_or_else(|| format!("agent `{name}` was rate-limited")),
+                excerpt: test_report::excerpt(&outcome.stdout, 1500),
+                agent_failure: false,
+                cost_usd: cost,
+                pending_events: Vec::new(),
+                rate_limited: Some(RateLimitHit {
+                    agent: name.clone(),
+                    retry_after_ms: outcome.report.retry_after_ms,
+                }),
+            }),
+        ));
+    }
     ctx.breaker.record(process_failure.as_deref());
     if let Some(reason) = process_failure {
         let mut out = outcome.stderr.clone();
@@ -226,6 +258,7 @@ pub fn run_attempt(
                 agent_failure: true,
                 cost_usd: cost,
                 pending_events: Vec::new(),
+                rate_limited: None,
             }),
         ));
     }
@@ -249,6 +282,7 @@ pub fn run_attempt(
                 agent_failure: false,
                 cost_usd: cost,
                 pending_events: Vec::new(),
+                rate_limited: None,
             }),
         ));
     }
@@ -326,6 +360,7 @@ pub fn run_attempt(
                 agent_failure: false,
                 cost_usd: cost,
                 pending_events: pending,
+                rate_limited: None,
             }),
         ));
     }
@@ -360,6 +395,7 @@ pub fn run_attempt(
                     agent_failure: false,
                     cost_usd: cost,
                     pending_events: pending,
+                    rate_limited: None,
                 }),
             ));
         }

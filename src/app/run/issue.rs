@@ -13,7 +13,7 @@ use crate::app::run::claim::Claim;
 use crate::app::run::failure::{Next, after_failure};
 use crate::app::run::land::{self, Landed};
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
-use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, record};
+use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, governor, record};
 use crate::app::summary;
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
@@ -240,14 +240,18 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         fallback,
     };
 
-    // 3. Attempts.
+    // 3. Attempts (each after the governor's shared back-off, if any).
     loop {
+        let t = match governor::before_attempt(ctx, claim)? {
+            Ok(t) => t,
+            Err(stopped) => return Ok(st.result(issue, &task.title, stopped)),
+        };
         let step = match pair {
             Some(p) => pair_attempt(ctx, claim, p, &mut st, slot_free)?,
             None => solo_attempt(ctx, claim, agent, &mut st, slot_free)?,
         };
         let failed = match step {
-            Step::End(outcome) => return Ok(st.result(issue, &task.title, outcome)),
+            Step::End(o) => return Ok(st.result(issue, &task.title, governor::ended(ctx, t, o))),
             Step::Solo => {
                 pair = None;
                 st.executed = format!("{mode} decided → fallback solo ({})", agent.name);
@@ -255,6 +259,9 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             }
             Step::Failed(f) => f,
         };
+        if let Some(o) = governor::after_failed(ctx, claim, &failed, t, &st.executed)? {
+            return Ok(st.result(issue, &task.title, o));
+        }
         let next = after_failure(
             ctx,
             claim,
@@ -420,6 +427,7 @@ fn solo_attempt(
                 agent_failure: false,
                 cost_usd: None,
                 pending_events: Vec::new(),
+                rate_limited: None,
             })
         }
     })

@@ -141,5 +141,6 @@ pub(super) fn conflict_failure() -> Failed {
         agent_failure: false,
         cost_usd: None,
         pending_events: Vec::new(),
+        rate_limited: None,
     }
 }

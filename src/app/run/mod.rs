@@ -12,7 +12,7 @@
 //! attempt: analysis, then retry or BLOCKED), [`attempt`] (one candidate agent in one
 //! worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and SYNTHESIS),
 //! [`stop`] (stopping a candidate), [`duplicate`], [`verify`], [`land`], [`record`] (state
-//! changes under the lock), [`dry_run`].
+//! changes under the lock), [`governor`] (rate limits: the shared back-off), [`dry_run`].
 
 pub mod attempt;
 pub mod budget_gate;
@@ -20,6 +20,7 @@ pub mod claim;
 pub mod dry_run;
 pub mod duplicate;
 pub mod failure;
+pub mod governor;
 pub mod issue;
 pub mod land;
 pub mod land_pr;
@@ -86,6 +87,13 @@ pub enum Outcome {
     Skipped { reason: String },
     /// Stopped by the circuit breaker (back to READY, retries kept).
     Stopped { reason: String },
+    /// The agent was rate-limited: back to READY (no retry used), dispatched again after
+    /// the shared back-off. Not a final result: the scheduler re-queues the issue.
+    RateLimited {
+        agent: String,
+        retry_after_ms: u64,
+        workers: u32,
+    },
     /// Another run took it over (this run had been considered dead); nothing recorded.
     Lost { reason: String },
 }
@@ -158,6 +166,13 @@ pub enum Progress {
         retrying: bool,
     },
     Finished(IssueResult),
+    /// The issue's agent was rate-limited: READY again, every worker waits.
+    RateLimited {
+        issue: u32,
+        agent: String,
+        retry_after_ms: u64,
+        workers: u32,
+    },
     Notice(String),
     /// The issue's work moved to another phase: `tests` (verification) or `landing`.
     Phase {
@@ -255,6 +270,8 @@ pub struct RunContext<'p> {
     /// Issues the supersession gate held back in this run (an open pull request links
     /// them): their `duplicate_detected{pr}` is recorded once per run.
     pub gated: Mutex<std::collections::BTreeSet<u32>>,
+    /// The shared rate-limit back-off.
+    pub governor: governor::Governor,
 }
 
 impl RunContext<'_> {

@@ -117,6 +117,7 @@ pub fn run(
         run_lock,
         pending_removals: Default::default(),
         gated: Default::default(),
+        governor: crate::app::run::governor::Governor::new(&project.config.governor, opts.workers),
     };
     for lock in cleared {
         ctx.report(Progress::Notice(format!(
@@ -184,14 +185,19 @@ fn schedule(
         let mut outstanding = 0u32;
         let mut dispatched: i64 = 0;
         let mut first = true;
+        // `--issue N` was rate-limited: it is claimed once more after the back-off
+        let mut again = false;
         loop {
-            // Fill the free workers.
+            // Fill the free workers (as many as the governor allows; none while it pauses).
+            let pause = ctx.governor.pause_left();
             while error.is_none()
-                && running < opts.workers
+                && pause.is_none()
+                && running < opts.workers.min(ctx.governor.workers())
                 && ctx.breaker.tripped().is_none()
                 && budget.is_none_or(|b| dispatched < b)
-                && (opts.issue.is_none() || first)
+                && (opts.issue.is_none() || first || again)
             {
+                again = false;
                 match claim::claim_next(ctx, opts.issue, first) {
                     Ok(ClaimResult::Claimed(c)) => {
                         first = false;
@@ -229,11 +235,21 @@ fn schedule(
                     }
                 }
             }
-            if outstanding == 0 {
+            let paused = pause.is_some() && ctx.breaker.tripped().is_none() && error.is_none();
+            if outstanding == 0 && !paused {
                 break;
             }
-            let Ok(msg) = rx.recv() else {
-                break;
+            let msg = match pause {
+                // the shared back-off: claim again once it is over
+                Some(d) if paused => match rx.recv_timeout(d) {
+                    Ok(m) => m,
+                    Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                },
+                _ => match rx.recv() {
+                    Ok(m) => m,
+                    Err(_) => break,
+                },
             };
             let Msg::Done {
                 freed,
@@ -250,6 +266,11 @@ fn schedule(
                 running -= 1;
             }
             match result {
+                Ok(res) if matches!(res.outcome, Outcome::RateLimited { .. }) => {
+                    // READY again: dispatched anew after the back-off (not a result yet)
+                    dispatched -= 1;
+                    again = opts.issue.is_some();
+                }
                 Ok(res) => {
                     if matches!(res.outcome, Outcome::AlreadyImplemented { .. }) {
                         dispatched -= 1;

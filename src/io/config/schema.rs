@@ -330,6 +330,12 @@ pub static BUDGETS: Section = Section {
     legacy: &[],
 };
 
+pub static GOVERNOR: Section = Section {
+    fields: &[f("max_backoff_minutes", Ty::Amount)],
+    required: &[],
+    legacy: &[],
+};
+
 pub static PRICE: Section = Section {
     fields: &[
         f("input_per_mtok", Ty::Amount),
@@ -368,6 +374,7 @@ pub static ROOT: Section = Section {
         f("budgets", Ty::Section(&BUDGETS)),
         f("pricing", Ty::MapOf(&PRICE)),
         f("secrets", Ty::Section(&SECRETS)),
+        f("governor", Ty::Section(&GOVERNOR)),
     ],
     required: &[],
     legacy: &[

@@ -426,3 +426,15 @@ fn presets_resolve_to_headless_command_lines() {
             .contains(&"Bash(make test:*)".to_string())
     );
 }
+
+#[test]
+fn governor_max_backoff_minutes_is_a_number_with_a_default() {
+    assert_eq!(ok("").config.governor.max_backoff_minutes, 30.0);
+    let c = ok("governor:\n  max_backoff_minutes: 0.5\n").config;
+    assert_eq!(c.governor.max_backoff_minutes, 0.5);
+    assert!(err("governor:\n  max_backoff_minutes: -1\n").contains("governor.max_backoff_minutes"));
+    assert_eq!(
+        err("governor:\n  max_backof_minutes: 1\n"),
+        "config.yaml:2: unknown key `governor.max_backof_minutes`; did you mean `max_backoff_minutes`?"
+    );
+}

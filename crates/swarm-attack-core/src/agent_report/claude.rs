@@ -61,7 +61,8 @@ pub fn parse(lines: &[Value]) -> AgentReport {
         if r.error_kind.is_none() {
             r.error_kind = match res.get("api_error_status").and_then(Value::as_u64) {
                 Some(401 | 403) => Some(ErrorKind::Auth),
-                Some(429) => Some(ErrorKind::RateLimit),
+                // 429 rate limited, 529 overloaded: both wait and retry (the governor)
+                Some(429 | 529) => Some(ErrorKind::RateLimit),
                 _ if r.is_error => classify(r.message.as_deref().unwrap_or("")),
                 _ => None,
             };

@@ -53,9 +53,17 @@ pub fn parse(lines: &[Value]) -> AgentReport {
             r.is_error = true;
             r.message = s(e, "message");
             let ty = s(e, "type").unwrap_or_default().to_lowercase();
-            r.error_kind = if ty.contains("auth") {
+            let code = e.get("code").and_then(Value::as_u64);
+            r.error_kind = if ty.contains("auth") || matches!(code, Some(41)) {
                 Some(ErrorKind::Auth)
-            } else if ty.contains("turn") {
+            } else if ty.contains("quota")
+                || ty.contains("ratelimit")
+                || ty.contains("rate_limit")
+                || matches!(code, Some(429 | 503))
+            {
+                // TerminalQuotaError / RetryableQuotaError, HTTP 429, 503 (model overloaded)
+                Some(ErrorKind::RateLimit)
+            } else if ty.contains("turn") || matches!(code, Some(53)) {
                 Some(ErrorKind::MaxTurns)
             } else {
                 classify(&format!("{ty} {}", r.message.as_deref().unwrap_or("")))

@@ -9,6 +9,9 @@ mod codex;
 mod gemini;
 pub mod model;
 mod opencode;
+mod retry_after;
+
+pub use retry_after::retry_after_ms;
 
 #[cfg(test)]
 mod tests;
@@ -100,6 +103,8 @@ pub struct AgentReport {
     pub text: Option<String>,
     /// The CLI's final record was seen (false: the run was cut short, figures are partial).
     pub complete: bool,
+    /// Rate-limited or overloaded: the wait the CLI asked for, when it named one.
+    pub retry_after_ms: Option<u64>,
     /// The model the CLI says it ran (see [`model::reported`]); the caller may fill it in
     /// from the command line.
     pub model: Option<String>,
@@ -162,6 +167,14 @@ pub fn parse(stdout: &str, stderr: &str) -> AgentReport {
     if report.error_kind.is_none() && !report.denials.is_empty() {
         report.error_kind = Some(ErrorKind::PermissionDenied);
     }
+    if report.error_kind == Some(ErrorKind::RateLimit) {
+        report.retry_after_ms = report
+            .message
+            .as_deref()
+            .and_then(retry_after_ms)
+            .or_else(|| retry_after_ms(tail(stderr, 4000)))
+            .or_else(|| retry_after_ms(tail(stdout, 4000)));
+    }
     report.model = model::reported(&lines);
     report
 }
@@ -201,7 +214,8 @@ fn tail(s: &str, n: usize) -> &str {
     &s[start..]
 }
 
-/// The error kind an error message names (authentication, rate limit, read-only sandbox).
+/// The error kind an error message names (authentication, rate limit or overloaded model
+/// API — both `rate_limit` —, read-only sandbox).
 pub fn classify(text: &str) -> Option<ErrorKind> {
     let t = text.to_lowercase();
     let any = |xs: &[&str]| xs.iter().any(|x| t.contains(x));
@@ -228,6 +242,8 @@ pub fn classify(text: &str) -> Option<ErrorKind> {
         "usage limit",
         "quota exceeded",
         "resource_exhausted",
+        "overloaded",
+        "529",
     ]) {
         Some(ErrorKind::RateLimit)
     } else if any(&["read-only file system", "read only file system"]) {

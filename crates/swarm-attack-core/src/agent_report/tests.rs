@@ -165,3 +165,72 @@ fn generic_cost_and_plain_text() {
     assert_eq!(unwrap_text("plain answer"), "plain answer");
     assert_eq!(unwrap_text("{\"cost_usd\": 1}"), "{\"cost_usd\": 1}");
 }
+
+/// Claude Code 2.x `--output-format json` after the API answered 429 (its own retries used
+/// up): `api_error_status` and the API's error body in `result`.
+const CLAUDE_429: &str = r#"{"type":"result","subtype":"success","is_error":true,"duration_ms":61234,"duration_api_ms":0,"num_turns":1,"result":"API Error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"This request would exceed the rate limit for your organization of 50,000 input tokens per minute. Please try again later.\"}} rate limited, retry after 2 s","stop_reason":null,"session_id":"5b0f7c1e-3e8c-4a52-9c0e-1f1d2b9a7e11","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"permission_denials":[],"api_error_status":429,"uuid":"0c7d"}"#;
+
+/// The same for an overloaded API (529), without a wait.
+const CLAUDE_529: &str = r#"{"type":"result","subtype":"success","is_error":true,"duration_ms":30012,"num_turns":1,"result":"API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}","session_id":"7e2a","total_cost_usd":0,"usage":{"input_tokens":0,"output_tokens":0},"permission_denials":[],"api_error_status":529}"#;
+
+/// Codex 0.1xx `exec --json` when its stream retries hit 429 (`error`, then `turn.failed`).
+const CODEX_429: &str = r#"{"type":"thread.started","thread_id":"0199a6f3-5e1c-7b00-9e54-5d1c0a3f2b10"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/5"}
+{"type":"error","message":"exceeded retry limit, last status: 429 Too Many Requests, request id: 9a1c3f; rate limited, retry after 2 s"}
+{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 429 Too Many Requests, request id: 9a1c3f; rate limited, retry after 2 s"}}
+"#;
+
+/// Codex with a ChatGPT plan whose usage limit is reached.
+const CODEX_USAGE_LIMIT: &str = r#"{"type":"thread.started","thread_id":"0199a6f3"}
+{"type":"turn.started"}
+{"type":"error","message":"You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing), visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again in 2 hours 5 minutes."}
+{"type":"turn.failed","error":{"message":"You've hit your usage limit. Upgrade to Pro (https://openai.com/chatgpt/pricing), visit https://chatgpt.com/codex/settings/usage to purchase more credits or try again in 2 hours 5 minutes."}}
+"#;
+
+/// Gemini CLI `--output-format json` with a quota error (HTTP 429 and Google's RetryInfo).
+const GEMINI_429: &str = r#"{"session_id":"c1d2","error":{"type":"RetryableQuotaError","message":"Resource has been exhausted (e.g. check quota). retryDelay: 30s","code":429}}"#;
+
+#[test]
+fn rate_limited_and_overloaded_reports_with_their_waits() {
+    let r = parse(CLAUDE_429, "");
+    assert_eq!(r.source, Some(Source::Claude));
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+    assert_eq!(r.retry_after_ms, Some(2000));
+    assert_eq!(r.event_fields().error_kind.as_deref(), Some("rate_limit"));
+
+    let r = parse(CLAUDE_529, "");
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit), "overloaded");
+    assert_eq!(r.retry_after_ms, None);
+    // without `api_error_status` (older versions) the API's error type tells
+    let older = CLAUDE_529.replace(r#""api_error_status":529"#, r#""api_error_status":null"#);
+    assert_eq!(parse(&older, "").error_kind, Some(ErrorKind::RateLimit));
+
+    let r = parse(CODEX_429, "");
+    assert_eq!(r.source, Some(Source::Codex));
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+    assert_eq!(r.retry_after_ms, Some(2000));
+    let r = parse(CODEX_USAGE_LIMIT, "");
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+    assert_eq!(r.retry_after_ms, Some(7_500_000));
+
+    let r = parse(GEMINI_429, "");
+    assert_eq!(r.source, Some(Source::Gemini));
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+    assert_eq!(r.retry_after_ms, Some(30_000));
+    let overloaded = r#"{"session_id":"c1d2","error":{"type":"Error","message":"The model is overloaded. Please try again later.","code":503}}"#;
+    assert_eq!(parse(overloaded, "").error_kind, Some(ErrorKind::RateLimit));
+}
+
+#[test]
+fn a_wait_is_read_from_stderr_only_for_a_rate_limit() {
+    let r = parse("", "Error: 429 Too Many Requests\nRetry-After: 7\n");
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+    assert_eq!(r.retry_after_ms, Some(7000));
+    // an auth failure names no wait even if a number follows "retry"
+    let r = parse("", "invalid x-api-key; retry after 5 s");
+    assert_eq!(r.error_kind, Some(ErrorKind::Auth));
+    assert_eq!(r.retry_after_ms, None);
+    // a successful Claude run is not rate-limited
+    assert_eq!(parse(CLAUDE_JSON_DENIED, "").retry_after_ms, None);
+}

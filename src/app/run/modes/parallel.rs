@@ -135,6 +135,7 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
     let mut excerpts = Vec::new();
     let mut agent_failure = true;
     let mut cost = None;
+    let mut rate_limited = None;
     for (slot, end) in slots.iter().zip(ends) {
         let name = &slot.agent.name;
         reasons.push(format!(
@@ -145,6 +146,8 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
         match end {
             End::Result(AttemptResult::Failed(f)) => {
                 agent_failure &= f.agent_failure;
+                // neither passed and one was rate-limited: the pair waits and runs again
+                rate_limited = rate_limited.take().or(f.rate_limited.clone());
                 if !f.excerpt.trim().is_empty() {
                     excerpts.push(format!("[{name}, {}]\n{}", slot.role, f.excerpt));
                 }
@@ -158,6 +161,7 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
         agent_failure,
         cost_usd: cost,
         pending_events: Vec::new(),
+        rate_limited,
     }
 }
 
