@@ -1,27 +1,9 @@
 //! action.yml's `config` input is optional: without it (and without a config file) the
 //! tool runs on every key's default instead of failing on a missing `config.yaml`.
 
+use crate::common::action::run_step_script;
 use crate::common::{Run, TestEnv, bin};
 use std::path::Path;
-
-/// The `run:` script of action.yml's "Run swarm-attack" step.
-fn run_step_script() -> String {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
-    let step = text
-        .split("- name: Run swarm-attack")
-        .nth(1)
-        .expect("action.yml has a `Run swarm-attack` step");
-    let body = step
-        .split("      run: |\n")
-        .nth(1)
-        .expect("the step has run: |");
-    body.lines()
-        .take_while(|l| l.starts_with("        ") || l.trim().is_empty())
-        .map(|l| l.strip_prefix("        ").unwrap_or(l))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// Runs the step's script with bash as the Action would, with `config` and `command` inputs.
 fn run_step(env: &TestEnv, config: &str, command: &str) -> Run {

@@ -164,7 +164,10 @@ fn open_hands_the_written_report_to_the_browser() {
     r.ok();
     let path = r.stdout.trim().to_string();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !opened.exists() && std::time::Instant::now() < deadline {
+    // the browser script creates the file before it writes it: wait for the content
+    while std::fs::read_to_string(&opened).map_or(true, |s| s.is_empty())
+        && std::time::Instant::now() < deadline
+    {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     assert_eq!(std::fs::read_to_string(&opened).unwrap(), path);

@@ -22,6 +22,11 @@ struct Pr {
 }
 
 fn setup() -> Pr {
+    setup_with("")
+}
+
+/// [`setup`] with more `git:` keys (indented lines).
+fn setup_with(git_extra: &str) -> Pr {
     let fake = FakeGithub::start(REPO, TOKEN);
     let mut env = TestEnv::new();
     env.extra_env.extend([
@@ -48,7 +53,7 @@ fn setup() -> Pr {
     env.write(
         "config.yaml",
         &format!(
-            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngit:\n  landing: pr\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\n",
+            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngit:\n  landing: pr\n{git_extra}github:\n  repo: {REPO}\n  min_write_interval_ms: 0\n",
             agent.display()
         ),
     );
@@ -97,7 +102,7 @@ impl Pr {
     /// Makes the git side of merging `branch` into origin's main with `method`, then pulls
     /// main into the user's repository.
     fn merge_on_origin(&self, branch: &str, method: &str, pr: u64) {
-        let work = self.env.tmp.path().join(format!("merger-{method}"));
+        let work = self.env.tmp.path().join(format!("merger-{method}-{pr}"));
         self.env.git_in(
             self.env.tmp.path(),
             &[
@@ -318,16 +323,137 @@ fn an_open_pull_request_that_links_the_issue_stops_its_dispatch() {
 }
 
 #[test]
-fn stacked_dependents_are_refused_clearly_until_supported() {
-    let env = TestEnv::new();
-    env.write("config.yaml", "git:\n  landing: pr\n  stack: true\n");
-    env.issues("auth", json!([{"order": 1, "title": "Model"}]));
-    let r = env.run(&["greenlight", "auth"]);
-    r.code(2);
-    assert!(r.stderr.contains("config.yaml:3"), "{}", r.stderr);
-    assert!(r.stderr.contains("git.stack"), "{}", r.stderr);
-    assert!(
-        !env.path(".swarm/state/auth.json").exists(),
-        "nothing written"
+fn the_open_pull_request_listing_is_conditional_and_a_304_still_blocks() {
+    let s = setup();
+    let pr = s.fake.open_pull(
+        "Model, done by hand",
+        "alice/model",
+        "main",
+        &format!("Fixes #{}", s.gh[0]),
     );
+    let listings = |status: Option<u16>| {
+        s.fake
+            .log()
+            .iter()
+            .filter(|l| l.method == "GET" && l.path.ends_with("/pulls"))
+            .filter(|l| l.query.contains("state=open"))
+            .filter(|l| status.is_none_or(|c| l.status == c))
+            .count()
+    };
+    s.run().ok();
+    assert_eq!(listings(Some(304)), 0, "nothing cached yet");
+    assert!(listings(Some(200)) >= 1);
+    s.fake.clear_log();
+    s.env.run(&["run", "auth", "--issue", "1"]).ok();
+    assert_eq!(listings(None), 1, "one listing per sync");
+    assert_eq!(listings(Some(304)), 1, "If-None-Match with the cached ETag");
+    assert!(
+        s.agent_calls().is_empty(),
+        "the cached open pull request still blocks"
+    );
+    let detected = s
+        .env
+        .events("auth")
+        .iter()
+        .filter(|e| e["event"] == "duplicate_detected" && e["pr"] == pr)
+        .count();
+    assert_eq!(detected, 2, "both runs named the pull request");
+    // a change on GitHub is seen: the listing is fresh again and the issue goes
+    s.fake.close_pull(pr);
+    s.fake.clear_log();
+    s.run().ok();
+    let first = s
+        .fake
+        .log()
+        .into_iter()
+        .find(|l| l.method == "GET" && l.path.ends_with("/pulls") && l.query.contains("state=open"))
+        .unwrap();
+    assert_eq!(first.status, 200, "the close changed the listing");
+    assert_eq!(s.agent_calls(), vec!["1".to_string()]);
+}
+
+#[test]
+fn a_stacked_dependent_starts_from_its_unmerged_dependency_and_follows_it_to_done() {
+    let s = setup_with("  stack: true\n");
+    let r = s.run();
+    r.ok();
+    assert_eq!(s.agent_calls(), vec!["1".to_string(), "2".to_string()]);
+    assert_eq!(s.env.stage("auth", 1), "IN_REVIEW");
+    assert_eq!(
+        s.env.stage("auth", 2),
+        "IN_REVIEW",
+        "2 went while 1 was in review"
+    );
+    let pulls = s.fake.pulls();
+    assert_eq!(pulls.len(), 2, "{pulls:?}");
+    let (p1, p2) = (&pulls[0], &pulls[1]);
+    assert_eq!(
+        (p1.head.as_str(), p1.base.as_str()),
+        ("swarm/auth/issue-1", "main")
+    );
+    assert_eq!(
+        (p2.head.as_str(), p2.base.as_str()),
+        ("swarm/auth/issue-2", "swarm/auth/issue-1"),
+        "the dependent's pull request is based on its dependency's branch"
+    );
+    // 2's commit sits on 1's, and 2's agent saw 1's work
+    let parent = s
+        .env
+        .git_in(&s.origin, &["rev-parse", "swarm/auth/issue-2^"]);
+    let one = s
+        .env
+        .git_in(&s.origin, &["rev-parse", "swarm/auth/issue-1"]);
+    assert_eq!(parent, one);
+    let files = s.env.git_in(
+        &s.origin,
+        &["ls-tree", "-r", "--name-only", "swarm/auth/issue-2"],
+    );
+    assert!(files.contains("src/issue_1.txt"), "{files}");
+    // 1 merges: DONE through the base branch, and 2's pull request now targets main
+    s.merge_on_origin("swarm/auth/issue-1", "merge", p1.number);
+    s.env.run(&["github", "sync", "auth"]).ok();
+    assert_eq!(s.env.stage("auth", 1), "DONE");
+    assert_eq!(
+        s.env.stage("auth", 2),
+        "IN_REVIEW",
+        "not DONE before its own merge"
+    );
+    let p2_now = s
+        .fake
+        .pulls()
+        .into_iter()
+        .find(|p| p.number == p2.number)
+        .unwrap();
+    assert_eq!(p2_now.base, "main", "retargeted once its base merged");
+    // 2 merges: DONE
+    s.merge_on_origin("swarm/auth/issue-2", "merge", p2.number);
+    s.env.run(&["github", "sync", "auth"]).ok();
+    assert_eq!(s.env.stage("auth", 2), "DONE");
+    // a further run does nothing
+    s.run().ok();
+    assert_eq!(s.agent_calls().len(), 2);
+    assert_eq!(s.fake.pulls().len(), 2);
+}
+
+#[test]
+fn without_stack_a_dependent_waits_for_the_merge_and_starts_from_the_base_branch() {
+    let s = setup();
+    s.run().ok();
+    assert_eq!(s.env.stage("auth", 2), "BACKLOG");
+    assert_eq!(s.agent_calls(), vec!["1".to_string()]);
+    let pr = s.fake.pulls()[0].number;
+    s.merge_on_origin("swarm/auth/issue-1", "squash", pr);
+    s.run().ok();
+    assert_eq!(s.agent_calls(), vec!["1".to_string(), "2".to_string()]);
+    let p2 = s
+        .fake
+        .pulls()
+        .into_iter()
+        .find(|p| p.head == "swarm/auth/issue-2")
+        .unwrap();
+    assert_eq!(p2.base, "main");
+    let parent = s
+        .env
+        .git_in(&s.origin, &["rev-parse", "swarm/auth/issue-2^"]);
+    assert_eq!(parent, s.env.git_in(&s.origin, &["rev-parse", "main"]));
 }

@@ -3,9 +3,14 @@
 //! separate processes, started together) that each run `run <feature> --issue N` and bundle
 //! the result, and the `apply` step (`scripts/apply-bundle.sh`) landing each bundle on
 //! origin. Every issue of a 12-issue feature with dependencies lands exactly once, in
-//! dependency order, and repeating the whole workflow changes nothing.
+//! dependency order, and repeating the whole workflow changes nothing — in both landing
+//! modes: `commit` (apply rebases onto main) and `pr` (apply pushes the issue's branch and
+//! opens its pull request on the fake GitHub, unless one is open; a simulated reviewer
+//! merges the open pull requests after each round; `plan` reads GitHub, so its matrix
+//! leaves out issues with an open pull request).
 
 use crate::common::TestEnv;
+use crate::common::fake_github::FakeGithub;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,13 +24,27 @@ fn deps(n: u32) -> Vec<u32> {
     if n > 4 { vec![n - 4] } else { vec![] }
 }
 
+const REPO: &str = "octo/fan";
+const TOKEN: &str = "ghs_fanouttoken000000000000000000000000";
+
 struct Origin {
     env: TestEnv,
     bare: PathBuf,
     clones: std::sync::atomic::AtomicU32,
+    /// `pr` landing: the fake GitHub the plan reads and the apply opens pull requests on.
+    github: Option<FakeGithub>,
 }
 
 fn origin() -> Origin {
+    origin_in(None)
+}
+
+/// An origin whose workflow lands through pull requests on `github`.
+fn pr_origin() -> Origin {
+    origin_in(Some(FakeGithub::start(REPO, TOKEN)))
+}
+
+fn origin_in(github: Option<FakeGithub>) -> Origin {
     let env = TestEnv::new();
     let agent = env.script(
         "agent.sh",
@@ -34,7 +53,7 @@ fn origin() -> Origin {
     env.write(
         "config.yaml",
         &format!(
-            "coordination:\n  github_sync_enabled: false\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\n",
+            "coordination:\n  github_sync_enabled: false\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngithub:\n  repo: {REPO}\n",
             agent.display()
         ),
     );
@@ -59,6 +78,7 @@ fn origin() -> Origin {
         env,
         bare,
         clones: Default::default(),
+        github,
     }
 }
 
@@ -80,6 +100,7 @@ impl Origin {
         dir
     }
 
+    /// The tool in `dir`, without any token (as in the `implement` job).
     fn tool(&self, dir: &Path, args: &[&str]) -> crate::common::Run {
         self.env
             .command()
@@ -90,11 +111,29 @@ impl Origin {
             .into()
     }
 
+    /// The tool with read access to the fake GitHub (as in the `plan` job), when there is one.
+    fn tool_reading_github(&self, dir: &Path, args: &[&str]) -> crate::common::Run {
+        let mut cmd = self.env.command();
+        if let Some(gh) = &self.github {
+            cmd.env("GITHUB_API_URL", &gh.url)
+                .env("GITHUB_TOKEN", TOKEN);
+        }
+        cmd.current_dir(dir).args(args).output().unwrap().into()
+    }
+
+    fn mode(&self) -> &'static str {
+        if self.github.is_some() {
+            "pr"
+        } else {
+            "commit"
+        }
+    }
+
     /// `plan`: the matrix, from a fresh clone.
     fn plan(&self) -> Vec<u32> {
         let dir = self.clone_fresh();
         self.tool(&dir, &["greenlight", FEATURE]).ok();
-        let m = self.tool(&dir, &["matrix", FEATURE]);
+        let m = self.tool_reading_github(&dir, &["matrix", FEATURE]);
         m.ok();
         m.json()["include"]
             .as_array()
@@ -132,7 +171,7 @@ impl Origin {
         cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/apply-bundle.sh"))
             .args([FEATURE, &issue.to_string()])
             .arg(bundle)
-            .arg("commit")
+            .arg(self.mode())
             .current_dir(dir);
         for (k, v) in [
             ("GIT_CONFIG_GLOBAL", "/dev/null"),
@@ -151,7 +190,45 @@ impl Origin {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(out.status.success(), "apply #{issue}: {text}");
+        if let Some(gh) = self
+            .github
+            .as_ref()
+            .filter(|_| text.contains("pushed swarm/"))
+        {
+            open_pull_once(gh, dir, issue);
+        }
         text
+    }
+
+    /// The reviewer: merges every open pull request into origin's main (a merge commit, as
+    /// GitHub's default merge button makes) and marks it merged on the fake GitHub.
+    fn review_and_merge(&self) {
+        let Some(gh) = &self.github else { return };
+        let open: Vec<_> = gh
+            .pulls()
+            .into_iter()
+            .filter(|p| p.state == "open")
+            .collect();
+        if open.is_empty() {
+            return;
+        }
+        let dir = self.clone_fresh();
+        for p in open {
+            self.env.git_in(&dir, &["fetch", "-q", "origin", &p.head]);
+            self.env.git_in(
+                &dir,
+                &[
+                    "merge",
+                    "-q",
+                    "--no-ff",
+                    "FETCH_HEAD",
+                    "-m",
+                    &format!("Merge pull request #{} from {REPO}/{}", p.number, p.head),
+                ],
+            );
+            gh.merge_pull(p.number, "merge");
+        }
+        self.env.git_in(&dir, &["push", "-q", "origin", "main"]);
     }
 
     /// The whole workflow with `k` runners, round after round until the matrix is empty.
@@ -187,6 +264,7 @@ impl Origin {
                     .collect()
             });
             bundles.extend(done);
+            self.review_and_merge();
         }
         (rounds, bundles, start.elapsed())
     }
@@ -210,6 +288,54 @@ impl Origin {
     }
 }
 
+/// The `gh pr list --head … --state open` / `gh pr create` pair of the apply job, against
+/// the fake GitHub's REST API (which, like GitHub, refuses a second open pull request for a
+/// head with 422).
+fn open_pull_once(gh: &FakeGithub, dir: &Path, issue: u32) {
+    let branch = format!("swarm/{FEATURE}/issue-{issue}");
+    let owner = REPO.split('/').next().unwrap();
+    let curl = |args: &[&str]| {
+        let out = Command::new("curl")
+            .args(["-sS", "-H", &format!("Authorization: Bearer {TOKEN}")])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let listed = curl(&[&format!(
+        "{}/repos/{REPO}/pulls?state=open&head={owner}:{branch}",
+        gh.url
+    )]);
+    if serde_json::from_str::<serde_json::Value>(&listed)
+        .map(|v| v.as_array().is_some_and(|a| !a.is_empty()))
+        .unwrap_or(false)
+    {
+        return;
+    }
+    let title = String::from_utf8_lossy(
+        &Command::new("git")
+            .args(["log", "-1", "--format=%s"])
+            .arg(format!("refs/swarm-incoming/{FEATURE}/issue-{issue}"))
+            .current_dir(dir)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let body = json!({"title": title, "head": branch, "base": "main",
+        "body": format!("Implemented by swarm-attack (feature `{FEATURE}`, issue {issue}).")});
+    curl(&[
+        "-X",
+        "POST",
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        &body.to_string(),
+        &format!("{}/repos/{REPO}/pulls", gh.url),
+    ]);
+}
+
 fn check_landed_once_in_order(o: &Origin) {
     let landed = o.landed();
     let mut sorted = landed.clone();
@@ -227,12 +353,16 @@ fn check_landed_once_in_order(o: &Origin) {
     }
 }
 
-#[test]
-fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_nothing() {
-    let o = origin();
+/// The whole workflow with four runners: every issue lands once in dependency order, and
+/// repeating the workflow, or re-running every apply job of it, changes nothing. `check`
+/// runs after the first workflow. Then the same feature with one runner; prints both
+/// makespans.
+fn lands_once_and_repeats_as_nothing(make: fn() -> Origin, label: &str, check: impl Fn(&Origin)) {
+    let o = make();
     let (rounds, bundles, makespan_4) = o.workflow(4);
     assert_eq!(rounds, 3, "three dependency layers, four issues each");
     check_landed_once_in_order(&o);
+    check(&o);
     let tip = o.env.git_in(&o.bare, &["rev-parse", "main"]);
     // the whole workflow again: nothing to dispatch, nothing lands
     let (again, _, _) = o.workflow(4);
@@ -244,15 +374,38 @@ fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_no
         assert!(out.contains("already landed"), "{out}");
     }
     assert_eq!(o.env.git_in(&o.bare, &["rev-parse", "main"]), tip);
+    check(&o);
 
     // one runner, for the makespan comparison
-    let one = origin();
+    let one = make();
     let (_, _, makespan_1) = one.workflow(1);
     check_landed_once_in_order(&one);
     eprintln!(
-        "fan-out makespan, 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
+        "fan-out makespan ({label}), 12 issues in 3 layers: 4 runners {:.1} s, 1 runner {:.1} s ({:.2}x)",
         makespan_4.as_secs_f64(),
         makespan_1.as_secs_f64(),
         makespan_1.as_secs_f64() / makespan_4.as_secs_f64()
     );
+}
+
+#[test]
+fn four_runners_land_every_issue_once_in_dependency_order_and_a_rerun_changes_nothing() {
+    lands_once_and_repeats_as_nothing(origin, "commit landing", |_| {});
+}
+
+#[test]
+fn four_runners_landing_through_pull_requests_open_one_per_issue_and_a_rerun_changes_nothing() {
+    lands_once_and_repeats_as_nothing(pr_origin, "pr landing", |o| {
+        let pulls = o.github.as_ref().unwrap().pulls();
+        let mut heads: Vec<String> = pulls.iter().map(|p| p.head.clone()).collect();
+        heads.sort();
+        heads.dedup();
+        assert_eq!(
+            pulls.len(),
+            ISSUES as usize,
+            "exactly one pull request per issue: {pulls:?}"
+        );
+        assert_eq!(heads.len(), ISSUES as usize);
+        assert!(pulls.iter().all(|p| p.merged && p.base == "main"));
+    });
 }

@@ -74,6 +74,45 @@ fn an_agent_never_sees_a_token_and_no_planted_hook_runs() {
     );
 }
 
+/// The Action's agent step as the runner starts it: a bash step whose environment holds the
+/// token (`env: GITHUB_TOKEN:` in action.yml) runs action.yml's own script, which `exec`s
+/// the tool. The hunting agent reads every ancestor's environment it can: the step shell
+/// is gone (replaced by the tool), and the tool re-executed itself without the token.
+#[test]
+fn in_the_action_step_no_ancestor_of_an_agent_holds_the_token_in_its_environment() {
+    let s = Setup::new(
+        "sec",
+        json!([{"order": 1, "title": "A"}]),
+        HUNTING_AGENT,
+        "",
+    );
+    let action_bin = s.env.home.join(".swarm-attack/bin");
+    std::fs::create_dir_all(&action_bin).unwrap();
+    std::os::unix::fs::symlink(crate::common::bin(), action_bin.join("swarm-attack")).unwrap();
+    let out: crate::common::Run = s
+        .env
+        .bash()
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("SWARM_CONFIG", "")
+        .env("SWARM_COMMAND", "run sec")
+        .env("SWARM_RUN_AGENTS", "true")
+        .args(["-c", &crate::common::action::run_step_script()])
+        .output()
+        .unwrap()
+        .into();
+    out.ok();
+    assert_eq!(s.env.stage("sec", 1), "DONE");
+    let seen = std::fs::read_to_string(s.trace.join("seen-1.txt")).unwrap();
+    assert!(
+        seen.contains("\0SWARM_COMMAND=run sec\0"),
+        "the agent read an ancestor's environment (NUL-separated, with the step's variables)"
+    );
+    assert!(
+        !seen.contains(TOKEN),
+        "an ancestor of the agent held the token"
+    );
+}
+
 /// A repository linked to the fake GitHub (automatic sync on) with a script agent and the
 /// test runner; `tests_command` replaces the runner when given.
 fn gh_run_setup(

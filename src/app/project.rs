@@ -172,7 +172,10 @@ impl Project {
     /// Loads a feature's state, warning about unknown stage/phase names.
     pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
         let path = self.paths.state_file(feature);
-        let state = state_store::load(&path)?;
+        let mut state = state_store::load(&path)?;
+        if let Some(s) = state.as_mut() {
+            s.stack = self.config.git.stack;
+        }
         if let Some(w) = state.as_ref().and_then(|s| s.unknown_names_warning()) {
             let shown = self.paths.display(&path);
             notice::warn_once(&shown, &format!("{shown}: {w}"));
@@ -277,9 +280,11 @@ impl Project {
         self.check_feature(feature)?;
         let lock = self.lock(feature)?;
         let old = self.load_state(feature)?;
-        let state = old
-            .clone()
-            .unwrap_or_else(|| FeatureState::new(feature, &clock::now_rfc3339()));
+        let state = old.clone().unwrap_or_else(|| {
+            let mut s = FeatureState::new(feature, &clock::now_rfc3339());
+            s.stack = self.config.git.stack;
+            s
+        });
         Ok(FeatureTxn {
             project: self,
             lock,

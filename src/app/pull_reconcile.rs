@@ -4,7 +4,10 @@
 //! the git rule once the merge is in the synced history (merge commit, squash and rebase
 //! all keep the rule-1 subject or the trailers). A pull request closed unmerged returns an
 //! IN_REVIEW task to READY, with the reason (and the reviewer's last comment) fed into the
-//! next attempt's prompt.
+//! next attempt's prompt. With `git.stack`, the open pull requests stacked on a merged
+//! one's branch are retargeted to `git.base_branch` (GitHub does this by itself only when
+//! the merged branch is deleted; a stacked pull request left on a merged branch would merge
+//! into that branch, not the base).
 
 use crate::app::project::Project;
 use crate::core::commit_message::neutralise;
@@ -62,6 +65,14 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
                     .map(|c| neutralise(c.body.trim()))
             })
         };
+        if info.merged && project.config.git.stack {
+            retarget_stacked(
+                &mut api,
+                settings,
+                &info.head_ref,
+                &project.config.git.base_branch,
+            )?;
+        }
         ended.push((issue, pr, info.merged, reviewer));
     }
     if ended.is_empty() {
@@ -90,4 +101,25 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
     readiness::recompute(&mut txn.state);
     txn.commit()?;
     Ok(out)
+}
+
+/// Retargets the open pull requests based on `merged_branch` to `base` (before the merge is
+/// recorded, so a failure is retried by the next sync).
+fn retarget_stacked(
+    api: &mut Api,
+    settings: &Settings,
+    merged_branch: &str,
+    base: &str,
+) -> CmdResult<()> {
+    let err = |e: crate::io::github::errors::GithubError, what: &str| {
+        CommandError::work(e.sentence(&settings.repo, settings.token.source, what, true))
+    };
+    let stacked = api
+        .open_pulls_into(merged_branch)
+        .map_err(|e| err(e, &format!("the pull requests based on `{merged_branch}`")))?;
+    for p in stacked.iter().filter(|p| p.base_ref != base) {
+        api.retarget_pull(p.number, base)
+            .map_err(|e| err(e, &format!("pull request #{}", p.number)))?;
+    }
+    Ok(())
 }

@@ -111,3 +111,24 @@ pub fn run_action(env: &TestEnv, event: &str, payload: &Value) -> ActionRun {
         summary: std::fs::read_to_string(&sum_path).unwrap_or_default(),
     }
 }
+
+/// The `run:` script of action.yml's "Run swarm-attack" step.
+pub fn run_step_script() -> String {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml"),
+    )
+    .unwrap();
+    let step = text
+        .split("- name: Run swarm-attack")
+        .nth(1)
+        .expect("action.yml has a `Run swarm-attack` step");
+    let body = step
+        .split("      run: |\n")
+        .nth(1)
+        .expect("the step has run: |");
+    body.lines()
+        .take_while(|l| l.starts_with("        ") || l.trim().is_empty())
+        .map(|l| l.strip_prefix("        ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

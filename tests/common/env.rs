@@ -193,6 +193,14 @@ impl TestEnv {
         cmd
     }
 
+    /// `bash`, hermetic like [`TestEnv::command`], run in the repository.
+    pub fn bash(&self) -> Command {
+        let mut cmd = Command::new("bash");
+        self.base_env(&mut cmd);
+        cmd.current_dir(&self.root);
+        cmd
+    }
+
     /// Runs the binary with `args`.
     pub fn run(&self, args: &[&str]) -> Run {
         self.command().args(args).output().unwrap().into()

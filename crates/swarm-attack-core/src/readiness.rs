@@ -1,6 +1,8 @@
 //! Readiness (SPEC §2): a task is READY only when every dependency is DONE; a BACKLOG task
 //! is released by itself when its dependencies become DONE, and a READY task whose
-//! dependency is no longer DONE returns to BACKLOG.
+//! dependency is no longer DONE returns to BACKLOG. With `git.stack` (SPEC §12,
+//! [`FeatureState::stack`]) one IN_REVIEW dependency counts as met too: the dependent
+//! starts from that dependency's branch ([`stacked_on`]).
 
 use crate::stage::Stage;
 use crate::state::FeatureState;
@@ -27,10 +29,7 @@ pub fn recompute(state: &mut FeatureState) -> Vec<StageChange> {
         if !matches!(t.stage, Stage::Backlog | Stage::Ready) {
             continue;
         }
-        let ready = t
-            .dependencies
-            .iter()
-            .all(|d| stages.get(d) == Some(&Stage::Done));
+        let ready = dependencies_met(&t.dependencies, state.stack, |d| stages.get(&d));
         let want = if ready { Stage::Ready } else { Stage::Backlog };
         if t.stage != want {
             changes.push(StageChange {
@@ -42,6 +41,36 @@ pub fn recompute(state: &mut FeatureState) -> Vec<StageChange> {
         }
     }
     changes
+}
+
+/// Whether every dependency is DONE — or, with `stack`, all are DONE but at most one that
+/// is IN_REVIEW (a dependent cannot start from two unmerged branches at once).
+fn dependencies_met<'s>(
+    deps: &[u32],
+    stack: bool,
+    stage: impl Fn(u32) -> Option<&'s Stage>,
+) -> bool {
+    let mut in_review = 0;
+    for d in deps {
+        match stage(*d) {
+            Some(Stage::Done) => {}
+            Some(Stage::InReview) if stack => in_review += 1,
+            _ => return false,
+        }
+    }
+    in_review <= 1
+}
+
+/// With `git.stack`, the IN_REVIEW dependency a dispatchable `task` starts from (its
+/// branch is the worktree's base and its pull request's base); `None` otherwise.
+pub fn stacked_on(state: &FeatureState, task: &Task) -> Option<u32> {
+    if !state.stack {
+        return None;
+    }
+    task.dependencies
+        .iter()
+        .copied()
+        .find(|d| state.task(*d).is_some_and(|x| x.stage == Stage::InReview))
 }
 
 /// Each task's stage by issue number, built once for lookups over many tasks.
@@ -155,7 +184,7 @@ pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
     keyed.into_iter().map(|(_, n)| n).collect()
 }
 
-/// Whether a task may be dispatched: READY, or INTERRUPTED with every dependency DONE;
+/// Whether a task may be dispatched: READY, or INTERRUPTED with its dependencies met;
 /// never a manual issue (it waits for a person, SPEC §12).
 pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
     if t.is_manual() {
@@ -163,10 +192,9 @@ pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
     }
     match t.stage {
         Stage::Ready => true,
-        Stage::Interrupted => t
-            .dependencies
-            .iter()
-            .all(|d| state.task(*d).is_some_and(|x| x.stage == Stage::Done)),
+        Stage::Interrupted => dependencies_met(&t.dependencies, state.stack, |d| {
+            state.task(d).map(|x| &x.stage)
+        }),
         _ => false,
     }
 }
@@ -233,6 +261,35 @@ mod tests {
         assert_eq!(s.task(2).unwrap().stage, Stage::Ready);
         assert_eq!(ch.len(), 1);
         assert!(recompute(&mut s).is_empty());
+    }
+
+    #[test]
+    fn an_in_review_dependency_is_met_only_with_stack_and_only_one_of_them() {
+        let tasks: &[(u32, Stage, &[u32])] = &[
+            (1, Stage::InReview, &[]),
+            (2, Stage::Backlog, &[1]),
+            (3, Stage::InReview, &[]),
+            (4, Stage::Backlog, &[1, 3]),
+            (5, Stage::Done, &[]),
+            (6, Stage::Interrupted, &[1, 5]),
+        ];
+        let mut s = state(tasks);
+        recompute(&mut s);
+        assert_eq!(s.task(2).unwrap().stage, Stage::Backlog, "no stack: waits");
+        assert!(!dispatchable(&s, s.task(6).unwrap()));
+        assert_eq!(stacked_on(&s, s.task(2).unwrap()), None);
+        let mut s = state(tasks);
+        s.stack = true;
+        recompute(&mut s);
+        assert_eq!(s.task(2).unwrap().stage, Stage::Ready);
+        assert_eq!(stacked_on(&s, s.task(2).unwrap()), Some(1));
+        assert_eq!(
+            s.task(4).unwrap().stage,
+            Stage::Backlog,
+            "two unmerged branches cannot both be the base"
+        );
+        assert!(dispatchable(&s, s.task(6).unwrap()));
+        assert_eq!(stacked_on(&s, s.task(6).unwrap()), Some(1));
     }
 
     #[test]

@@ -235,6 +235,11 @@ pub struct FeatureState {
     /// while untouched).
     #[serde(skip)]
     pub loaded_nulls: LoadedNulls,
+    /// `git.stack` (SPEC §12), set by whoever loads the state with the project's config
+    /// (never stored): an IN_REVIEW dependency counts as met for readiness, and the
+    /// dependent starts from that dependency's branch.
+    #[serde(skip)]
+    pub stack: bool,
 }
 
 impl FeatureState {
@@ -252,6 +257,7 @@ impl FeatureState {
             ledger: None,
             extra: Map::new(),
             loaded_nulls: LoadedNulls::default(),
+            stack: false,
         }
     }
 

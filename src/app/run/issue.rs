@@ -1,5 +1,6 @@
 //! One claimed issue from claim to DONE / BLOCKED: duplicate checks, coordination, then
-//! attempts (each in a fresh worktree on the branch's current tip) with the failures fed
+//! attempts (each in a fresh worktree on the branch's current tip, or on an unmerged
+//! dependency's branch with `git.stack`) with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
 //! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
@@ -13,7 +14,10 @@ use crate::app::run::claim::Claim;
 use crate::app::run::failure::{Next, after_failure};
 use crate::app::run::land::{self, Landed};
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
-use crate::app::run::{IssueResult, Outcome, Progress, RunContext, duplicate, governor, record};
+use crate::app::run::worktree::{WorktreeGuard, fresh_worktree};
+use crate::app::run::{
+    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, stack,
+};
 use crate::app::summary;
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
@@ -22,44 +26,6 @@ use crate::core::stage::Stage;
 use crate::core::state::{EvidenceRecord, Task};
 use crate::error::{CmdResult, CommandError};
 use std::path::{Path, PathBuf};
-
-/// A worktree queued for removal when dropped (success, failure or error alike); the
-/// scheduler removes it after reporting the issue's result.
-struct WorktreeGuard<'g> {
-    ctx: &'g RunContext<'g>,
-    path: PathBuf,
-}
-
-impl Drop for WorktreeGuard<'_> {
-    fn drop(&mut self) {
-        match self.ctx.pending_removals.lock() {
-            Ok(mut v) => v.push(self.path.clone()),
-            Err(_) => self.ctx.git.remove_worktree(&self.path),
-        }
-    }
-}
-
-/// A fresh worktree for an attempt, on the branch's current tip.
-fn fresh_worktree<'g>(
-    ctx: &'g RunContext<'g>,
-    issue: u32,
-    attempt: u32,
-) -> CmdResult<(WorktreeGuard<'g>, String)> {
-    let git = &ctx.git;
-    let base = git
-        .head(&git.root)
-        .map_err(|e| CommandError::internal(e.to_string()))?
-        .ok_or_else(|| {
-            CommandError::input("the repository has no commit yet; commit something first")
-        })?;
-    let path = ctx.worktree_path(issue, attempt);
-    git.add_worktree(&path, &base).map_err(|e| {
-        CommandError::internal(format!(
-            "could not create the worktree for issue {issue}: {e}"
-        ))
-    })?;
-    Ok((WorktreeGuard { ctx, path }, base))
-}
 
 /// The attempt loop's state for one issue.
 struct Attempts<'c> {
@@ -73,6 +39,8 @@ struct Attempts<'c> {
     failures: Vec<String>,
     wt: WorktreeGuard<'c>,
     base: String,
+    /// The commit every attempt starts from with `git.stack` (else the branch's tip).
+    start: Option<String>,
     artifacts: PathBuf,
     /// How the work is executed (`SOLO (agent)`, a pair's description, a fallback).
     executed: String,
@@ -106,7 +74,7 @@ impl<'c> Attempts<'c> {
     fn retry(&mut self, ctx: &'c RunContext<'c>, issue: u32, n: u32) -> CmdResult<()> {
         self.attempt = n;
         self.here += 1;
-        let (wt, base) = fresh_worktree(ctx, issue, n)?;
+        let (wt, base) = fresh_worktree(ctx, issue, n, self.start.as_deref())?;
         self.wt = wt;
         self.base = base;
         self.artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, n);
@@ -144,14 +112,24 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
         dependencies: task.dependencies.clone(),
     });
     stop_earlier_agents(ctx, issue)?;
-    let (wt, base) = fresh_worktree(ctx, issue, claim.attempt)?;
+    let start = stack::base_for(ctx, claim)?.map(|s| s.commit);
+    let (wt, base) = fresh_worktree(ctx, issue, claim.attempt, start.as_deref())?;
     let artifacts = ctx
         .project
         .paths
         .attempt_dir(&ctx.feature, issue, claim.attempt);
 
-    // 1. Duplicate detection.
-    let synced = claim.synced_head.as_deref().map(|h| (h, base.as_str()));
+    // 1. Duplicate detection (on the checked-out branch, also when stacked).
+    let tip = match start {
+        Some(_) => ctx
+            .git
+            .head(&ctx.git.root)
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+        None => base.clone(),
+    };
+    let synced = claim.synced_head.as_deref().map(|h| (h, tip.as_str()));
     let dup = duplicate::check(
         ctx,
         task,
@@ -230,6 +208,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             .collect(),
         wt,
         base,
+        start,
         artifacts,
         executed,
         selected: Some(if pair.is_some() {

@@ -1,6 +1,7 @@
 //! Landing through a pull request (`git.landing: pr`, SPEC §12): the verified commit is
 //! pushed to `swarm/<feature>/issue-<N>` and one pull request per issue is opened against
-//! `git.base_branch` — or the open one for that branch is reused and updated, never a
+//! `git.base_branch` (a stacked dependent's against its dependency's branch, see
+//! `run::stack`) — or the open one for that branch is reused and updated, never a
 //! second. The task then waits IN_REVIEW; the merge (any method) makes it DONE through the
 //! git rule on a later sync, and a pull request closed unmerged returns it to READY (see
 //! `app::github` reconcile).
@@ -27,8 +28,13 @@ pub struct Opened {
     pub reused: bool,
 }
 
-/// Pushes `commit` and opens (or reuses) the issue's pull request.
-pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> CmdResult<Opened> {
+/// Pushes `commit` and opens (or reuses) the issue's pull request into `base`.
+pub fn open_pull(
+    ctx: &RunContext<'_>,
+    commit: &str,
+    facts: &PullFacts<'_>,
+    base: &str,
+) -> CmdResult<Opened> {
     let project = ctx.project;
     let settings = match settings::resolve(&project.config, &project.root)? {
         Ok(s) => s,
@@ -41,7 +47,7 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
         }
     };
     let branch = pull_link::branch_name(&ctx.feature, facts.issue);
-    let server = web_base(&settings.api_url);
+    let server = settings::web_base(&settings.api_url);
     crate::io::git::push::push_commit(
         &project.root,
         &project.config.git.remote,
@@ -72,8 +78,8 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
         .pulls_for_branch(&branch)
         .map_err(|e| gh_err(e, &format!("the pull requests of `{branch}`")))?;
     if let Some(open) = existing.iter().find(|p| p.state == "open") {
-        if open.title != title || open.body != body {
-            api.update_pull(open.number, &title, &body)
+        if open.title != title || open.body != body || open.base_ref != base {
+            api.update_pull(open.number, &title, &body, Some(base))
                 .map_err(|e| gh_err(e, &format!("pull request #{}", open.number)))?;
         }
         return Ok(Opened {
@@ -84,7 +90,7 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
         });
     }
     let created = api
-        .create_pull(&title, &branch, &project.config.git.base_branch, &body)
+        .create_pull(&title, &branch, base, &body)
         .map_err(|e| gh_err(e, &format!("a pull request for `{branch}`")))?;
     // the label shows on the pull request too (best effort: the issue's label is synced)
     let _ = api.set_labels(
@@ -97,20 +103,6 @@ pub fn open_pull(ctx: &RunContext<'_>, commit: &str, facts: &PullFacts<'_>) -> C
         commit: commit.to_string(),
         reused: false,
     })
-}
-
-/// The web host git pushes to, from the API base (`https://api.github.com` →
-/// `https://github.com`; GHES `https://host/api/v3` → `https://host`).
-fn web_base(api_url: &str) -> String {
-    if let Some(rest) = api_url.strip_prefix("https://api.") {
-        return format!("https://{}", rest.split('/').next().unwrap_or(rest));
-    }
-    api_url
-        .split("/api/")
-        .next()
-        .unwrap_or(api_url)
-        .trim_end_matches('/')
-        .to_string()
 }
 
 /// Opens the pull request for a verified attempt and records the task IN_REVIEW (event
@@ -143,7 +135,8 @@ pub fn finish_in_review(
                 reason: "another run took the issue over; this run's work was not pushed".into(),
             });
         }
-        let opened = open_pull(ctx, &p.commit, &facts)?;
+        let base = crate::app::run::stack::pull_base(ctx, claim, &txn.state);
+        let opened = open_pull(ctx, &p.commit, &facts, &base)?;
         record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(Outcome::Lost {
@@ -165,20 +158,4 @@ pub fn finish_in_review(
             reused: opened.reused,
         })
     })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn web_base_from_api_base() {
-        assert_eq!(
-            super::web_base("https://api.github.com"),
-            "https://github.com"
-        );
-        assert_eq!(
-            super::web_base("https://ghe.example.com/api/v3"),
-            "https://ghe.example.com"
-        );
-        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
-    }
 }

@@ -27,8 +27,10 @@ pub mod land_pr;
 pub mod modes;
 pub mod record;
 pub mod scheduler;
+pub mod stack;
 pub mod stop;
 pub mod verify;
+mod worktree;
 
 use crate::app::project::Project;
 use crate::io::git::Git;

@@ -146,14 +146,6 @@ pub fn check(
     origin: &str,
 ) -> Result<(), CommandError> {
     let line = |path: &str| lines.get(path).copied().unwrap_or(0);
-    if config.git.stack {
-        return Err(error_at(
-            origin,
-            line("git.stack"),
-            "`git.stack: true` (dependents built on an unmerged dependency's branch) is not supported yet; dependents of an IN_REVIEW issue wait for its merge".to_string(),
-        )
-        .with_hint("remove `git.stack` or set it to false"));
-    }
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, agent) in config.agents.iter().enumerate() {
         if let Some(&first) = seen.get(agent.name.as_str()) {

@@ -1,4 +1,6 @@
-//! Pushing the branch the Action's run landed commits on. The token reaches git through
+//! Pushing the branch the Action's run landed commits on (and the tool's own
+//! `swarm/<feature>/issue-<N>` branches), and fetching such a branch back for a stacked
+//! dependent (`git.stack`). The token reaches git through
 //! `GIT_CONFIG_*` environment variables (an `http.extraheader`), never through argv or a
 //! file, and never appears in output.
 
@@ -74,6 +76,41 @@ pub fn push_commit(
     )
 }
 
+/// Fetches `refs/heads/<branch>` of `remote` into `into` (a ref of the tool's own, e.g.
+/// `refs/swarm-attack/stack/<feature>/issue-<N>`) and returns the commit it names,
+/// authenticated as [`push_head`].
+pub fn fetch_branch(
+    root: &std::path::Path,
+    remote: &str,
+    branch: &str,
+    into: &str,
+    token: Option<&str>,
+    server: &str,
+) -> Result<String, GitError> {
+    let refspec = format!("+refs/heads/{branch}:{into}");
+    push(
+        root,
+        &[
+            "fetch",
+            "--no-tags",
+            "--quiet",
+            "--",
+            remote,
+            refspec.as_str(),
+        ],
+        token,
+        server,
+        Hooks::Off,
+    )?;
+    let commit = format!("{into}^{{commit}}");
+    exec::run(
+        &Invocation::new(root, &["rev-parse", "--verify", "--quiet", commit.as_str()]),
+        |_| {},
+    )
+    .map(|out| out.trim().to_string())
+}
+
+/// Runs an authenticated `git <args>` against a remote (push or fetch).
 fn push(
     root: &std::path::Path,
     args: &[&str],

@@ -45,6 +45,56 @@ pub struct SyncCache {
     pub issues: BTreeMap<u64, IssueCache>,
 }
 
+/// The repository's open pull requests as last listed by the supersession gate, with the
+/// listing's ETag: `.swarm/cache/github/open-pulls.json` (one per repository, shared by
+/// every feature).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OpenPullsCache {
+    pub repo: String,
+    pub api_url: String,
+    pub etag: Option<String>,
+    pub pulls: Vec<CachedPull>,
+}
+
+/// One open pull request as the gate reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CachedPull {
+    pub number: u64,
+    pub head_ref: String,
+    pub title: String,
+    pub body: String,
+}
+
+/// `.swarm/cache/github/open-pulls.json`.
+pub fn open_pulls_file(cache_dir: &Path) -> PathBuf {
+    cache_dir.join("github").join("open-pulls.json")
+}
+
+/// Loads the open-pull-request cache; anything unreadable, or a cache of another
+/// repository or API, gives an empty one (no ETag: the next listing is unconditional).
+pub fn load_open_pulls(path: &Path, repo: &str, api_url: &str) -> OpenPullsCache {
+    match std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<OpenPullsCache>(&b).ok())
+    {
+        Some(c) if c.repo == repo && c.api_url == api_url => c,
+        _ => OpenPullsCache {
+            repo: repo.to_string(),
+            api_url: api_url.to_string(),
+            ..OpenPullsCache::default()
+        },
+    }
+}
+
+/// Writes the open-pull-request cache (atomically).
+pub fn save_open_pulls(path: &Path, cache: &OpenPullsCache) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(cache).unwrap_or_default();
+    bytes.push(b'\n');
+    write_atomic(path, &bytes)
+}
+
 /// `.swarm/cache/github/<feature>.json`.
 pub fn cache_file(cache_dir: &Path, feature: &str) -> PathBuf {
     cache_dir.join("github").join(format!("{feature}.json"))

@@ -3,7 +3,7 @@
 //! pull request links is decided in `core::pull_link`.
 
 use crate::core::pull_link::OpenPull;
-use crate::io::github::api::{Api, encode_segment};
+use crate::io::github::api::{Api, Fetched, encode_segment};
 use crate::io::github::client::Request;
 use crate::io::github::errors::GithubError;
 use http::Method;
@@ -17,10 +17,15 @@ pub struct PullInfo {
     pub state: String,
     pub merged: bool,
     pub head_ref: String,
+    /// The branch it merges into.
+    pub base_ref: String,
     pub html_url: String,
     pub title: String,
     pub body: String,
 }
+
+/// The open pull requests, with the listing's ETag when it can be reused.
+pub type OpenPulls = (Vec<OpenPull>, Option<String>);
 
 fn pull_of(v: &Value) -> PullInfo {
     PullInfo {
@@ -29,6 +34,7 @@ fn pull_of(v: &Value) -> PullInfo {
         merged: v["merged"].as_bool().unwrap_or(false)
             || v["merged_at"].as_str().is_some_and(|s| !s.is_empty()),
         head_ref: v["head"]["ref"].as_str().unwrap_or_default().to_string(),
+        base_ref: v["base"]["ref"].as_str().unwrap_or_default().to_string(),
         html_url: v["html_url"].as_str().unwrap_or_default().to_string(),
         title: v["title"].as_str().unwrap_or_default().to_string(),
         body: v["body"].as_str().unwrap_or_default().to_string(),
@@ -36,10 +42,32 @@ fn pull_of(v: &Value) -> PullInfo {
 }
 
 impl Api {
-    /// Every open pull request of the repository (one listing, paginated).
-    pub fn list_open_pulls(&mut self) -> Result<Vec<OpenPull>, GithubError> {
-        let items = self.get_all(self.path("/pulls?state=open&per_page=100"))?;
-        Ok(items
+    /// Every open pull request of the repository (one listing, paginated), conditionally on
+    /// `etag`: `NotModified` when GitHub answers `304` to it. The ETag returned with a
+    /// fresh listing is the first page's, and only when there is no second page (a change
+    /// on a later page would not change the first page's ETag).
+    pub fn list_open_pulls(
+        &mut self,
+        etag: Option<&str>,
+    ) -> Result<Fetched<OpenPulls>, GithubError> {
+        let mut req = Request::get(self.path("/pulls?state=open&per_page=100"));
+        req.if_none_match = etag.map(String::from);
+        let resp = self.client.send(&req)?;
+        if resp.not_modified() {
+            return Ok(Fetched::NotModified);
+        }
+        let mut items = match resp.body {
+            Value::Array(items) => items,
+            _ => Vec::new(),
+        };
+        let etag = match resp.next {
+            Some(next) => {
+                items.extend(self.get_all(next)?);
+                None
+            }
+            None => resp.etag,
+        };
+        let pulls = items
             .iter()
             .map(|v| {
                 let p = pull_of(v);
@@ -50,7 +78,8 @@ impl Api {
                     body: p.body,
                 }
             })
-            .collect())
+            .collect();
+        Ok(Fetched::Fresh((pulls, etag)))
     }
 
     /// Pull requests (open and closed) whose head is `branch` of this repository.
@@ -93,17 +122,42 @@ impl Api {
         Ok(pull_of(&self.client.send(&req)?.body))
     }
 
-    /// Sets a pull request's title and body.
+    /// Sets a pull request's title and body (and the branch it merges into, when given).
     pub fn update_pull(
         &mut self,
         number: u64,
         title: &str,
         body: &str,
+        base: Option<&str>,
     ) -> Result<PullInfo, GithubError> {
+        let mut patch = json!({"title": title, "body": body});
+        if let Some(b) = base {
+            patch["base"] = json!(b);
+        }
         let req = Request::write(
             Method::PATCH,
             self.path(&format!("/pulls/{number}")),
-            Some(json!({"title": title, "body": body})),
+            Some(patch),
+        );
+        Ok(pull_of(&self.client.send(&req)?.body))
+    }
+
+    /// Open pull requests that merge into `base` (a stacked dependency's branch).
+    pub fn open_pulls_into(&mut self, base: &str) -> Result<Vec<PullInfo>, GithubError> {
+        let path = self.path(&format!(
+            "/pulls?state=open&per_page=100&base={}",
+            encode_segment(base)
+        ));
+        let items = self.get_all(path)?;
+        Ok(items.iter().map(pull_of).collect())
+    }
+
+    /// Retargets pull request `number` to merge into `base`.
+    pub fn retarget_pull(&mut self, number: u64, base: &str) -> Result<PullInfo, GithubError> {
+        let req = Request::write(
+            Method::PATCH,
+            self.path(&format!("/pulls/{number}")),
+            Some(json!({"base": base})),
         );
         Ok(pull_of(&self.client.send(&req)?.body))
     }

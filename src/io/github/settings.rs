@@ -149,8 +149,35 @@ pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<S
     }))
 }
 
+/// The web host git pushes to, from the API base (`https://api.github.com` →
+/// `https://github.com`; GHES `https://host/api/v3` → `https://host`).
+pub fn web_base(api_url: &str) -> String {
+    if let Some(rest) = api_url.strip_prefix("https://api.") {
+        return format!("https://{}", rest.split('/').next().unwrap_or(rest));
+    }
+    api_url
+        .split("/api/")
+        .next()
+        .unwrap_or(api_url)
+        .trim_end_matches('/')
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn web_base_from_api_base() {
+        assert_eq!(
+            super::web_base("https://api.github.com"),
+            "https://github.com"
+        );
+        assert_eq!(
+            super::web_base("https://ghe.example.com/api/v3"),
+            "https://ghe.example.com"
+        );
+        assert_eq!(super::web_base("http://127.0.0.1:9"), "http://127.0.0.1:9");
+    }
+
     use super::*;
 
     #[test]

@@ -1,6 +1,7 @@
 //! The fake's pull requests (`/repos/<o>/<r>/pulls…`) with GitHub's shapes: create (422 when
 //! an open pull request for the same head exists, as GitHub answers), list with `state` and
-//! `head` (`owner:branch`) filters, get (with `merged`), update (title, body, state), and
+//! `head` (`owner:branch`) and `base` filters, get (with `merged`), update (title, body,
+//! state, base), and
 //! merge (`PUT …/merge` with `merge_method` merge | squash | rebase). A pull request is also
 //! an issue (one number space; listed among the issues with a `pull_request` key). The git
 //! side of a merge is the test's to do (the fake serves no repository).
@@ -68,6 +69,7 @@ impl World {
             ("GET", []) => {
                 let state = query.get("state").map(String::as_str).unwrap_or("open");
                 let head = query.get("head").cloned();
+                let base = query.get("base").cloned();
                 let items: Vec<Value> = self
                     .pulls
                     .iter()
@@ -78,6 +80,7 @@ impl World {
                             h == format!("{}:{}", self.owner, m.head_ref) || h == m.head_ref
                         })
                     })
+                    .filter(|(_, m)| base.as_deref().is_none_or(|b| b == m.base_ref))
                     .map(|(n, _)| self.pull_json(*n, false))
                     .collect();
                 self.page(items, sub, query)
@@ -152,6 +155,9 @@ impl World {
                             i.closed_at = (s == "closed").then(|| now.clone());
                         }
                         i.updated_at = now;
+                        if let Some(b) = input["base"].as_str() {
+                            self.pulls.get_mut(&number).expect("present").base_ref = b.into();
+                        }
                         json_reply(200, &self.pull_json(number, true))
                     }
                     ("PUT", ["merge"]) => {
