@@ -42,16 +42,16 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
 /// that [`to_bytes`] writes those keys back as they were while untouched.
+///
+/// A file this tool wrote (the common case) serialises back to exactly its bytes, and then
+/// no `null` loaded as a default: that check costs one serialisation, where finding the
+/// keys costs parsing the file again into a tree and serialising the state into another.
 fn with_loaded_nulls(mut state: FeatureState, bytes: &[u8]) -> FeatureState {
     if memchr::memmem::find(bytes, b"null").is_none() {
         return state;
     }
-    // The usual file is the one this tool wrote: it has `null` exactly where the state
-    // writes `null`, so no default was loaded from a `null`; comparing the text is much
-    // cheaper than parsing the file into a tree and comparing trees.
-    if bytes.last() == Some(&b'\n')
-        && serde_json::to_vec_pretty(&state).is_ok_and(|ours| ours == bytes[..bytes.len() - 1])
-    {
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    if serde_json::to_vec_pretty(&state).is_ok_and(|own| own == body) {
         return state;
     }
     if let (Ok(raw), Ok(loaded)) = (
