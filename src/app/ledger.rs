@@ -50,6 +50,23 @@ pub fn priced_cost(
     Some(price.cost(tin, tout, report.tokens_cached.unwrap_or(0)))
 }
 
+/// Whether a log line can be a record [`Ledger::relevant`] accepts: it names one of those
+/// events, or has a `\u` escape (that could spell one). Every other line (most of a log:
+/// syncs, prompts, tests) is skipped without parsing, so a `status` of a feature that has
+/// no ledger yet, which reads the whole log, costs a byte scan, not a parse per line.
+fn may_be_relevant(line: &[u8]) -> bool {
+    const NAMES: [&[u8]; 5] = [
+        b"agent_finished",
+        b"issue_started",
+        b"retry_started",
+        b"budget_raised",
+        b"\\u",
+    ];
+    NAMES
+        .iter()
+        .any(|n| memchr::memmem::find(line, n).is_some())
+}
+
 /// Folds the log records after the ledger's offset into `state.ledger`. The ledger is
 /// created (and the state changed) only when there is something to record.
 /// `events_file` is the feature's event log. (Takes plain values, not the project: the
@@ -83,6 +100,9 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
                     break; // a torn tail: not a record yet
                 }
                 offset += n as u64;
+                if !may_be_relevant(&line) {
+                    continue;
+                }
                 if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line)
                     && Ledger::relevant(&v)
                 {
@@ -95,5 +115,41 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
     if changed {
         ledger.log_offset = offset;
         state.ledger = Some(ledger);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_be_relevant;
+    use crate::core::budget::Ledger;
+    use serde_json::json;
+
+    #[test]
+    fn the_byte_filter_keeps_every_relevant_record_and_skips_the_others() {
+        for event in [
+            "agent_finished",
+            "issue_started",
+            "retry_started",
+            "budget_raised",
+        ] {
+            let line = format!("{{\"ts\":\"t\",\"event\":\"{event}\",\"issue\":3}}\n");
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            assert!(Ledger::relevant(&v));
+            assert!(may_be_relevant(line.as_bytes()), "{event}");
+        }
+        // an escaped name parses to a relevant record: kept
+        let escaped = "{\"event\":\"agent\\u005ffinished\",\"issue\":3}\n";
+        let v: serde_json::Value = serde_json::from_str(escaped).unwrap();
+        assert!(Ledger::relevant(&v));
+        assert!(may_be_relevant(escaped.as_bytes()));
+        // the common records are skipped without parsing
+        for v in [
+            json!({"event": "git_sync", "synced_issues": [1], "commits_scanned": 3}),
+            json!({"event": "context_injected", "issue": 2}),
+        ] {
+            let line = format!("{v}\n");
+            assert!(!Ledger::relevant(&v));
+            assert!(!may_be_relevant(line.as_bytes()), "{line}");
+        }
     }
 }

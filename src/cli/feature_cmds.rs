@@ -2,13 +2,14 @@
 
 use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
 use crate::cli::GlobalArgs;
-use crate::cli::output::{paint, print_json};
+use crate::cli::output::{paint, print_json, print_json_of};
 use crate::core::budget::{Limits, SpendView};
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 use crate::io::notice;
+use serde::Serialize;
 use serde_json::json;
 
 pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
@@ -146,7 +147,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             }
             let limits = &project.config.budgets;
             if as_json {
-                print_json(&feature_json(&s.state, &s.sync, limits));
+                print_json_of(&feature_json(&s.state, &s.sync, limits));
             } else {
                 crate::outln!("feature {f} ({})", s.state.phase);
                 print_tasks_with(&s.state, &s.interrupted);
@@ -166,7 +167,14 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             if as_json {
                 let list: Vec<_> = all
                     .iter()
-                    .map(|s| feature_json(&s.state, &s.sync, &project.config.budgets))
+                    .map(|s| {
+                        serde_json::to_value(feature_json(
+                            &s.state,
+                            &s.sync,
+                            &project.config.budgets,
+                        ))
+                        .unwrap_or_default()
+                    })
                     .collect();
                 let errors: Vec<_> = broken
                     .iter()
@@ -320,8 +328,33 @@ pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
 }
 
 pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
+    serde_json::to_value(task_views(state)).unwrap_or_default()
+}
+
+/// One task of `status --json` / `greenlight --json`, serialised straight from the state
+/// (no intermediate JSON tree: at 20,000 tasks building one cost most of the command).
+#[derive(Serialize)]
+struct TaskView<'a> {
+    issue: u32,
+    title: &'a str,
+    stage: Stage,
+    dependencies: &'a [u32],
+    waiting_on: Vec<u32>,
+    github_issue: Option<u64>,
+    commit: &'a Option<String>,
+    evidence: &'a [crate::core::state::EvidenceRecord],
+    blocked_reason: &'a Option<String>,
+    retries: u32,
+    summary: Option<&'a str>,
+    missing_from_issues: bool,
+    /// `status --json` only: `null` when the issue has no limit and nothing was spent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    budget: Option<Option<SpendView>>,
+}
+
+fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
     let stages = readiness::Stages::of(state);
-    let tasks: Vec<_> = state
+    state
         .tasks
         .iter()
         .map(|t| {
@@ -331,46 +364,53 @@ pub fn tasks_json(state: &FeatureState) -> serde_json::Value {
             } else {
                 Vec::new()
             };
-            json!({
-                "issue": t.issue_number,
-                "title": t.title,
-                "stage": t.stage,
-                "dependencies": t.dependencies,
-                "waiting_on": waiting,
-                "github_issue": t.github_issue,
-                "commit": t.commit,
-                "evidence": t.evidence,
-                "blocked_reason": t.blocked_reason,
-                "retries": t.retries,
-                "summary": t.summary(),
-                "missing_from_issues": t.missing_from_issues,
-            })
+            TaskView {
+                issue: t.issue_number,
+                title: &t.title,
+                stage: t.stage.clone(),
+                dependencies: &t.dependencies,
+                waiting_on: waiting,
+                github_issue: t.github_issue,
+                commit: &t.commit,
+                evidence: &t.evidence,
+                blocked_reason: &t.blocked_reason,
+                retries: t.retries,
+                summary: t.summary(),
+                missing_from_issues: t.missing_from_issues,
+                budget: None,
+            }
         })
-        .collect();
-    serde_json::Value::Array(tasks)
+        .collect()
 }
 
 /// `status --json` of one feature: the tasks each with `budget` (spent and limits, `null`
 /// when the issue has no limit and nothing was spent), and the feature's `budget`.
-fn feature_json(
-    state: &FeatureState,
+#[derive(Serialize)]
+struct FeatureView<'a> {
+    feature: &'a str,
+    phase: &'a crate::core::stage::Phase,
+    tasks: Vec<TaskView<'a>>,
+    sync: serde_json::Value,
+    budget: Option<SpendView>,
+}
+
+fn feature_json<'a>(
+    state: &'a FeatureState,
     sync: &crate::app::sync::SyncReport,
     limits: &Limits,
-) -> serde_json::Value {
+) -> FeatureView<'a> {
     let ledger = state.ledger.as_ref();
-    let mut tasks = tasks_json(state);
-    if let Some(list) = tasks.as_array_mut() {
-        for (t, v) in state.tasks.iter().zip(list) {
-            v["budget"] = json!(SpendView::issue(ledger, limits, t.issue_number));
-        }
+    let mut tasks = task_views(state);
+    for (t, v) in state.tasks.iter().zip(&mut tasks) {
+        v.budget = Some(SpendView::issue(ledger, limits, t.issue_number));
     }
-    json!({
-        "feature": state.feature_id,
-        "phase": state.phase,
-        "tasks": tasks,
-        "sync": sync_json(sync),
-        "budget": SpendView::feature(ledger, limits),
-    })
+    FeatureView {
+        feature: &state.feature_id,
+        phase: &state.phase,
+        tasks,
+        sync: sync_json(sync),
+        budget: SpendView::feature(ledger, limits),
+    }
 }
 
 /// `status`: what the ledger holds as spent, for the feature and each issue with a limit

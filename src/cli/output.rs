@@ -75,6 +75,11 @@ pub fn escape_controls(text: &str) -> String {
 
 /// Prints one JSON document on stdout.
 pub fn print_json(value: &serde_json::Value) {
+    print_json_of(value)
+}
+
+/// [`print_json`] of anything serialisable (no intermediate JSON tree).
+pub fn print_json_of<T: serde::Serialize + ?Sized>(value: &T) {
     crate::outln!(
         "{}",
         serde_json::to_string_pretty(value).unwrap_or_default()

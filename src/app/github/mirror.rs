@@ -36,7 +36,11 @@ pub fn mirror_report(project: &Project, feature: &str) -> Option<GithubSyncRepor
     if !project.config.coordination.github_sync_enabled {
         return None;
     }
-    let state = state_store::load(&project.paths.state_file(feature)).ok()??;
+    // nothing to mirror without a state; the state (large for big features) is read only
+    // once the GitHub settings are known to be there
+    if !project.paths.state_file(feature).exists() {
+        return None;
+    }
     let settings = match settings::resolve(&project.config, &project.root) {
         Ok(Ok(s)) => s,
         Ok(Err(missing)) => {
@@ -51,6 +55,7 @@ pub fn mirror_report(project: &Project, feature: &str) -> Option<GithubSyncRepor
             return None;
         }
     };
+    let state = state_store::load(&project.paths.state_file(feature)).ok()??;
     let state = match crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings) {
         Ok(closed) if !closed.is_empty() => {
             state_store::load(&project.paths.state_file(feature)).ok()??
