@@ -15,8 +15,14 @@ pub fn millis_between(a: &str, b: &str) -> Option<u64> {
 /// The first line of a text, cut to `max` characters.
 pub fn short(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or("").trim();
-    let mut out: String = line.chars().take(max).collect();
-    if line.chars().count() > max || text.trim().lines().count() > 1 {
+    // Cut at the byte where the character `max` starts: no per-character copying.
+    let (cut, longer) = match line.char_indices().nth(max) {
+        Some((at, _)) => (&line[..at], true),
+        None => (line, false),
+    };
+    let mut out = String::with_capacity(cut.len() + 3);
+    out.push_str(cut);
+    if longer || text.trim().lines().nth(1).is_some() {
         out.push('…');
     }
     out
@@ -261,4 +267,37 @@ pub fn convergence_text(c: &Value) -> String {
         ));
     }
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+    use proptest::prelude::*;
+
+    /// The definition: the first line, trimmed, its first `max` characters, and `…` when
+    /// anything was left out.
+    fn short_by_chars(text: &str, max: usize) -> String {
+        let line = text.lines().next().unwrap_or("").trim();
+        let mut out: String = line.chars().take(max).collect();
+        if line.chars().count() > max || text.trim().lines().count() > 1 {
+            out.push('…');
+        }
+        out
+    }
+
+    #[test]
+    fn short_cuts_at_characters_not_bytes() {
+        assert_eq!(short("héllo wörld", 4), "héll…");
+        assert_eq!(short("  done  ", 80), "done");
+        assert_eq!(short("one\ntwo", 80), "one…");
+        assert_eq!(short("abc", 3), "abc");
+        assert_eq!(short("", 3), "");
+    }
+
+    proptest! {
+        #[test]
+        fn short_is_the_character_definition(text in "[a-zé€😀 \\n\\r]{0,40}", max in 0usize..30) {
+            prop_assert_eq!(short(&text, max), short_by_chars(&text, max));
+        }
+    }
 }
