@@ -248,6 +248,20 @@ pub fn table_row<R: Fields + ?Sized>(rec: &R) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `text` left-aligned in `width` characters, as `{:<width$}` writes it (without the
+/// formatting machinery: this runs once per row of a long log).
+fn write_left(out: &mut impl Write, text: &str, width: usize) -> std::io::Result<()> {
+    out.write_all(text.as_bytes())?;
+    const SPACES: &[u8] = &[b' '; 32];
+    let mut pad = width.saturating_sub(text.chars().count());
+    while pad > 0 {
+        let n = pad.min(SPACES.len());
+        out.write_all(&SPACES[..n])?;
+        pad -= n;
+    }
+    Ok(())
+}
+
 /// Writes one table row (without its newline) straight to `out`: no intermediate strings
 /// but the detail.
 pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::Result<()> {
@@ -265,7 +279,9 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
         out.write_all(b"\x1b[0m")?;
     }
     let ts = rec.field("ts").and_then(Field::as_str);
-    write!(out, "  {:<24}  ", ts.as_deref().unwrap_or("-"))?;
+    out.write_all(b"  ")?;
+    write_left(out, ts.as_deref().unwrap_or("-"), 24)?;
+    out.write_all(b"  ")?;
     let colour = match event {
         "issue_blocked" | "verification_failed" | "github_error" => "31",
         "issue_done" | "verification_passed" => "32",
@@ -276,7 +292,7 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
     if color && !colour.is_empty() {
         write!(out, "\x1b[{colour}m{event:<23}\x1b[0m")?;
     } else {
-        write!(out, "{event:<23}")?;
+        write_left(out, event, 23)?;
     }
     match rec
         .field("issue")
@@ -354,6 +370,24 @@ pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn write_left_pads_as_the_format_width_does() {
+        for text in [
+            "",
+            "-",
+            "issue_done",
+            "2026-01-01T00:00:03.014Z",
+            "é€😀",
+            "a_name_longer_than_the_width_of_23",
+        ] {
+            for width in [0, 1, 23, 24, 40] {
+                let mut out = Vec::new();
+                super::write_left(&mut out, text, width).unwrap();
+                assert_eq!(String::from_utf8(out).unwrap(), format!("{text:<width$}"));
+            }
+        }
+    }
     use super::*;
     use serde_json::{Map, Value};
 

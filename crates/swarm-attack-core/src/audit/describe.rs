@@ -1,7 +1,7 @@
 //! One-line texts for the audit and the event timeline: event descriptions, durations,
 //! short commits, fallback and convergence summaries.
 
-use super::fields::{b, f, list, s, text, u, value};
+use super::fields::{b, f, list, s, s_ref, text, u, value};
 use crate::event_filter::parse_ts;
 use crate::record::Fields;
 use serde_json::Value;
@@ -136,18 +136,23 @@ pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
             short(&s(rec, "reason").unwrap_or_default(), 120)
         ),
         "issue_done" => {
-            let mut d = "DONE".to_string();
-            if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
-                d.push_str(&format!(", commit {}", short_sha(&c)));
+            // The most frequent row of a long log: built in one buffer, no `format!`.
+            use std::fmt::Write as _;
+            let mut d = String::with_capacity(128);
+            d.push_str("DONE");
+            if let Some(c) = s_ref(rec, "commit").filter(|c| !c.is_empty()) {
+                d.push_str(", commit ");
+                d.push_str(sha_prefix(&c));
             }
             if let Some(c) = f(rec, "cost_usd") {
-                d.push_str(&format!(", ${c:.2}"));
+                let _ = write!(d, ", ${c:.2}");
             }
             if let Some(c) = value(rec, "convergence").filter(Value::is_object) {
-                d.push_str(&format!(" [{}]", convergence_text(&c)));
+                let _ = write!(d, " [{}]", convergence_text(&c));
             }
-            if let Some(sm) = s(rec, "summary") {
-                d.push_str(&format!(": {}", short(&sm, 80)));
+            if let Some(sm) = s_ref(rec, "summary") {
+                d.push_str(": ");
+                d.push_str(&short(&sm, 80));
             }
             d
         }
@@ -202,10 +207,15 @@ pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
 }
 
 pub(super) fn short_sha(c: &str) -> String {
+    sha_prefix(c).to_string()
+}
+
+/// The first 12 characters of a full hexadecimal commit id; anything else as it is.
+fn sha_prefix(c: &str) -> &str {
     if c.len() > 12 && c.bytes().all(|b| b.is_ascii_hexdigit()) {
-        c[..12].to_string()
+        &c[..12]
     } else {
-        c.to_string()
+        c
     }
 }
 
