@@ -36,11 +36,56 @@ fn known_state(path: &Path, bytes: &[u8]) -> Option<FeatureState> {
     (k.bytes == bytes).then(|| k.state.clone())
 }
 
+/// What identifies the bytes of a state file: its length, modification time and a CRC-32
+/// of its bytes. The git sync's cache names the state file it found in line with the
+/// history (see [`crate::io::history`]); a file with another identity (a hand edit, a
+/// write by another command) is synced again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StateId {
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub crc32: u32,
+}
+
+impl StateId {
+    fn of(bytes: &[u8], meta: &std::fs::Metadata) -> StateId {
+        use std::os::unix::fs::MetadataExt;
+        StateId {
+            len: bytes.len() as u64,
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            crc32: crc32fast::hash(bytes),
+        }
+    }
+
+    /// The identity of the file at `path` now.
+    pub fn of_file(path: &Path) -> Option<StateId> {
+        let (bytes, meta) = read_with_meta(path).ok()?;
+        Some(StateId::of(&bytes, &meta))
+    }
+}
+
+fn read_with_meta(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.read_to_end(&mut bytes)?;
+    Ok((bytes, meta))
+}
+
 /// Loads a state file; `Ok(None)` when it does not exist. Invalid JSON is an error naming
 /// file, line and column (the file is never touched).
 pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    Ok(load_identified(path)?.map(|(state, _)| state))
+}
+
+/// [`load`], with the identity of the bytes read.
+pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>> {
+    let (bytes, id) = match read_with_meta(path) {
+        Ok((b, meta)) => {
+            let id = StateId::of(&b, &meta);
+            (b, id)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(_) if path.is_dir() => {
             return Err(CommandError::input(format!(
@@ -52,7 +97,7 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         Err(e) => return Err(CommandError::io("read", path, &e)),
     };
     if let Some(state) = known_state(path, &bytes) {
-        return Ok(Some(state));
+        return Ok(Some((state, id)));
     }
     let state: FeatureState = serde_json::from_slice(&bytes).map_err(|e| {
         let what = match e.is_data().then(|| locate_bad_field(&bytes)).flatten() {
@@ -70,7 +115,7 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
     })?;
     let state = with_loaded_nulls(state, &bytes);
     remember(path, bytes, state.clone());
-    Ok(Some(state))
+    Ok(Some((state, id)))
 }
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
