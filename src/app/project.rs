@@ -342,7 +342,12 @@ impl FeatureTxn<'_> {
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
     /// written.
-    pub fn commit(mut self) -> CmdResult<bool> {
+    pub fn commit(self) -> CmdResult<bool> {
+        Ok(self.commit_returning()?.0)
+    }
+
+    /// [`FeatureTxn::commit`], returning the state as committed too.
+    fn commit_returning(mut self) -> CmdResult<(bool, FeatureState)> {
         let now = clock::now_rfc3339();
         let path = self.project.paths.state_file(&self.feature);
         // The events first (write-ahead): if the log cannot be written, the state is not
@@ -392,21 +397,24 @@ impl FeatureTxn<'_> {
                 project,
                 lock,
                 feature,
+                state,
                 ..
             } = self;
             drop(lock);
             project.finish(&feature);
+            return Ok((wrote, state));
         }
-        Ok(wrote)
+        Ok((wrote, self.state))
     }
 
     /// [`FeatureTxn::commit`] of a transaction in which nothing but the git sync changed the
     /// state (e.g. `status`): the history cache then records that the state written is in
     /// line with the history, so the next sync with the same tips and the same state file
     /// skips reading the evidence ledger and applying it.
-    pub fn commit_synced(mut self) -> CmdResult<bool> {
+    /// Returns the state as committed.
+    pub fn commit_synced(mut self) -> CmdResult<FeatureState> {
         self.only_synced = true;
-        self.commit()
+        Ok(self.commit_returning()?.1)
     }
 
     /// The identity of the state file as this transaction loaded it.

@@ -8,8 +8,8 @@ use crate::io::atomic::write_atomic;
 use crate::io::lock::FeatureLock;
 use std::path::{Path, PathBuf};
 
-/// The last state this process wrote to (or read from) each state file, with the exact
-/// bytes of the file then. A load whose file still holds those bytes returns that state
+/// The last state this process wrote to each state file, with the exact bytes of the
+/// file then. A load whose file still holds those bytes returns that state
 /// without parsing: `run` reads the state under the lock twice per issue, each time the
 /// state it wrote itself a moment ago, and parsing the whole file each time made every
 /// issue cost O(issues). Anything else that changed the file (another process, a hand
@@ -113,9 +113,9 @@ pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
-    let state = with_loaded_nulls(state, &bytes);
-    remember(path, bytes, state.clone());
-    Ok(Some((state, id)))
+    // not remembered: a copy of a big state costs more than most loads that follow it
+    // save (which remembers what it wrote)
+    Ok(Some((with_loaded_nulls(state, &bytes), id)))
 }
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
