@@ -115,6 +115,10 @@ pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>
     })?;
     // not remembered: a copy of a big state costs more than most loads that follow it
     // save (which remembers what it wrote)
+    if plain_id(path) == Some(id) {
+        // a file this tool wrote with no `null` loaded as a default: nothing to look for
+        return Ok(Some((state, id)));
+    }
     Ok(Some((with_loaded_nulls(state, &bytes), id)))
 }
 
@@ -223,10 +227,41 @@ fn stored(state: &FeatureState) -> (Vec<u8>, LoadedNulls) {
     (out, nulls)
 }
 
+/// The file next to a state file naming the one state file (by [`StateId`]) this tool
+/// wrote with no `null` loaded as a default, so its next load skips looking for them.
+/// A stale or broken one names no file that exists: the load then looks as always.
+fn plain_path(path: &Path) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
+    path.with_file_name(format!(".{name}.plain"))
+}
+
+fn plain_id(path: &Path) -> Option<StateId> {
+    serde_json::from_slice(&std::fs::read(plain_path(path)).ok()?).ok()
+}
+
+/// Records (or forgets) that the file just written from `bytes` loads with no nulls.
+fn record_plain(path: &Path, bytes: &[u8], plain: bool) {
+    let marker = plain_path(path);
+    let meta = std::fs::metadata(path).ok();
+    // the bytes on disk are `bytes` unless secrets were masked: then the ids differ and
+    // the marker names no file
+    match meta.filter(|_| plain) {
+        Some(meta) => {
+            let id = StateId::of(bytes, &meta);
+            // a cache: no fsync (a torn file names no state file)
+            let _ = std::fs::write(&marker, serde_json::to_vec(&id).unwrap_or_default());
+        }
+        None => {
+            let _ = std::fs::remove_file(&marker);
+        }
+    }
+}
+
 /// Writes `state` atomically. The lock proves the caller holds the feature.
 pub fn save(_lock: &FeatureLock, path: &Path, state: &FeatureState) -> CmdResult<()> {
     let (bytes, nulls) = stored(state);
     write_atomic(path, &bytes).map_err(|e| CommandError::io("write", path, &e))?;
+    record_plain(path, &bytes, nulls.is_empty());
     let mut saved = state.clone();
     saved.loaded_nulls = nulls;
     remember(path, bytes, saved);
@@ -298,6 +333,34 @@ mod tests {
         let edited = load(&path).unwrap().unwrap();
         assert_eq!(edited, parsed(&path));
         assert_ne!(edited.phase, again.phase);
+    }
+
+    #[test]
+    fn a_written_file_is_named_plain_and_a_hand_edit_is_looked_at_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("state/f.json");
+        let lock =
+            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+        let mut s = FeatureState::new("f", "t");
+        s.tasks.push(crate::core::state::Task::new(1, "a"));
+        save(&lock, &path, &s).unwrap();
+        // the marker names exactly the file written
+        assert_eq!(plain_id(&path), StateId::of_file(&path));
+        assert!(plain_id(&path).is_some());
+        let again = load(&path).unwrap().unwrap();
+        assert!(again.loaded_nulls.is_empty());
+        assert_eq!(to_bytes(&again), std::fs::read(&path).unwrap());
+        // a hand edit puts a `null` where a default loads: found, and written back
+        let text = std::fs::read_to_string(&path).unwrap();
+        let edited = text.replacen("\"dependencies\": []", "\"dependencies\": null", 1);
+        assert_ne!(edited, text);
+        std::fs::write(&path, &edited).unwrap();
+        let hand = load(&path).unwrap().unwrap();
+        assert!(!hand.loaded_nulls.is_empty());
+        assert_eq!(to_bytes(&hand), edited.as_bytes());
+        // saved with that null kept: no marker names the file
+        save(&lock, &path, &hand).unwrap();
+        assert_eq!(plain_id(&path), None);
     }
 
     fn loaded(bytes: &[u8]) -> FeatureState {
