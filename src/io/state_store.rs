@@ -227,12 +227,20 @@ fn stored(state: &FeatureState) -> (Vec<u8>, LoadedNulls) {
     (out, nulls)
 }
 
-/// The file next to a state file naming the one state file (by [`StateId`]) this tool
-/// wrote with no `null` loaded as a default, so its next load skips looking for them.
-/// A stale or broken one names no file that exists: the load then looks as always.
+/// The marker of a state file (`.swarm/state/<f>.json` → `.swarm/cache/state/<f>.json.plain`)
+/// naming the one state file (by [`StateId`]) this tool wrote with no `null` loaded as a
+/// default, so its next load skips looking for them. A stale or broken one names no file
+/// that exists: the load then looks as always.
 fn plain_path(path: &Path) -> PathBuf {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
-    path.with_file_name(format!(".{name}.plain"))
+    let swarm = path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    swarm
+        .join("cache")
+        .join("state")
+        .join(format!("{name}.plain"))
 }
 
 fn plain_id(path: &Path) -> Option<StateId> {
@@ -249,6 +257,9 @@ fn record_plain(path: &Path, bytes: &[u8], plain: bool) {
         Some(meta) => {
             let id = StateId::of(bytes, &meta);
             // a cache: no fsync (a torn file names no state file)
+            if let Some(dir) = marker.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
             let _ = std::fs::write(&marker, serde_json::to_vec(&id).unwrap_or_default());
         }
         None => {
