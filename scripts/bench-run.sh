@@ -6,8 +6,9 @@
 #   history  a repository with COMMITS commits (scripts/gen-history.sh: noise full of
 #            `#123` mentions, rule-1 commits of another feature) vs a one-commit repository
 #            whose tree is exactly the big one's tip tree (1,598 files at 200k commits;
-#            checked by tree hash), so the ratio measures history size only, not tree
-#            size; both get the same issues, config and feature         (goal <= 1.5x)
+#            checked by tree hash; objects packed like the big one's, as a clone has
+#            them), so the ratio measures history size only, not tree size; both get the
+#            same issues, config and feature ($DATA/flat-h<COMMITS>)    (goal <= 1.5x)
 #   wide     a tree of FILES files vs a one-file tree                       (goal <= 2x)
 #
 #   scripts/bench-run.sh [--sizes "1 100 500 1000"] [--ratio-issues 100] [--commits 200000]
@@ -87,19 +88,20 @@ gen_tree() { # $1: path, $2: files
 gen_flat() { # $1: history repository, $2: path
   local src=$1 repo=$2 want got
   want=$(git -C "$src" rev-parse 'main^{tree}')
-  [ -f "$repo/.complete" ] && [ "$(cat "$repo/.complete")" = "$want" ] && return 0
+  [ -f "$repo/.complete" ] && [ "$(cat "$repo/.complete")" = "$want packed" ] && return 0
   echo "making a one-commit copy of $src's tip tree in $repo (once)..." >&2
   rm -rf "$repo"
   git init -q -b main "$repo"
   git -C "$src" archive main | tar -x -C "$repo"
   git -C "$repo" add -A
   git -C "$repo" -c user.name=Dev -c user.email=dev@example.com commit -q -m "chore: init"
+  git -C "$repo" repack -adq # packed like the history one (and any clone), not loose objects
   got=$(git -C "$repo" rev-parse 'HEAD^{tree}')
   if [ "$got" != "$want" ]; then
     echo "the copy's tree $got differs from $src's tip tree $want" >&2
     exit 1
   fi
-  echo "$want" >"$repo/.complete"
+  echo "$want packed" >"$repo/.complete"
 }
 
 has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
