@@ -370,7 +370,7 @@ impl Git {
     /// is its parent); returns the resulting commit, with the commit's author, date and
     /// message. On a conflict the error names the conflicting files. Done in the object
     /// store when it can be (the worktree `dir` is then left as it was, see
-    /// [`replay`]), else by a cherry-pick inside the worktree `dir`, which a conflict
+    /// module `replay`), else by a cherry-pick inside the worktree `dir`, which a conflict
     /// leaves clean at `onto`.
     pub fn replay_onto(
         &self,
