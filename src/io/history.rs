@@ -16,6 +16,7 @@
 
 use crate::core::evidence::{EvidenceRule, Hit, revert_targets};
 use crate::core::ledger::Ledger;
+use crate::io::history_pack;
 use crate::io::history_seen::{self, SeenSet, SeenUpdate};
 use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
@@ -371,15 +372,35 @@ struct Scanner<'r> {
     root: &'r Path,
     rule: &'r EvidenceRule,
     shallow: bool,
-    hits: Vec<Hit>,
     buf: Vec<u8>,
 }
 
 /// A commit that matters, found during a walk (newest first).
+#[derive(Debug, PartialEq)]
 struct Found {
     id: ObjectId,
     hits: Vec<Hit>,
     reverts: Vec<String>,
+}
+
+/// Applies `rule` to one commit's raw data; returns what matters in it, if anything.
+fn examine(rule: &EvidenceRule, id: &gix::hash::oid, data: &[u8]) -> Option<Found> {
+    let raw = message_of(data);
+    let message: Cow<'_, str> = match std::str::from_utf8(raw) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(raw),
+    };
+    let mut hits = Vec::new();
+    rule.scan(&message, &mut hits);
+    let reverts = revert_targets(&message);
+    if hits.is_empty() && reverts.is_empty() {
+        return None;
+    }
+    Some(Found {
+        id: id.to_owned(),
+        hits,
+        reverts,
+    })
 }
 
 impl<'r> Scanner<'r> {
@@ -394,28 +415,7 @@ impl<'r> Scanner<'r> {
             root,
             rule,
             shallow,
-            hits: Vec::new(),
             buf: Vec::new(),
-        })
-    }
-
-    /// Applies the rule to one commit's raw data; returns what matters in it, if anything.
-    fn examine(&mut self, id: ObjectId, data: &[u8]) -> Option<Found> {
-        let raw = message_of(data);
-        let message: Cow<'_, str> = match std::str::from_utf8(raw) {
-            Ok(s) => Cow::Borrowed(s),
-            Err(_) => String::from_utf8_lossy(raw),
-        };
-        self.hits.clear();
-        self.rule.scan(&message, &mut self.hits);
-        let reverts = revert_targets(&message);
-        if self.hits.is_empty() && reverts.is_empty() {
-            return None;
-        }
-        Some(Found {
-            id,
-            hits: std::mem::take(&mut self.hits),
-            reverts,
         })
     }
 
@@ -433,6 +433,7 @@ impl<'r> Scanner<'r> {
 
     /// Walks everything `tips` reach (all parents) and folds the commits into `ledger`
     /// oldest first; every commit read is pushed to `seen`. Returns how many were read.
+    /// The commits are read straight from the packs ([`history_pack`]) when that applies.
     fn walk(
         &mut self,
         tips: Vec<ObjectId>,
@@ -442,6 +443,25 @@ impl<'r> Scanner<'r> {
         if tips.is_empty() {
             return Ok(0);
         }
+        let rule = self.rule;
+        if let Some(read) = history_pack::walk(self.repo, &tips, |id, data| examine(rule, id, data))
+        {
+            seen.extend(read.ids);
+            self.fold(read.found, ledger);
+            return Ok(seen.len() as u64);
+        }
+        let found = self.walk_gix(tips, seen)?;
+        self.fold(found, ledger);
+        Ok(seen.len() as u64)
+    }
+
+    /// The same walk with gix's breadth-first walk: what [`Scanner::walk`] does when the
+    /// packs cannot be read directly. Returns what matters, in walk order.
+    fn walk_gix(
+        &mut self,
+        tips: Vec<ObjectId>,
+        seen: &mut Vec<ObjectId>,
+    ) -> Result<Vec<Found>, HistoryError> {
         let repo = self.repo;
         let objects = &repo.objects;
         let shallow = self.shallow;
@@ -466,13 +486,11 @@ impl<'r> Scanner<'r> {
             } else {
                 walk.commit_data()
             };
-            found.extend(self.examine(info.id, data));
+            found.extend(examine(self.rule, &info.id, data));
         }
         drop(walk);
         self.buf = buf;
-        let n = seen.len() as u64;
-        self.fold(found, ledger);
-        Ok(n)
+        Ok(found)
     }
 
     /// Walks from `tips` by ancestry (all parents), stopping at commits `seen` already
@@ -516,7 +534,7 @@ impl<'r> Scanner<'r> {
                     queue.push_back(parent);
                 }
             }
-            found.extend(self.examine(id, data));
+            found.extend(examine(self.rule, &id, data));
         }
         self.buf = buf;
         self.fold(found, ledger);
@@ -535,3 +553,6 @@ impl<'r> Scanner<'r> {
         }
     }
 }
+
+#[cfg(test)]
+mod pack_tests;

@@ -14,6 +14,7 @@ pub mod gh_actions;
 pub mod git;
 pub mod github;
 pub mod history;
+pub mod history_pack;
 pub mod history_seen;
 pub mod interrupt;
 pub mod issues_file;
