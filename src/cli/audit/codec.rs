@@ -5,41 +5,21 @@
 //! Decoding borrows the strings from the stream (no allocation per entry).
 
 use crate::core::audit::Entry;
+use crate::core::events::Event;
 
-/// The event names the tool writes (a name not in the list is stored in full). The order
-/// is part of the encoding of one run only (the file is temporary).
-const EVENTS: [&str; 25] = [
-    "issue_started",
-    "retry_started",
-    "agents_selected",
-    "context_injected",
-    "agent_started",
-    "agent_finished",
-    "tests_written",
-    "implementation_complete",
-    "verification_passed",
-    "verification_failed",
-    "issue_done",
-    "issue_blocked",
-    "issue_skipped",
-    "issue_unblocked",
-    "state_reverted",
-    "duplicate_detected",
-    "github_sync",
-    "github_error",
-    "git_sync",
-    "greenlight",
-    "action_received",
-    "agent_output",
-    "budget_raised",
-    "worker_started",
-    "worker_finished",
-];
+/// The event names the tool writes, stored as their index (a name not in the list is
+/// stored in full). The order is part of the encoding of one run only (the file is
+/// temporary).
+const EVENTS: &[&str] = Event::NAMES;
 
 const HAS_SEQ: u8 = 1;
 const HAS_TS: u8 = 2;
 /// The event name is `EVENTS[tag >> 2]`, or written in full when that is `EVENTS.len()`.
 const EVENT_SHIFT: u32 = 2;
+const _: () = assert!(
+    EVENTS.len() < 1 << (8 - EVENT_SHIFT),
+    "event codes fit in a tag"
+);
 
 /// One timeline entry, borrowed from where it is (the auditor's entry or the stream).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

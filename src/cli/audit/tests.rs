@@ -9,18 +9,23 @@ use serde_json::{Map, Value};
 /// The audit as it was: every line the reader accepts, parsed into a `Map`, all kept in
 /// memory. Returns the table and the JSON document.
 fn in_memory(lines: &[Vec<u8>]) -> (String, String) {
-    let recs: Vec<Map<String, Value>> = lines
-        .iter()
-        .filter(|l| Head::parse(l).is_ok())
-        .filter_map(|l| serde_json::from_slice(l).ok())
-        .collect();
-    let report = crate::core::audit::audit("f", &recs);
+    let report = in_memory_report(lines);
     let mut table = Vec::new();
     render(&mut table, &report).unwrap();
     (
         String::from_utf8(table).unwrap(),
         serde_json::to_string_pretty(&report).unwrap(),
     )
+}
+
+/// The report of the previous implementation (everything in memory).
+fn in_memory_report(lines: &[Vec<u8>]) -> AuditReport {
+    let recs: Vec<Map<String, Value>> = lines
+        .iter()
+        .filter(|l| Head::parse(l).is_ok())
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    crate::core::audit::audit("f", &recs)
 }
 
 /// The audit as `audit` runs it now: each line parsed once into a borrowed record, the
@@ -291,13 +296,7 @@ fn the_streamed_audit_of_a_generated_log_is_the_previous_implementations() {
 
 #[test]
 fn the_json_writer_prints_what_serde_prints_for_a_whole_report() {
-    let lines = generated_log(3_000);
-    let recs: Vec<Map<String, Value>> = lines
-        .iter()
-        .filter(|l| Head::parse(l).is_ok())
-        .filter_map(|l| serde_json::from_slice(l).ok())
-        .collect();
-    let report = crate::core::audit::audit("f", &recs);
+    let report = in_memory_report(&generated_log(3_000));
     assert!(
         report
             .issues

@@ -134,10 +134,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             d.push_str(&opt("path"));
         }
         "implementation_complete" => {
-            if let Some(a) = s_ref(rec, "agent") {
-                d.push_str(&a);
-                d.push_str(": ");
-            }
+            agent_prefix(d, rec);
             let created = list(rec, "files_created");
             let modified = list(rec, "files_modified");
             d.push_str("created: ");
@@ -146,10 +143,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             d.push_str(if modified.is_empty() { "-" } else { &modified });
         }
         "verification_passed" => {
-            if let Some(a) = s_ref(rec, "agent") {
-                d.push_str(&a);
-                d.push_str(": ");
-            }
+            agent_prefix(d, rec);
             match u(rec, "tests_passed") {
                 Some(n) => {
                     let _ = write!(d, "verification passed ({n} tests)");
@@ -158,10 +152,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             }
         }
         "verification_failed" => {
-            if let Some(a) = s_ref(rec, "agent") {
-                d.push_str(&a);
-                d.push_str(": ");
-            }
+            agent_prefix(d, rec);
             match u(rec, "tests_failed") {
                 Some(n) => {
                     let _ = write!(d, "verification failed ({n} failing)");
@@ -258,6 +249,14 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 short_into(d, &v.json_text(), 40);
             }
         }
+    }
+}
+
+/// `<agent>: ` when the record names a candidate agent (two-agent runs).
+fn agent_prefix<R: Fields + ?Sized>(d: &mut String, rec: &R) {
+    if let Some(a) = s_ref(rec, "agent") {
+        d.push_str(&a);
+        d.push_str(": ");
     }
 }
 
