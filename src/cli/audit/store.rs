@@ -53,6 +53,8 @@ pub struct AuditStore {
     file: Option<File>,
     end: u64,
     buffered: usize,
+    /// [`ALL_BUFFERS`] (smaller in tests).
+    all_buffers: usize,
     issues: HashMap<u64, Stored>,
     /// A scratch buffer for rendering an attempt.
     text: String,
@@ -65,6 +67,7 @@ impl AuditStore {
             file: None,
             end: 0,
             buffered: 0,
+            all_buffers: ALL_BUFFERS,
             issues: HashMap::new(),
             text: String::new(),
         }
@@ -110,10 +113,13 @@ impl AuditStore {
             self.buffered -= stream.buf.len();
             flush(&mut self.file, &mut self.end, stream)?;
         }
-        if self.buffered > ALL_BUFFERS {
+        if self.buffered > self.all_buffers {
+            // and their memory is given back (many issues, each with a buffer's capacity)
             for s in self.issues.values_mut() {
-                flush(&mut self.file, &mut self.end, &mut s.attempts)?;
-                flush(&mut self.file, &mut self.end, &mut s.timeline)?;
+                for stream in [&mut s.attempts, &mut s.timeline] {
+                    flush(&mut self.file, &mut self.end, stream)?;
+                    stream.buf = Vec::new();
+                }
             }
             self.buffered = 0;
         }
@@ -177,7 +183,14 @@ mod tests {
 
     #[test]
     fn timelines_come_back_in_order_across_buffers_and_the_file() {
+        come_back_in_order(7, usize::MAX);
+        // many issues: all buffers go to the file now and then, and give their memory back
+        come_back_in_order(400, 64 * 1024);
+    }
+
+    fn come_back_in_order(issues: u64, all_buffers: usize) {
         let mut store = AuditStore::new(Mode::Table);
+        store.all_buffers = all_buffers;
         let entry = |i: u64| {
             (
                 (!i.is_multiple_of(3)).then(|| format!("2026-01-01T00:00:{:02}Z", i % 60)),
@@ -194,12 +207,21 @@ mod tests {
                 event: &event,
                 detail: &detail,
             };
-            store.push(i % 7, e).unwrap();
+            store.push(i % issues, e).unwrap();
+            assert!(store.buffered <= all_buffers);
         }
         assert!(store.file.is_some(), "some chunks went to the file");
-        for issue in 0..7u64 {
+        if all_buffers < usize::MAX {
+            let held: usize = store
+                .issues
+                .values()
+                .map(|s| s.timeline.buf.capacity())
+                .sum();
+            assert!(held <= 3 * all_buffers, "{held} bytes held");
+        }
+        for issue in 0..issues {
             let want: Vec<_> = (0..40_000u64)
-                .filter(|i| i % 7 == issue)
+                .filter(|i| i % issues == issue)
                 .map(entry)
                 .collect();
             let s = store.take(issue);
