@@ -541,7 +541,7 @@ fn skewed_dates_incremental_scan_reads_only_new_commits_and_equals_a_full_scan()
     assert_eq!(env.stage("auth", 2), "DONE");
     assert_eq!(env.stage("auth", 3), "DONE");
     let cache = |env: &TestEnv| -> Value {
-        serde_json::from_str(&env.read(".swarm/cache/history/auth.json")).unwrap()
+        serde_json::from_str(&env.read(".swarm/cache/history/auth.ledger")).unwrap()
     };
     let keys = |c: &Value, k: &str| -> Vec<String> {
         c["ledger"][k]

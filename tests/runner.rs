@@ -51,6 +51,7 @@ mod cmd_unblock;
 mod config;
 mod fanout;
 mod git_sync;
+mod git_sync_skip;
 mod inputs;
 mod journeys;
 mod security;

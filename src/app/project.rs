@@ -171,16 +171,24 @@ impl Project {
 
     /// Loads a feature's state, warning about unknown stage/phase names.
     pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
+        Ok(self.load_state_identified(feature)?.map(|(s, _)| s))
+    }
+
+    /// [`Project::load_state`], with the identity of the file's bytes.
+    fn load_state_identified(
+        &self,
+        feature: &str,
+    ) -> CmdResult<Option<(FeatureState, state_store::StateId)>> {
         let path = self.paths.state_file(feature);
-        let mut state = state_store::load(&path)?;
-        if let Some(s) = state.as_mut() {
+        let mut loaded = state_store::load_identified(&path)?;
+        if let Some((s, _)) = loaded.as_mut() {
             s.stack = self.config.git.stack;
         }
-        if let Some(w) = state.as_ref().and_then(|s| s.unknown_names_warning()) {
+        if let Some(w) = loaded.as_ref().and_then(|(s, _)| s.unknown_names_warning()) {
             let shown = self.paths.display(&path);
             notice::warn_once(&shown, &format!("{shown}: {w}"));
         }
-        Ok(state)
+        Ok(loaded)
     }
 
     /// The ids of all features that have a state file, sorted.
@@ -279,7 +287,10 @@ impl Project {
     pub fn begin_or_new(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
         self.check_feature(feature)?;
         let lock = self.lock(feature)?;
-        let old = self.load_state(feature)?;
+        let (old, loaded_id) = match self.load_state_identified(feature)? {
+            Some((s, id)) => (Some(s), Some(id)),
+            None => (None, None),
+        };
         let state = old.clone().unwrap_or_else(|| {
             let mut s = FeatureState::new(feature, &clock::now_rfc3339());
             s.stack = self.config.git.stack;
@@ -293,6 +304,8 @@ impl Project {
             state,
             events: Vec::new(),
             history_cache: None,
+            loaded_id,
+            only_synced: false,
             mirror: false,
         })
     }
@@ -312,6 +325,10 @@ pub struct FeatureTxn<'p> {
     pub events: Vec<Event>,
     /// The history cache the sync produced, written on commit (never by a dry run).
     pub history_cache: Option<history::PendingCache>,
+    /// The identity of the state file as loaded (None: new feature).
+    loaded_id: Option<state_store::StateId>,
+    /// Set by [`FeatureTxn::commit_synced`]: nothing but the sync changed the state.
+    only_synced: bool,
     /// Run the project's finish hook (the GitHub mirror) once committed.
     mirror: bool,
 }
@@ -325,7 +342,12 @@ impl FeatureTxn<'_> {
 
     /// Writes the state if it changed and appends the events. Returns whether the state was
     /// written.
-    pub fn commit(mut self) -> CmdResult<bool> {
+    pub fn commit(self) -> CmdResult<bool> {
+        Ok(self.commit_returning()?.0)
+    }
+
+    /// [`FeatureTxn::commit`], returning the state as committed too.
+    fn commit_returning(mut self) -> CmdResult<(bool, FeatureState)> {
         let now = clock::now_rfc3339();
         let path = self.project.paths.state_file(&self.feature);
         // The events first (write-ahead): if the log cannot be written, the state is not
@@ -353,25 +375,51 @@ impl FeatureTxn<'_> {
             &mut self.state,
             &now,
         )?;
-        if let Some(pending) = self.history_cache.take()
-            && let Err(e) = history::save_cache(&pending.path, &pending.cache)
-        {
-            notice::warn(&format!(
-                "could not write the history cache {}: {e} (the next sync reads the whole history again)",
-                pending.path.display()
-            ));
+        if let Some(mut pending) = self.history_cache.take() {
+            // the state now on disk is in line with the history when only the sync changed
+            // it (a sync of it again changes nothing); anything else is synced again
+            pending.cache.in_sync = if !self.only_synced {
+                None
+            } else if wrote {
+                state_store::StateId::of_file(&path)
+            } else {
+                self.loaded_id
+            };
+            if let Err(e) = history::save_cache(&pending.path, &pending.cache) {
+                notice::warn(&format!(
+                    "could not write the history cache {}: {e} (the next sync reads the whole history again)",
+                    pending.path.display()
+                ));
+            }
         }
         if self.mirror {
             let FeatureTxn {
                 project,
                 lock,
                 feature,
+                state,
                 ..
             } = self;
             drop(lock);
             project.finish(&feature);
+            return Ok((wrote, state));
         }
-        Ok(wrote)
+        Ok((wrote, self.state))
+    }
+
+    /// [`FeatureTxn::commit`] of a transaction in which nothing but the git sync changed the
+    /// state (e.g. `status`): the history cache then records that the state written is in
+    /// line with the history, so the next sync with the same tips and the same state file
+    /// skips reading the evidence ledger and applying it.
+    /// Returns the state as committed.
+    pub fn commit_synced(mut self) -> CmdResult<FeatureState> {
+        self.only_synced = true;
+        Ok(self.commit_returning()?.1)
+    }
+
+    /// The identity of the state file as this transaction loaded it.
+    pub fn loaded_id(&self) -> Option<&state_store::StateId> {
+        self.loaded_id.as_ref()
     }
 
     /// Appends the events only (a dry run or a read that changed nothing in the state).

@@ -40,8 +40,7 @@ pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> 
         "status of `{feature}`: state read from {}",
         project.paths.display(&project.paths.state_file(feature))
     );
-    let mut state = txn.state.clone();
-    txn.commit()?;
+    let mut state = txn.commit_synced()?;
     // the spend shown is the log's: fold what the saved ledger has not seen yet (read only)
     crate::app::ledger::refresh(
         &project.paths.events_file(feature),

@@ -9,6 +9,7 @@ use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::history::{self, HistoryError, PendingCache};
 use crate::io::lock::FeatureLock;
+use crate::io::state_store::StateId;
 use std::path::PathBuf;
 
 /// What a sync did.
@@ -78,7 +79,20 @@ pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
         crate::core::readiness::recompute(&mut txn.state);
         return Ok(Default::default());
     }
-    let mut report = sync_feature(txn.project, &txn.lock, &mut txn.state, &mut txn.events)?;
+    // the file's identity stands for the state only while nothing changed it in memory
+    // (e.g. `greenlight` merges issues.json before syncing)
+    let loaded = if txn.changed() {
+        None
+    } else {
+        txn.loaded_id().copied()
+    };
+    let mut report = sync_feature(
+        txn.project,
+        &txn.lock,
+        &mut txn.state,
+        loaded.as_ref(),
+        &mut txn.events,
+    )?;
     txn.history_cache = report.history_cache.take();
     crate::app::summary::ensure_summaries_of(txn.project, &txn.feature, &mut txn.state, |t| {
         t.github_issue.is_some()
@@ -127,10 +141,16 @@ pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<Evidence
 /// The history cache (what was scanned, per ref) is returned in
 /// [`SyncReport::history_cache`] and written when the feature transaction commits, so a
 /// dry run writes nothing.
+///
+/// `loaded` is the identity of the state file `state` was loaded from, still unchanged:
+/// when the history cache names that file as in line with the history and no new commit
+/// carries evidence or a revert, the ledger is neither read nor applied (it would change
+/// nothing).
 pub fn sync_feature(
     project: &Project,
     _lock: &FeatureLock,
     state: &mut FeatureState,
+    loaded: Option<&StateId>,
     events: &mut Vec<Event>,
 ) -> CmdResult<SyncReport> {
     let rule = build_rule(project, state)?;
@@ -143,20 +163,33 @@ pub fn sync_feature(
     );
     let cache_path = history_cache_path(project, &state.feature_id);
     let cached = history::load_cache(&cache_path);
-    let outcome = history::scan(&project.root, &project.config.git.sync_refs, &rule, cached)
-        .map_err(|e| match e {
-            HistoryError::NotARepository(dir) => CommandError::input(format!(
-                "{} is not a git repository, so the state cannot be synced from git history",
-                dir.display()
-            ))
-            .with_hint(
-                "run `git init` there, or set `coordination.auto_sync_from_git: false` in config.yaml",
-            ),
-            e @ HistoryError::Git { .. } => CommandError::internal(e.to_string()),
-        })?;
+    let outcome = history::scan(
+        &project.root,
+        &project.config.git.sync_refs,
+        &rule,
+        cached,
+        loaded,
+    )
+    .map_err(|e| match e {
+        HistoryError::NotARepository(dir) => CommandError::input(format!(
+            "{} is not a git repository, so the state cannot be synced from git history",
+            dir.display()
+        ))
+        .with_hint(
+            "run `git init` there, or set `coordination.auto_sync_from_git: false` in config.yaml",
+        ),
+        e @ HistoryError::Git { .. } => CommandError::internal(e.to_string()),
+    })?;
 
-    let applied = ledger::apply(state, &outcome.ledger.by_issue());
-    crate::core::readiness::recompute(state);
+    let applied = match &outcome.ledger {
+        Some(l) => {
+            let applied = ledger::apply(state, &l.by_issue());
+            crate::core::readiness::recompute(state);
+            applied
+        }
+        // the state is one a sync left in line with this evidence: nothing to apply
+        None => Default::default(),
+    };
 
     let mut warnings = outcome.warnings;
     if outcome.shallow {

@@ -80,8 +80,7 @@ pub fn print_json(value: &serde_json::Value) {
 
 /// [`print_json`] of anything serialisable (no intermediate JSON tree).
 pub fn print_json_of<T: serde::Serialize + ?Sized>(value: &T) {
-    crate::outln!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
+    // what `outln!` does, without copying the document once more through `format!`
+    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    crate::io::secrets::print_out(&crate::io::secrets::mask(&text), true);
 }

@@ -18,6 +18,7 @@ use crate::core::evidence::{EvidenceRule, Hit, revert_targets};
 use crate::core::ledger::Ledger;
 use crate::io::history_pack;
 use crate::io::history_seen::{self, SeenSet, SeenUpdate};
+use crate::io::state_store::StateId;
 use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
 use gix::objs::Exists;
@@ -28,9 +29,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// The cache format; a change forces a full rescan.
-const CACHE_VERSION: u32 = 2;
+const CACHE_VERSION: u32 = 3;
 
-/// What one feature's scan remembers between runs.
+/// What one feature's scan remembers between runs: this small file, the ledger in
+/// `<feature>.ledger` (read only when it is needed) and the seen set in `<feature>.seen`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HistoryCache {
     pub version: u32,
@@ -40,19 +42,36 @@ pub struct HistoryCache {
     pub tips: BTreeMap<String, String>,
     /// Commits scanned since the last full scan.
     pub commits_total: u64,
-    pub ledger: Ledger,
+    /// The token of the ledger file this cache goes with.
+    pub ledger_token: u64,
     /// The token of the seen file (`<feature>.seen`, every commit scanned) this cache goes
     /// with, and how many of its ids are valid.
-    #[serde(default)]
     pub seen_token: u64,
-    #[serde(default)]
     pub seen_count: u64,
-    /// Where the seen file is (set when loaded).
+    /// The state file (its identity) in line with this ledger: applying the ledger to it
+    /// and recomputing readiness changes nothing, so a sync that finds no new evidence
+    /// leaves it as it is without reading the ledger.
+    #[serde(default)]
+    pub in_sync: Option<StateId>,
+    /// The ledger, when this scan read or changed it.
     #[serde(skip)]
-    pub seen_path: Option<PathBuf>,
+    pub ledger: Option<Ledger>,
+    /// Whether the ledger changed (written with the cache under a new token).
+    #[serde(skip)]
+    pub ledger_changed: bool,
+    /// Where the cache file is (set when loaded).
+    #[serde(skip)]
+    pub path: Option<PathBuf>,
     /// What this scan adds to the seen file (written with the cache).
     #[serde(skip)]
     pub seen_update: Option<SeenUpdate>,
+}
+
+/// The ledger file: the token its cache names, and the ledger.
+#[derive(Serialize, Deserialize)]
+struct LedgerFile<L> {
+    token: u64,
+    ledger: L,
 }
 
 /// A history cache waiting to be written: a sync produces it, the feature transaction
@@ -66,7 +85,10 @@ pub struct PendingCache {
 /// The result of a scan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanOutcome {
-    pub ledger: Ledger,
+    /// The whole ledger, to apply to the state; `None` when the state is the one the cache
+    /// names as in line with the history and no new commit carried evidence or a revert
+    /// (applying would change nothing).
+    pub ledger: Option<Ledger>,
     /// Commits read by this scan.
     pub commits_scanned: u64,
     /// Whether everything was read again (no cache, changed rule, rewritten history).
@@ -77,7 +99,7 @@ pub struct ScanOutcome {
     pub shallow: bool,
     /// Configured refs that could not be used.
     pub warnings: Vec<String>,
-    /// The cache to write, when it changed.
+    /// The cache to write, when it changed (its `in_sync` is for the caller to set).
     pub cache: Option<HistoryCache>,
 }
 
@@ -97,11 +119,11 @@ fn git_err(dir: &Path, e: impl std::fmt::Display) -> HistoryError {
     }
 }
 
-/// Loads a cache file; a missing, unreadable or foreign file is no cache.
+/// Loads a cache file (not its ledger); a missing, unreadable or foreign file is no cache.
 pub fn load_cache(path: &Path) -> Option<HistoryCache> {
     let bytes = std::fs::read(path).ok()?;
     let mut cache: HistoryCache = serde_json::from_slice(&bytes).ok()?;
-    cache.seen_path = Some(seen_path(path));
+    cache.path = Some(path.to_path_buf());
     (cache.version == CACHE_VERSION).then_some(cache)
 }
 
@@ -110,17 +132,59 @@ fn seen_path(path: &Path) -> PathBuf {
     path.with_extension("seen")
 }
 
-/// Writes a cache file atomically, after its seen file (so a cache never names ids that
-/// are not written; a crash in between costs one full rescan).
+/// The ledger file that goes with the cache file `path`.
+fn ledger_path(path: &Path) -> PathBuf {
+    path.with_extension("ledger")
+}
+
+/// The ledger `cache` names; `None` when its file is missing or is another one.
+fn load_ledger(cache: &HistoryCache) -> Option<Ledger> {
+    let bytes = std::fs::read(ledger_path(cache.path.as_deref()?)).ok()?;
+    let file: LedgerFile<Ledger> = serde_json::from_slice(&bytes).ok()?;
+    (file.token == cache.ledger_token).then_some(file.ledger)
+}
+
+/// Writes a cache file atomically, after its seen file and its ledger when that changed
+/// (so a cache never names ids or a ledger that are not written; a crash in between costs
+/// one full rescan).
 pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
-    let mut cache = cache.clone();
-    if let Some(update) = cache.seen_update.take() {
-        let (token, count) = history_seen::apply(&seen_path(path), cache.seen_token, &update)?;
-        cache.seen_token = token;
-        cache.seen_count = count;
+    let mut head = cache.clone_head();
+    if let Some(update) = &cache.seen_update {
+        let (token, count) = history_seen::apply(&seen_path(path), cache.seen_token, update)?;
+        head.seen_token = token;
+        head.seen_count = count;
     }
-    let bytes = serde_json::to_vec(&cache).map_err(std::io::Error::other)?;
+    if cache.ledger_changed
+        && let Some(ledger) = &cache.ledger
+    {
+        let token = history_seen::new_token();
+        let bytes =
+            serde_json::to_vec(&LedgerFile { token, ledger }).map_err(std::io::Error::other)?;
+        crate::io::atomic::write_atomic(&ledger_path(path), &bytes)?;
+        head.ledger_token = token;
+    }
+    let bytes = serde_json::to_vec(&head).map_err(std::io::Error::other)?;
     crate::io::atomic::write_atomic(path, &bytes)
+}
+
+impl HistoryCache {
+    /// A copy of the small part (not the ledger, the seen update or the path).
+    fn clone_head(&self) -> HistoryCache {
+        HistoryCache {
+            version: self.version,
+            fingerprint: self.fingerprint.clone(),
+            tips: self.tips.clone(),
+            commits_total: self.commits_total,
+            ledger_token: self.ledger_token,
+            seen_token: self.seen_token,
+            seen_count: self.seen_count,
+            in_sync: self.in_sync,
+            ledger: None,
+            ledger_changed: false,
+            path: None,
+            seen_update: None,
+        }
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -147,8 +211,15 @@ fn fingerprint(rule: &EvidenceRule, refs: &[String], shallow: &[u8]) -> String {
     hex(&h.finalize())
 }
 
-/// Resolves one configured ref to a commit id. `Ok(None)`: an unborn HEAD.
-fn resolve_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>, String> {
+/// Resolves one configured ref to a commit id. `Ok(None)`: an unborn HEAD. `known` is the
+/// tip the cache recorded for it: a ref still pointing there is not looked up in the
+/// object database (it was a commit when recorded), which spares loading the pack index.
+fn resolve_ref(
+    repo: &gix::Repository,
+    name: &str,
+    known: Option<&String>,
+) -> Result<Option<ObjectId>, String> {
+    let known = known.and_then(|k| ObjectId::from_hex(k.as_bytes()).ok());
     let id = if name == "HEAD" {
         let head = repo.head().map_err(|e| e.to_string())?;
         match head.id() {
@@ -159,11 +230,19 @@ fn resolve_ref(repo: &gix::Repository, name: &str) -> Result<Option<ObjectId>, S
         ObjectId::from_hex(name.as_bytes()).map_err(|e| e.to_string())?
     } else {
         match repo.try_find_reference(name) {
-            Ok(Some(mut r)) => r.peel_to_id().map_err(|e| e.to_string())?.detach(),
+            Ok(Some(mut r)) => match r.target().try_id() {
+                Some(id) if known.is_some_and(|k| &*k == id) => {
+                    return Ok(Some(id.to_owned()));
+                }
+                _ => r.peel_to_id().map_err(|e| e.to_string())?.detach(),
+            },
             Ok(None) => return Err("no such ref".into()),
             Err(e) => return Err(e.to_string()),
         }
     };
+    if known == Some(id) {
+        return Ok(Some(id));
+    }
     let object = repo.find_object(id).map_err(|e| e.to_string())?;
     let commit = object.peel_to_commit().map_err(|e| e.to_string())?;
     Ok(Some(commit.id))
@@ -183,12 +262,15 @@ pub fn is_shallow(root: &Path) -> bool {
 }
 
 /// Scans the history of the repository containing `root` for `rule`, resuming from
-/// `cached` when it is still valid.
+/// `cached` when it is still valid. `state` is the identity of the state file the result
+/// is for: when the cache names it as in line with the history and no new commit carries
+/// evidence or a revert, the ledger is not read ([`ScanOutcome::ledger`] is `None`).
 pub fn scan(
     root: &Path,
     refs: &[String],
     rule: &EvidenceRule,
     cached: Option<HistoryCache>,
+    state: Option<&StateId>,
 ) -> Result<ScanOutcome, HistoryError> {
     let repo = match gix::discover(root) {
         Ok(r) => r,
@@ -219,10 +301,13 @@ pub fn scan(
         .and_then(|h| h.id())
         .map(|id| id.detach().to_string());
 
+    let fp = fingerprint(rule, refs, &shallow_bytes);
+    let usable = cached.filter(|c| c.version == CACHE_VERSION && c.fingerprint == fp);
     let mut warnings = Vec::new();
     let mut tips: BTreeMap<String, ObjectId> = BTreeMap::new();
     for (i, name) in refs.iter().enumerate() {
-        match resolve_ref(&repo, name) {
+        let known = usable.as_ref().and_then(|c| c.tips.get(name));
+        match resolve_ref(&repo, name, known) {
             Ok(Some(id)) => {
                 tips.insert(name.clone(), id);
             }
@@ -232,103 +317,131 @@ pub fn scan(
             )),
         }
     }
-    let fp = fingerprint(rule, refs, &shallow_bytes);
     let tip_strings: BTreeMap<String, String> = tips
         .iter()
         .map(|(k, v)| (k.clone(), v.to_string()))
         .collect();
+    let in_sync = |c: &HistoryCache| state.is_some() && c.in_sync.as_ref() == state;
+    let outcome = |ledger, commits_scanned, full_rescan, warnings, cache| ScanOutcome {
+        ledger,
+        commits_scanned,
+        full_rescan,
+        head: head.clone(),
+        shallow,
+        warnings,
+        cache,
+    };
 
-    let usable = cached.filter(|c| c.version == CACHE_VERSION && c.fingerprint == fp);
-    if let Some(c) = &usable
-        && c.tips == tip_strings
-    {
-        // nothing new
-        return Ok(ScanOutcome {
-            ledger: c.ledger.clone(),
-            commits_scanned: 0,
-            full_rescan: false,
-            head,
-            shallow,
-            warnings,
-            cache: None,
-        });
-    }
+    let usable = match usable {
+        Some(c) if c.tips == tip_strings => {
+            // nothing new
+            if in_sync(&c) {
+                return Ok(outcome(None, 0, false, warnings, None));
+            }
+            if let Some(ledger) = load_ledger(&c) {
+                // the cache is written again only to name the state as in line
+                let cache = HistoryCache {
+                    in_sync: None,
+                    ..c.clone_head()
+                };
+                return Ok(outcome(Some(ledger), 0, false, warnings, Some(cache)));
+            }
+            None
+        }
+        other => other,
+    };
 
     let mut scanner = Scanner::new(&repo, root, rule, shallow)?;
     let full = |scanner: &mut Scanner<'_>| -> Result<_, HistoryError> {
         let mut ledger = Ledger::default();
         let mut seen = Vec::new();
         let n = scanner.walk(tips.values().copied().collect(), &mut ledger, &mut seen)?;
-        Ok((ledger, n, n, true, SeenUpdate::Replace(seen)))
+        Ok((Some(ledger), true, n, n, true, SeenUpdate::Replace(seen)))
     };
-    let (usable_token, usable_count) = usable
-        .as_ref()
-        .map_or((0, 0), |c| (c.seen_token, c.seen_count));
+    let (usable_token, usable_count, usable_ledger_token, usable_in_sync) =
+        usable.as_ref().map_or((0, 0, 0, None), |c| {
+            (c.seen_token, c.seen_count, c.ledger_token, c.in_sync)
+        });
     let seen = usable
         .as_ref()
-        .and_then(|c| SeenSet::open(c.seen_path.as_deref()?, c.seen_token, c.seen_count));
-    let (ledger, commits_scanned, commits_total, full_rescan, update) = match (usable, seen) {
-        (Some(c), Some(mut seen)) if c.tips.keys().all(|k| tips.contains_key(k)) => {
-            // incremental: from the new tips by ancestry, stopping at commits already read
-            let old: BTreeMap<&str, ObjectId> = c
-                .tips
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_str(), ObjectId::from_hex(v.as_bytes()).ok()?)))
-                .filter(|(_, id)| repo.objects.exists(id))
-                .collect();
-            let changed: Vec<(&str, ObjectId)> = tips
-                .iter()
-                .filter(|(k, v)| old.get(k.as_str()) != Some(*v))
-                .map(|(k, v)| (k.as_str(), *v))
-                .collect();
-            let mut ledger = c.ledger.clone();
-            let walked = scanner.walk_new(
-                changed.iter().map(|(_, id)| *id).collect(),
-                &mut seen,
-                &mut ledger,
-            )?;
-            let rewritten = changed.iter().any(|(name, new)| match old.get(name) {
-                None => false,
-                Some(old_tip) => {
-                    !(walked.reached.contains(old_tip)
-                        || tips.values().any(|t| t == old_tip)
-                        || is_ancestor(&repo, *old_tip, *new))
-                }
-            });
-            let lost = c.tips.len() != old.len();
-            if rewritten || lost {
-                full(&mut scanner)?
-            } else {
-                let n = walked.ids.len() as u64;
-                let update = SeenUpdate::Append {
-                    base: c.seen_count,
-                    ids: walked.ids,
+        .and_then(|c| SeenSet::open(&seen_path(c.path.as_deref()?), c.seen_token, c.seen_count));
+    let (ledger, ledger_changed, commits_scanned, commits_total, full_rescan, update) =
+        match (usable, seen) {
+            (Some(c), Some(mut seen)) if c.tips.keys().all(|k| tips.contains_key(k)) => {
+                // incremental: from the new tips by ancestry, stopping at commits already read
+                let old: BTreeMap<&str, ObjectId> = c
+                    .tips
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.as_str(), ObjectId::from_hex(v.as_bytes()).ok()?)))
+                    .filter(|(_, id)| repo.objects.exists(id))
+                    .collect();
+                let changed: Vec<(&str, ObjectId)> = tips
+                    .iter()
+                    .filter(|(k, v)| old.get(k.as_str()) != Some(*v))
+                    .map(|(k, v)| (k.as_str(), *v))
+                    .collect();
+                let walked =
+                    scanner.walk_new(changed.iter().map(|(_, id)| *id).collect(), &mut seen)?;
+                let rewritten = changed.iter().any(|(name, new)| match old.get(name) {
+                    None => false,
+                    Some(old_tip) => {
+                        !(walked.reached.contains(old_tip)
+                            || tips.values().any(|t| t == old_tip)
+                            || is_ancestor(&repo, *old_tip, *new))
+                    }
+                });
+                let lost = c.tips.len() != old.len();
+                // no new evidence and a state in line: the ledger is not needed
+                let quiet = walked.found.is_empty() && in_sync(&c);
+                let ledger = if rewritten || lost || quiet {
+                    None
+                } else {
+                    load_ledger(&c)
                 };
-                (ledger, n, c.commits_total + n, false, update)
+                if rewritten || lost || (!quiet && ledger.is_none()) {
+                    full(&mut scanner)?
+                } else {
+                    let changed = !walked.found.is_empty();
+                    let ledger = ledger.map(|mut l| {
+                        scanner.fold(walked.found, &mut l);
+                        l
+                    });
+                    let n = walked.ids.len() as u64;
+                    let update = SeenUpdate::Append {
+                        base: c.seen_count,
+                        ids: walked.ids,
+                    };
+                    (ledger, changed, n, c.commits_total + n, false, update)
+                }
             }
-        }
-        _ => full(&mut scanner)?,
-    };
+            _ => full(&mut scanner)?,
+        };
     let cache = HistoryCache {
         version: CACHE_VERSION,
         fingerprint: fp,
         tips: tip_strings,
         commits_total,
-        ledger: ledger.clone(),
+        ledger_token: usable_ledger_token,
         seen_token: usable_token,
         seen_count: usable_count,
-        seen_path: None,
+        // still in line when the ledger was not needed; the caller decides the rest
+        in_sync: if ledger.is_none() {
+            usable_in_sync
+        } else {
+            None
+        },
+        ledger: ledger.clone(),
+        ledger_changed,
+        path: None,
         seen_update: Some(update),
     };
-    Ok(ScanOutcome {
+    Ok(outcome(
         ledger,
         commits_scanned,
         full_rescan,
-        head,
-        shallow,
         warnings,
-        cache: Some(cache),
-    })
+        Some(cache),
+    ))
 }
 
 /// Whether `old` is an ancestor of `new`, looking only at commits not older than `old`
@@ -364,6 +477,8 @@ struct WalkedNew {
     ids: Vec<ObjectId>,
     /// The commits already seen where the walk stopped.
     reached: HashSet<ObjectId>,
+    /// The commits that matter among those read (newest first).
+    found: Vec<Found>,
 }
 
 /// Reads commit messages and records what matters, reusing its buffers.
@@ -494,17 +609,17 @@ impl<'r> Scanner<'r> {
     }
 
     /// Walks from `tips` by ancestry (all parents), stopping at commits `seen` already
-    /// holds: only new commits are read, whatever their dates. Folds them into `ledger`
-    /// oldest first.
+    /// holds: only new commits are read, whatever their dates. Returns what matters in
+    /// them (for [`Scanner::fold`]).
     fn walk_new(
         &mut self,
         tips: Vec<ObjectId>,
         seen: &mut SeenSet,
-        ledger: &mut Ledger,
     ) -> Result<WalkedNew, HistoryError> {
         let mut walked = WalkedNew {
             ids: Vec::new(),
             reached: HashSet::new(),
+            found: Vec::new(),
         };
         let mut visited: HashSet<ObjectId> = HashSet::new();
         let mut queue: std::collections::VecDeque<ObjectId> = tips.into_iter().collect();
@@ -537,7 +652,7 @@ impl<'r> Scanner<'r> {
             found.extend(examine(self.rule, &id, data));
         }
         self.buf = buf;
-        self.fold(found, ledger);
+        walked.found = found;
         Ok(walked)
     }
 

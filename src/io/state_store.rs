@@ -8,8 +8,8 @@ use crate::io::atomic::write_atomic;
 use crate::io::lock::FeatureLock;
 use std::path::{Path, PathBuf};
 
-/// The last state this process wrote to (or read from) each state file, with the exact
-/// bytes of the file then. A load whose file still holds those bytes returns that state
+/// The last state this process wrote to each state file, with the exact bytes of the
+/// file then. A load whose file still holds those bytes returns that state
 /// without parsing: `run` reads the state under the lock twice per issue, each time the
 /// state it wrote itself a moment ago, and parsing the whole file each time made every
 /// issue cost O(issues). Anything else that changed the file (another process, a hand
@@ -36,11 +36,56 @@ fn known_state(path: &Path, bytes: &[u8]) -> Option<FeatureState> {
     (k.bytes == bytes).then(|| k.state.clone())
 }
 
+/// What identifies the bytes of a state file: its length, modification time and a CRC-32
+/// of its bytes. The git sync's cache names the state file it found in line with the
+/// history (see [`crate::io::history`]); a file with another identity (a hand edit, a
+/// write by another command) is synced again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StateId {
+    pub len: u64,
+    pub mtime_ns: i128,
+    pub crc32: u32,
+}
+
+impl StateId {
+    fn of(bytes: &[u8], meta: &std::fs::Metadata) -> StateId {
+        use std::os::unix::fs::MetadataExt;
+        StateId {
+            len: bytes.len() as u64,
+            mtime_ns: i128::from(meta.mtime()) * 1_000_000_000 + i128::from(meta.mtime_nsec()),
+            crc32: crc32fast::hash(bytes),
+        }
+    }
+
+    /// The identity of the file at `path` now.
+    pub fn of_file(path: &Path) -> Option<StateId> {
+        let (bytes, meta) = read_with_meta(path).ok()?;
+        Some(StateId::of(&bytes, &meta))
+    }
+}
+
+fn read_with_meta(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.read_to_end(&mut bytes)?;
+    Ok((bytes, meta))
+}
+
 /// Loads a state file; `Ok(None)` when it does not exist. Invalid JSON is an error naming
 /// file, line and column (the file is never touched).
 pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
+    Ok(load_identified(path)?.map(|(state, _)| state))
+}
+
+/// [`load`], with the identity of the bytes read.
+pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>> {
+    let (bytes, id) = match read_with_meta(path) {
+        Ok((b, meta)) => {
+            let id = StateId::of(&b, &meta);
+            (b, id)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(_) if path.is_dir() => {
             return Err(CommandError::input(format!(
@@ -52,7 +97,7 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         Err(e) => return Err(CommandError::io("read", path, &e)),
     };
     if let Some(state) = known_state(path, &bytes) {
-        return Ok(Some(state));
+        return Ok(Some((state, id)));
     }
     let state: FeatureState = serde_json::from_slice(&bytes).map_err(|e| {
         let what = match e.is_data().then(|| locate_bad_field(&bytes)).flatten() {
@@ -68,9 +113,13 @@ pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
-    let state = with_loaded_nulls(state, &bytes);
-    remember(path, bytes, state.clone());
-    Ok(Some(state))
+    // not remembered: a copy of a big state costs more than most loads that follow it
+    // save (which remembers what it wrote)
+    if plain_id(path) == Some(id) {
+        // a file this tool wrote with no `null` loaded as a default: nothing to look for
+        return Ok(Some((state, id)));
+    }
+    Ok(Some((with_loaded_nulls(state, &bytes), id)))
 }
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
@@ -178,10 +227,52 @@ fn stored(state: &FeatureState) -> (Vec<u8>, LoadedNulls) {
     (out, nulls)
 }
 
+/// The marker of a state file (`.swarm/state/<f>.json` → `.swarm/cache/state/<f>.json.plain`)
+/// naming the one state file (by [`StateId`]) this tool wrote with no `null` loaded as a
+/// default, so its next load skips looking for them. A stale or broken one names no file
+/// that exists: the load then looks as always.
+fn plain_path(path: &Path) -> PathBuf {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("state");
+    let swarm = path
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    swarm
+        .join("cache")
+        .join("state")
+        .join(format!("{name}.plain"))
+}
+
+fn plain_id(path: &Path) -> Option<StateId> {
+    serde_json::from_slice(&std::fs::read(plain_path(path)).ok()?).ok()
+}
+
+/// Records (or forgets) that the file just written from `bytes` loads with no nulls.
+fn record_plain(path: &Path, bytes: &[u8], plain: bool) {
+    let marker = plain_path(path);
+    let meta = std::fs::metadata(path).ok();
+    // the bytes on disk are `bytes` unless secrets were masked: then the ids differ and
+    // the marker names no file
+    match meta.filter(|_| plain) {
+        Some(meta) => {
+            let id = StateId::of(bytes, &meta);
+            // a cache: no fsync (a torn file names no state file)
+            if let Some(dir) = marker.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = std::fs::write(&marker, serde_json::to_vec(&id).unwrap_or_default());
+        }
+        None => {
+            let _ = std::fs::remove_file(&marker);
+        }
+    }
+}
+
 /// Writes `state` atomically. The lock proves the caller holds the feature.
 pub fn save(_lock: &FeatureLock, path: &Path, state: &FeatureState) -> CmdResult<()> {
     let (bytes, nulls) = stored(state);
     write_atomic(path, &bytes).map_err(|e| CommandError::io("write", path, &e))?;
+    record_plain(path, &bytes, nulls.is_empty());
     let mut saved = state.clone();
     saved.loaded_nulls = nulls;
     remember(path, bytes, saved);
@@ -253,6 +344,34 @@ mod tests {
         let edited = load(&path).unwrap().unwrap();
         assert_eq!(edited, parsed(&path));
         assert_ne!(edited.phase, again.phase);
+    }
+
+    #[test]
+    fn a_written_file_is_named_plain_and_a_hand_edit_is_looked_at_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("state/f.json");
+        let lock =
+            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+        let mut s = FeatureState::new("f", "t");
+        s.tasks.push(crate::core::state::Task::new(1, "a"));
+        save(&lock, &path, &s).unwrap();
+        // the marker names exactly the file written
+        assert_eq!(plain_id(&path), StateId::of_file(&path));
+        assert!(plain_id(&path).is_some());
+        let again = load(&path).unwrap().unwrap();
+        assert!(again.loaded_nulls.is_empty());
+        assert_eq!(to_bytes(&again), std::fs::read(&path).unwrap());
+        // a hand edit puts a `null` where a default loads: found, and written back
+        let text = std::fs::read_to_string(&path).unwrap();
+        let edited = text.replacen("\"dependencies\": []", "\"dependencies\": null", 1);
+        assert_ne!(edited, text);
+        std::fs::write(&path, &edited).unwrap();
+        let hand = load(&path).unwrap().unwrap();
+        assert!(!hand.loaded_nulls.is_empty());
+        assert_eq!(to_bytes(&hand), edited.as_bytes());
+        // saved with that null kept: no marker names the file
+        save(&lock, &path, &hand).unwrap();
+        assert_eq!(plain_id(&path), None);
     }
 
     fn loaded(bytes: &[u8]) -> FeatureState {

@@ -72,7 +72,7 @@ fn repo() -> tempfile::TempDir {
 fn tips(repo: &gix::Repository, names: &[&str]) -> Vec<ObjectId> {
     names
         .iter()
-        .map(|n| resolve_ref(repo, n).unwrap().unwrap())
+        .map(|n| resolve_ref(repo, n, None).unwrap().unwrap())
         .collect()
 }
 
@@ -143,13 +143,13 @@ fn the_pack_reader_walks_as_gix_does_across_packs_loose_objects_and_deltas() {
     // the whole scan: the same ledger as gix's walk folded by the same code
     let rule = EvidenceRule::new("auth");
     let refs = vec!["HEAD".to_string(), "loose".to_string()];
-    let scanned = scan(dir, &refs, &rule, None).unwrap();
+    let scanned = scan(dir, &refs, &rule, None, None).unwrap();
     let mut scanner = Scanner::new(&repo, dir, &rule, false).unwrap();
     let mut ids = Vec::new();
     let found = scanner.walk_gix(all, &mut ids).unwrap();
     let mut ledger = Ledger::default();
     scanner.fold(found, &mut ledger);
-    assert_eq!(scanned.ledger, ledger);
+    assert_eq!(scanned.ledger, Some(ledger));
     assert_eq!(scanned.commits_scanned, ids.len() as u64);
 }
 
