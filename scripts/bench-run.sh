@@ -4,12 +4,19 @@
 # (goal: <= 40 ms, flat), then two ratios measured interleaved in the same run (median of
 # RUNS pairs, 100 issues each):
 #   history  a repository with COMMITS commits (scripts/gen-history.sh: noise full of
-#            `#123` mentions, rule-1 commits of another feature) vs a one-commit one
-#                                                                           (goal <= 1.5x)
+#            `#123` mentions, rule-1 commits of another feature) vs a one-commit repository
+#            whose tree is exactly the big one's tip tree (1,598 files at 200k commits;
+#            checked by tree hash; objects packed like the big one's, as a clone has
+#            them), so the ratio measures history size only, not tree size; both get the
+#            same issues, config and feature ($DATA/flat-h<COMMITS>)    (goal <= 1.5x)
 #   wide     a tree of FILES files vs a one-file tree                       (goal <= 2x)
 #
 #   scripts/bench-run.sh [--sizes "1 100 500 1000"] [--ratio-issues 100] [--commits 200000]
 #                        [--files 2000] [--runs 3] [--data /work/bench-data/run]
+#                        [--parts "sizes history wide"]
+#
+# --parts picks what to measure (default all three): e.g. `--parts history --runs 5` runs
+# only the history comparison.
 #
 # The generated template repositories are kept under --data and reused; the history one is
 # $BENCH_SYNC_DATA/h<COMMITS>/repo (default /work/bench-data/sync, shared with
@@ -25,6 +32,7 @@ COMMITS=200000
 FILES=2000
 RUNS=3
 DATA=/work/bench-data/run
+PARTS="sizes history wide"
 while [ $# -gt 0 ]; do
   case "$1" in
     --sizes) SIZES=$2; shift 2 ;;
@@ -33,7 +41,8 @@ while [ $# -gt 0 ]; do
     --files) FILES=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
     --data) DATA=$2; shift 2 ;;
-    *) echo "usage: $0 [--sizes LIST] [--ratio-issues N] [--commits N] [--files N] [--runs R] [--data DIR]" >&2; exit 2 ;;
+    --parts) PARTS=$2; shift 2 ;;
+    *) echo "usage: $0 [--sizes LIST] [--ratio-issues N] [--commits N] [--files N] [--runs R] [--data DIR] [--parts \"sizes history wide\"]" >&2; exit 2 ;;
   esac
 done
 
@@ -75,10 +84,35 @@ gen_tree() { # $1: path, $2: files
   touch "$repo/.complete"
 }
 
+# one commit whose tree is the tip tree of $1 (the history template): same files, no history
+gen_flat() { # $1: history repository, $2: path
+  local src=$1 repo=$2 want got
+  want=$(git -C "$src" rev-parse 'main^{tree}')
+  [ -f "$repo/.complete" ] && [ "$(cat "$repo/.complete")" = "$want packed" ] && return 0
+  echo "making a one-commit copy of $src's tip tree in $repo (once)..." >&2
+  rm -rf "$repo"
+  git init -q -b main "$repo"
+  git -C "$src" archive main | tar -x -C "$repo"
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=Dev -c user.email=dev@example.com commit -q -m "chore: init"
+  git -C "$repo" repack -adq # packed like the history one (and any clone), not loose objects
+  got=$(git -C "$repo" rev-parse 'HEAD^{tree}')
+  if [ "$got" != "$want" ]; then
+    echo "the copy's tree $got differs from $src's tip tree $want" >&2
+    exit 1
+  fi
+  echo "$want packed" >"$repo/.complete"
+}
+
+has_part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 gen_tree "$DATA/small" 1
-gen_tree "$DATA/wide-$FILES" "$FILES"
+has_part wide && gen_tree "$DATA/wide-$FILES" "$FILES"
 HISTORY=${BENCH_SYNC_DATA:-/work/bench-data/sync}/h$COMMITS
-gen_history "$HISTORY" "$COMMITS"
+if has_part history; then
+  gen_history "$HISTORY" "$COMMITS"
+  gen_flat "$HISTORY/repo" "$DATA/flat-h$COMMITS"
+fi
 
 cat >"$WORK/agent.sh" <<'AGENT'
 #!/bin/sh
@@ -135,6 +169,7 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "per-issue overhead (1 worker, agent writes one file, tests \`true\`; median of $RUNS):"
 per_issue=""
+has_part sizes || SIZES=""
 for size in $SIZES; do
   times=""
   for ((r = 0; r < RUNS; r++)); do
@@ -157,20 +192,28 @@ if [ -n "${BENCH_STRACE:-}" ]; then
     printf "  spawns per issue at %d issues: %.1f (git %.1f)\n", n, a / n, g / n }'
 fi
 
-echo "ratios ($RATIO_ISSUES issues, interleaved, median of $RUNS):"
-hist="" small_h="" wide="" small_w=""
+{ has_part history || has_part wide; } && echo "ratios ($RATIO_ISSUES issues, interleaved, median of $RUNS):"
+hist="" small_h="" wide="" small_w="" h=0 s1=0 w=0 s2=0
 for ((r = 0; r < RUNS; r++)); do
-  prepare "$DATA/small" "$RATIO_ISSUES"; small_h="$small_h $(time_run "$RATIO_ISSUES")"
-  prepare "$HISTORY/repo" "$RATIO_ISSUES"; hist="$hist $(time_run "$RATIO_ISSUES")"
-  prepare "$DATA/small" "$RATIO_ISSUES"; small_w="$small_w $(time_run "$RATIO_ISSUES")"
-  prepare "$DATA/wide-$FILES" "$RATIO_ISSUES"; wide="$wide $(time_run "$RATIO_ISSUES")"
+  if has_part history; then
+    prepare "$DATA/flat-h$COMMITS" "$RATIO_ISSUES"; small_h="$small_h $(time_run "$RATIO_ISSUES")"
+    prepare "$HISTORY/repo" "$RATIO_ISSUES"; hist="$hist $(time_run "$RATIO_ISSUES")"
+  fi
+  if has_part wide; then
+    prepare "$DATA/small" "$RATIO_ISSUES"; small_w="$small_w $(time_run "$RATIO_ISSUES")"
+    prepare "$DATA/wide-$FILES" "$RATIO_ISSUES"; wide="$wide $(time_run "$RATIO_ISSUES")"
+  fi
 done
-s1=$(echo "$small_h" | median); h=$(echo "$hist" | median)
-s2=$(echo "$small_w" | median); w=$(echo "$wide" | median)
-echo "  $COMMITS commits: $h ms vs small $s1 ms (runs:$hist /$small_h)"
-echo "  $FILES files: $w ms vs small $s2 ms (runs:$wide /$small_w)"
+if has_part history; then
+  s1=$(echo "$small_h" | median); h=$(echo "$hist" | median)
+  echo "  $COMMITS commits: $h ms vs one commit, same tree $s1 ms (runs:$hist /$small_h)"
+fi
+if has_part wide; then
+  s2=$(echo "$small_w" | median); w=$(echo "$wide" | median)
+  echo "  $FILES files: $w ms vs small $s2 ms (runs:$wide /$small_w)"
+fi
 awk -v h="$h" -v s1="$s1" -v w="$w" -v s2="$s2" -v p="$per_issue" 'BEGIN {
   n = split(p, a, " "); max = 0; for (i = 1; i <= n; i++) if (a[i] + 0 > max) max = a[i] + 0;
-  printf "per_issue_ms=%s max=%.1f (goal <= 40) history_ratio=%.2f (goal <= 1.5) wide_ratio=%.2f (goal <= 2)\n",
-    p, max, h / s1, w / s2 }'
+  printf "per_issue_ms=%s max=%.1f (goal <= 40) history_ratio=%s (goal <= 1.5) wide_ratio=%s (goal <= 2)\n",
+    p, max, (s1 > 0 ? sprintf("%.2f", h / s1) : "-"), (s2 > 0 ? sprintf("%.2f", w / s2) : "-") }'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
