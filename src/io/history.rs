@@ -10,9 +10,10 @@
 //! changed, when a shallow clone was deepened, or when a ref's old tip is no longer an
 //! ancestor of its new tip (rewritten history).
 //!
-//! Only commit objects are read (never trees), each once: without a commit-graph the walk's
-//! own buffer holds the commit, with one the commit is read once for its message. This is
-//! the only module that uses gix.
+//! Only commit objects are read (never trees), each once. A full scan reads them straight
+//! from the pack files on all cores ([`crate::io::history_pack`]); where that reader does
+//! not apply, and for incremental scans, gix walks: without a commit-graph the walk's own
+//! buffer holds the commit, with one the commit is read once for its message.
 
 use crate::core::evidence::{EvidenceRule, Hit, revert_targets};
 use crate::core::ledger::Ledger;
