@@ -3,6 +3,7 @@
 //! again (the ledger is not even read) — and everything else still is.
 
 use crate::common::TestEnv;
+use crate::common::state::set_stage;
 use serde_json::{Value, json};
 
 const LEDGER: &str = ".swarm/cache/history/auth.ledger";
@@ -136,4 +137,20 @@ fn a_new_revert_cancels_old_evidence_and_a_rewritten_history_is_read_again() {
     assert_eq!(scanned, total_commits(&env));
     // a task never leaves DONE because its commit disappeared (SPEC §3)
     assert_eq!(stages, ["READY", "DONE", "DONE"]);
+}
+
+#[test]
+fn turning_git_stack_on_makes_the_dependent_of_an_in_review_task_ready_without_new_commits() {
+    let env = TestEnv::new();
+    env.issues(
+        "auth",
+        json!([{"order":1,"title":"a"},{"order":2,"title":"b","dependencies":[1]}]),
+    );
+    env.run(&["greenlight", "auth"]).ok();
+    set_stage(&env, "auth", 1, "IN_REVIEW");
+    assert_eq!(status(&env).1, ["IN_REVIEW", "BACKLOG"]);
+    assert_eq!(status(&env).1, ["IN_REVIEW", "BACKLOG"]);
+    // the state file and the history are as the last sync left them; the config is not
+    env.write("config.yaml", "git:\n  stack: true\n");
+    assert_eq!(status(&env), (0, vec!["IN_REVIEW".into(), "READY".into()]));
 }

@@ -182,14 +182,13 @@ pub fn sync_feature(
     })?;
 
     let applied = match &outcome.ledger {
-        Some(l) => {
-            let applied = ledger::apply(state, &l.by_issue());
-            crate::core::readiness::recompute(state);
-            applied
-        }
+        Some(l) => ledger::apply(state, &l.by_issue()),
         // the state is one a sync left in line with this evidence: nothing to apply
         None => Default::default(),
     };
+    // always: readiness also follows `git.stack`, which is in neither the state file nor
+    // the rule (and it is cheap)
+    crate::core::readiness::recompute(state);
 
     let mut warnings = outcome.warnings;
     if outcome.shallow {
