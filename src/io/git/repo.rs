@@ -138,11 +138,24 @@ impl Git {
         stdin: &[u8],
         on_spawn: impl FnOnce(u32),
     ) -> Result<String, GitError> {
+        self.run_with_env(dir, args, stdin, &[], on_spawn)
+    }
+
+    /// Like [`Git::run_observed`], with extra environment variables.
+    fn run_with_env(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: &[u8],
+        env: &[(String, String)],
+        on_spawn: impl FnOnce(u32),
+    ) -> Result<String, GitError> {
         self.guard_config();
         let inv = Invocation {
             options: &self.identity,
             stdin,
             hooks: self.hooks,
+            env,
             ..Invocation::new(dir, args)
         };
         exec::run(&inv, on_spawn)

@@ -10,7 +10,7 @@
 //! repository's `prepare-commit-msg` and `post-commit` hooks). Otherwise, or when this git
 //! is too old for `merge-tree --write-tree --merge-base` (2.40), the caller cherry-picks.
 
-use super::super::exec::{self, GitError, Hooks, Invocation};
+use super::super::exec::{GitError, Hooks};
 use super::Git;
 use std::path::Path;
 
@@ -77,25 +77,6 @@ fn conflict_message(out: &str) -> String {
 }
 
 impl Git {
-    /// `git` in `dir` with extra environment variables (hooks as configured).
-    fn run_with_env(
-        &self,
-        dir: &Path,
-        args: &[&str],
-        stdin: &[u8],
-        env: &[(String, String)],
-    ) -> Result<String, GitError> {
-        self.guard_config();
-        let inv = Invocation {
-            options: &self.identity,
-            stdin,
-            hooks: self.hooks,
-            env,
-            ..Invocation::new(dir, args)
-        };
-        exec::run(&inv, |_| {})
-    }
-
     /// [`Git::replay_onto`] in the object store. `None`: not applicable here (see the
     /// module documentation), cherry-pick instead. `Some(Err)`: a conflict, naming the
     /// files.
@@ -147,6 +128,7 @@ impl Git {
                 &["commit-tree", &tree, "-p", onto, "-F", "-"],
                 parts.message.as_bytes(),
                 &env,
+                |_| {},
             )
             .ok()?;
         let made = made.trim();
@@ -156,6 +138,7 @@ impl Git {
 
 #[cfg(test)]
 mod tests {
+    use super::super::super::exec::{self, Invocation};
     use super::*;
 
     #[test]
