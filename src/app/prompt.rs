@@ -82,10 +82,15 @@ pub fn find_instructions(root: &Path) -> Option<Instructions> {
             Some((d, f)) => (root.join(d), f),
             None => (root.to_path_buf(), *name),
         };
+        // a file of that name (in any case) first: the folder is listed only then, so a
+        // root without instructions costs a stat per name, not a listing of the root each
+        if !path.is_file() {
+            continue;
+        }
         let listed = std::fs::read_dir(&dir)
             .map(|rd| rd.flatten().any(|e| e.file_name() == file))
             .unwrap_or(false);
-        if !listed || !path.is_file() {
+        if !listed {
             continue;
         }
         let Ok(f) = std::fs::File::open(&path) else {

@@ -4,10 +4,11 @@
 //! The agent's commit is made in its worktree, on the commit the worktree started from.
 //! Landing (done while holding the feature lock, so landings of one feature are serial):
 //!
-//! 1. the commit is replayed (cherry-picked) inside the worktree onto the current tip of
-//!    the checked-out branch, if the tip moved since the worktree was created — a conflict
-//!    is reported and the attempt is retried from a clean worktree; the user's tree is
-//!    never touched by a conflict;
+//! 1. the commit is replayed onto the current tip of the checked-out branch, if the tip
+//!    moved since the worktree was created (in git's object store, else cherry-picked
+//!    inside the worktree; see [`crate::io::git::Git::replay_onto`]) — a conflict is
+//!    reported and the attempt is retried from a clean worktree; the user's tree is never
+//!    touched by a conflict;
 //! 2. the checked-out branch is fast-forwarded to it (`git merge --ff-only`). git refuses,
 //!    and changes nothing, if that would overwrite the user's uncommitted changes or
 //!    untracked files; other uncommitted work (staged or not) is kept as it is. Then the

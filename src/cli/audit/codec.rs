@@ -1,260 +1,307 @@
-//! The byte encoding of what `audit` keeps in its temporary file while it streams the log:
-//! timeline entries and finished attempts, each tagged, in one stream per issue.
+//! The byte encoding of the timeline entries `audit` keeps in its temporary file while it
+//! streams the log, one stream per issue. Compact, so that little goes through the file:
+//! numbers and lengths as LEB128 varints, each `ts` as the length of the prefix it shares
+//! with the issue's previous `ts` and the rest, the event names the tool writes as one byte.
+//! Decoding borrows the strings from the stream (no allocation per entry).
 
-use crate::core::audit::{AgentRun, Attempt, Entry};
+use crate::core::audit::Entry;
+use crate::core::events::Event;
 
-const ENTRY: u8 = 0;
-const ATTEMPT: u8 = 1;
+/// The event names the tool writes, stored as their index (a name not in the list is
+/// stored in full). The order is part of the encoding of one run only (the file is
+/// temporary).
+const EVENTS: &[&str] = Event::NAMES;
 
-/// One stored item.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Item {
-    Entry(Entry),
-    Attempt(Attempt),
+const HAS_SEQ: u8 = 1;
+const HAS_TS: u8 = 2;
+/// The event name is `EVENTS[tag >> 2]`, or written in full when that is `EVENTS.len()`.
+const EVENT_SHIFT: u32 = 2;
+const _: () = assert!(
+    EVENTS.len() < 1 << (8 - EVENT_SHIFT),
+    "event codes fit in a tag"
+);
+
+/// One timeline entry, borrowed from where it is (the auditor's entry or the stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryRef<'a> {
+    pub ts: Option<&'a str>,
+    pub seq: Option<u64>,
+    pub event: &'a str,
+    pub detail: &'a str,
 }
 
-struct Out<'a>(&'a mut Vec<u8>);
-
-impl Out<'_> {
-    fn u64(&mut self, n: u64) {
-        self.0.extend_from_slice(&n.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.0.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        self.0.extend_from_slice(s.as_bytes());
-    }
-    fn opt_str(&mut self, s: &Option<String>) {
-        self.0.push(u8::from(s.is_some()));
-        if let Some(s) = s {
-            self.str(s);
+impl<'a> From<&'a Entry> for EntryRef<'a> {
+    fn from(e: &'a Entry) -> Self {
+        EntryRef {
+            ts: e.ts.as_deref(),
+            seq: e.seq,
+            event: &e.event,
+            detail: &e.detail,
         }
     }
-    fn opt_u64(&mut self, n: Option<u64>) {
-        self.0.push(u8::from(n.is_some()));
-        if let Some(n) = n {
-            self.u64(n);
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// The length of the longest common prefix of `a` and `b` that ends on a character
+/// boundary of both.
+fn shared_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !a.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+/// The encoder of one issue's stream: remembers the previous `ts`.
+#[derive(Debug, Default)]
+pub struct Encoder {
+    last_ts: String,
+}
+
+impl Encoder {
+    /// Appends an entry.
+    pub fn put(&mut self, out: &mut Vec<u8>, e: EntryRef<'_>) {
+        let code = EVENTS
+            .iter()
+            .position(|n| *n == e.event)
+            .unwrap_or(EVENTS.len());
+        let mut tag = (code as u8) << EVENT_SHIFT;
+        if e.seq.is_some() {
+            tag |= HAS_SEQ;
         }
+        if e.ts.is_some() {
+            tag |= HAS_TS;
+        }
+        out.push(tag);
+        if let Some(seq) = e.seq {
+            put_varint(out, seq);
+        }
+        if let Some(ts) = e.ts {
+            let shared = shared_prefix(&self.last_ts, ts);
+            put_varint(out, shared as u64);
+            put_str(out, &ts[shared..]);
+            self.last_ts.truncate(shared);
+            self.last_ts.push_str(&ts[shared..]);
+        }
+        if code == EVENTS.len() {
+            put_str(out, e.event);
+        }
+        put_str(out, e.detail);
     }
 }
 
-/// Appends an entry.
-pub fn put_entry(out: &mut Vec<u8>, e: &Entry) {
-    out.push(ENTRY);
-    let mut o = Out(out);
-    o.opt_u64(e.seq);
-    o.opt_str(&e.ts);
-    o.str(&e.event);
-    o.str(&e.detail);
+/// The decoder of one issue's stream, fed its chunks in order.
+#[derive(Debug, Default)]
+pub struct Decoder {
+    ts: String,
 }
 
-/// Appends an attempt.
-pub fn put_attempt(out: &mut Vec<u8>, a: &Attempt) {
-    out.push(ATTEMPT);
-    let mut o = Out(out);
-    o.u64(a.attempt);
-    o.opt_str(&a.started_at);
-    o.opt_str(&a.ended_at);
-    o.opt_u64(a.duration_ms);
-    o.opt_str(&a.mode);
-    o.u64(a.agents.len() as u64);
-    for r in &a.agents {
-        o.str(&r.agent);
-        o.opt_str(&r.role);
-        o.opt_u64(r.exit_code.map(|c| c as u64));
-        o.opt_u64(r.duration_ms);
-        o.0.push(u8::from(r.timed_out));
-        o.opt_u64(r.cost_usd.map(f64::to_bits));
-        o.opt_u64(r.tokens_in);
-        o.opt_u64(r.tokens_out);
-        o.opt_u64(r.tokens_cached);
-        o.opt_str(&r.error_kind);
-        o.u64(r.permission_denials);
-        o.opt_str(&r.output);
-        o.opt_str(&r.verification);
-        o.u64(r.files.len() as u64);
-        for f in &r.files {
-            o.str(f);
-        }
+/// The stream is damaged (it is never, unless the temporary file was changed under us).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Damaged;
+
+impl From<Damaged> for std::io::Error {
+    fn from(_: Damaged) -> Self {
+        std::io::Error::other("the audit's temporary timeline file is damaged")
     }
-    o.opt_str(&a.verification);
-    o.opt_u64(a.tests_passed);
-    o.opt_u64(a.tests_failed);
-    o.opt_str(&a.failures);
-    o.opt_str(&a.fallback);
-    o.str(&a.outcome);
 }
 
-struct In<'a, 'b>(&'b mut &'a [u8]);
+struct In<'a>(&'a [u8]);
 
-impl In<'_, '_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
+impl<'a> In<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Damaged> {
         if self.0.len() < n {
-            return None;
+            return Err(Damaged);
         }
         let (head, rest) = self.0.split_at(n);
-        *self.0 = rest;
-        Some(head)
+        self.0 = rest;
+        Ok(head)
     }
-    fn byte(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
+    fn byte(&mut self) -> Result<u8, Damaged> {
+        Ok(self.take(1)?[0])
     }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    fn varint(&mut self) -> Result<u64, Damaged> {
+        let mut n = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Ok(n);
+            }
+        }
+        Err(Damaged)
     }
-    fn len(&mut self) -> Option<usize> {
-        usize::try_from(self.u64()?).ok()
-    }
-    fn str(&mut self) -> Option<String> {
-        let n = u32::from_le_bytes(self.take(4)?.try_into().ok()?) as usize;
-        Some(String::from_utf8_lossy(self.take(n)?).into_owned())
-    }
-    fn opt_str(&mut self) -> Option<Option<String>> {
-        Some(match self.byte()? {
-            0 => None,
-            _ => Some(self.str()?),
-        })
-    }
-    fn opt_u64(&mut self) -> Option<Option<u64>> {
-        Some(match self.byte()? {
-            0 => None,
-            _ => Some(self.u64()?),
-        })
+    fn str(&mut self) -> Result<&'a str, Damaged> {
+        let n = usize::try_from(self.varint()?).map_err(|_| Damaged)?;
+        std::str::from_utf8(self.take(n)?).map_err(|_| Damaged)
     }
 }
 
-/// Reads the next item (`None` when the data is damaged or ends).
-pub fn get(data: &mut &[u8]) -> Option<Item> {
-    let mut i = In(data);
-    match i.byte()? {
-        ENTRY => {
-            let seq = i.opt_u64()?;
-            let ts = i.opt_str()?;
-            Some(Item::Entry(Entry {
-                ts,
-                seq,
-                event: i.str()?,
-                detail: i.str()?,
-            }))
-        }
-        ATTEMPT => {
-            let attempt = i.u64()?;
-            let started_at = i.opt_str()?;
-            let ended_at = i.opt_str()?;
-            let duration_ms = i.opt_u64()?;
-            let mode = i.opt_str()?;
-            let n = i.len()?;
-            let mut agents = Vec::with_capacity(n.min(64));
-            for _ in 0..n {
-                // fields are read in the order they were written (a literal evaluates in order)
-                let r = AgentRun {
-                    agent: i.str()?,
-                    role: i.opt_str()?,
-                    exit_code: i.opt_u64()?.map(|c| c as i64),
-                    duration_ms: i.opt_u64()?,
-                    timed_out: i.byte()? != 0,
-                    cost_usd: i.opt_u64()?.map(f64::from_bits),
-                    tokens_in: i.opt_u64()?,
-                    tokens_out: i.opt_u64()?,
-                    tokens_cached: i.opt_u64()?,
-                    error_kind: i.opt_str()?,
-                    permission_denials: i.u64()?,
-                    output: i.opt_str()?,
-                    verification: i.opt_str()?,
-                    files: {
-                        let files = i.len()?;
-                        (0..files).map(|_| i.str()).collect::<Option<_>>()?
-                    },
-                };
-                agents.push(r);
+impl Decoder {
+    /// Hands each entry of `chunk` (whole entries, in order) to `f`.
+    pub fn each<E: From<Damaged>>(
+        &mut self,
+        chunk: &[u8],
+        f: &mut dyn FnMut(EntryRef<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut i = In(chunk);
+        while !i.0.is_empty() {
+            let tag = i.byte()?;
+            let seq = if tag & HAS_SEQ != 0 {
+                Some(i.varint()?)
+            } else {
+                None
+            };
+            let has_ts = tag & HAS_TS != 0;
+            if has_ts {
+                let shared = usize::try_from(i.varint()?).map_err(|_| Damaged)?;
+                let rest = i.str()?;
+                if shared > self.ts.len() || !self.ts.is_char_boundary(shared) {
+                    return Err(Damaged.into());
+                }
+                self.ts.truncate(shared);
+                self.ts.push_str(rest);
             }
-            Some(Item::Attempt(Attempt {
-                attempt,
-                started_at,
-                ended_at,
-                duration_ms,
-                mode,
-                agents,
-                verification: i.opt_str()?,
-                tests_passed: i.opt_u64()?,
-                tests_failed: i.opt_u64()?,
-                failures: i.opt_str()?,
-                fallback: i.opt_str()?,
-                outcome: i.str()?,
-            }))
+            let code = usize::from(tag >> EVENT_SHIFT);
+            let event = match EVENTS.get(code) {
+                Some(name) => name,
+                None if code == EVENTS.len() => i.str()?,
+                None => return Err(Damaged.into()),
+            };
+            let detail = i.str()?;
+            f(EntryRef {
+                ts: has_ts.then_some(self.ts.as_str()),
+                seq,
+                event,
+                detail,
+            })?;
         }
-        _ => None,
+        Ok(())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn owned(e: EntryRef<'_>) -> (Option<String>, Option<u64>, String, String) {
+        (
+            e.ts.map(str::to_string),
+            e.seq,
+            e.event.to_string(),
+            e.detail.to_string(),
+        )
+    }
+
+    fn round_trip(entries: &[(Option<String>, Option<u64>, String, String)], cut_every: usize) {
+        let mut enc = Encoder::default();
+        // chunks as the store cuts them: whole entries
+        let mut chunks = vec![Vec::new()];
+        for (k, (ts, seq, event, detail)) in entries.iter().enumerate() {
+            if k % cut_every == 0 {
+                chunks.push(Vec::new());
+            }
+            let out = chunks.last_mut().unwrap();
+            enc.put(
+                out,
+                EntryRef {
+                    ts: ts.as_deref(),
+                    seq: *seq,
+                    event,
+                    detail,
+                },
+            );
+        }
+        let mut dec = Decoder::default();
+        let mut got = Vec::new();
+        for c in &chunks {
+            dec.each::<Damaged>(c, &mut |e| {
+                got.push(owned(e));
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(got, entries);
+    }
 
     #[test]
-    fn entries_and_attempts_come_back_as_they_went_in() {
-        let run = AgentRun {
-            agent: "claude".into(),
-            role: Some("primary".into()),
-            exit_code: Some(-9),
-            duration_ms: Some(1200),
-            timed_out: true,
-            cost_usd: Some(0.1 + 0.2),
-            tokens_in: Some(1),
-            tokens_out: None,
-            tokens_cached: Some(3),
-            error_kind: Some("rate_limit".into()),
-            permission_denials: 2,
-            output: Some(".swarm/out/é.txt".into()),
-            verification: Some("failed".into()),
-            files: vec!["a.rs".into(), String::new()],
+    fn entries_come_back_as_they_went_in() {
+        let e = |ts: Option<&str>, seq, ev: &str, d: &str| {
+            (ts.map(str::to_string), seq, ev.to_string(), d.to_string())
         };
-        let attempt = Attempt {
-            attempt: 7,
-            started_at: Some("2026-01-01T00:00:00Z".into()),
-            ended_at: None,
-            duration_ms: Some(0),
-            mode: Some("PARALLEL".into()),
-            agents: vec![run, AgentRun::default()],
-            verification: None,
-            tests_passed: Some(u64::MAX),
-            tests_failed: None,
-            failures: Some("x\ny".into()),
-            fallback: Some("solo: why".into()),
-            outcome: "interrupted".into(),
-        };
-        let entry = Entry {
-            ts: None,
-            seq: Some(0),
-            event: "issue_done".into(),
-            detail: String::new(),
-        };
-        let mut buf = Vec::new();
-        put_attempt(&mut buf, &attempt);
-        put_entry(&mut buf, &entry);
-        put_attempt(
-            &mut buf,
-            &Attempt {
-                agents: Vec::new(),
-                ..attempt.clone()
-            },
-        );
-        let mut data = buf.as_slice();
-        assert_eq!(get(&mut data), Some(Item::Attempt(attempt.clone())));
-        assert_eq!(get(&mut data), Some(Item::Entry(entry)));
-        assert!(matches!(get(&mut data), Some(Item::Attempt(a)) if a.agents.is_empty()));
-        assert!(data.is_empty());
+        let entries = vec![
+            e(Some("2026-01-01T00:00:00Z"), Some(0), "issue_done", ""),
+            e(Some("2026-01-01T00:00:09Z"), None, "custom_thing", "x=1"),
+            e(None, Some(u64::MAX), "agent_finished", "é\n\"q\""),
+            e(Some("2026-01-01T00:00:09Z"), Some(300), "", "same ts"),
+            e(Some("2026-é"), Some(1), "worker_finished", "cut inside é"),
+            e(
+                Some("2026-è"),
+                Some(1),
+                "issue_started",
+                "shares 5 bytes + half a char",
+            ),
+            e(Some(""), None, "git_sync", "empty ts"),
+        ];
+        for cut in 1..=entries.len() {
+            round_trip(&entries, cut);
+        }
+    }
+
+    #[test]
+    fn a_damaged_stream_is_an_error_not_a_panic() {
         let mut one = Vec::new();
-        put_entry(
+        Encoder::default().put(
             &mut one,
-            &Entry {
-                ts: Some("t".into()),
-                seq: None,
-                event: "e".into(),
-                detail: "d".into(),
+            EntryRef {
+                ts: Some("t"),
+                seq: Some(300),
+                event: "not listed",
+                detail: "d",
             },
         );
-        for cut in 0..one.len() {
-            assert_eq!(get(&mut &one[..cut]), None, "cut at {cut}");
+        for cut in 1..one.len() {
+            let r = Decoder::default().each::<Damaged>(&one[..cut], &mut |_| Ok(()));
+            assert_eq!(r, Err(Damaged), "cut at {cut}");
+        }
+        assert_eq!(
+            Decoder::default().each::<Damaged>(&[0xff], &mut |_| Ok(())),
+            Err(Damaged)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_entries_round_trip(
+            entries in prop::collection::vec(
+                (
+                    prop::option::of("2026-0[1-2]-[0-9]{2}T[0-9é:.]{0,12}Z?"),
+                    prop::option::of(any::<u64>()),
+                    prop::sample::select(vec!["issue_done", "git_sync", "x", "", "émoji😀"]),
+                    ".{0,20}",
+                ),
+                0..40,
+            ),
+            cut in 1usize..8,
+        ) {
+            let entries: Vec<_> = entries
+                .into_iter()
+                .map(|(ts, seq, ev, d)| (ts, seq, ev.to_string(), d))
+                .collect();
+            round_trip(&entries, cut);
         }
     }
 }

@@ -9,12 +9,7 @@ use serde_json::{Map, Value};
 /// The audit as it was: every line the reader accepts, parsed into a `Map`, all kept in
 /// memory. Returns the table and the JSON document.
 fn in_memory(lines: &[Vec<u8>]) -> (String, String) {
-    let recs: Vec<Map<String, Value>> = lines
-        .iter()
-        .filter(|l| Head::parse(l).is_ok())
-        .filter_map(|l| serde_json::from_slice(l).ok())
-        .collect();
-    let report = crate::core::audit::audit("f", &recs);
+    let report = in_memory_report(lines);
     let mut table = Vec::new();
     render(&mut table, &report).unwrap();
     (
@@ -23,11 +18,21 @@ fn in_memory(lines: &[Vec<u8>]) -> (String, String) {
     )
 }
 
+/// The report of the previous implementation (everything in memory).
+fn in_memory_report(lines: &[Vec<u8>]) -> AuditReport {
+    let recs: Vec<Map<String, Value>> = lines
+        .iter()
+        .filter(|l| Head::parse(l).is_ok())
+        .filter_map(|l| serde_json::from_slice(l).ok())
+        .collect();
+    crate::core::audit::audit("f", &recs)
+}
+
 /// The audit as `audit` runs it now: each line parsed once into a borrowed record, the
-/// timelines and finished attempts spilled to the store.
-fn spilled(lines: &[Vec<u8>]) -> (AuditReport, AuditStore) {
+/// timelines and finished attempts spilled to the store (attempts written for `mode`).
+fn spilled(lines: &[Vec<u8>], mode: Mode) -> (AuditReport, AuditStore) {
     let mut auditor = Auditor::spilling("f");
-    let mut store = AuditStore::new();
+    let mut store = AuditStore::new(mode);
     for l in lines {
         match Record::parse(l) {
             Ok(rec) => auditor.push(&rec),
@@ -37,25 +42,31 @@ fn spilled(lines: &[Vec<u8>]) -> (AuditReport, AuditStore) {
             store.push_attempt(issue, &a).unwrap();
         }
         for (issue, e) in auditor.take_entries() {
-            store.push(issue, &e).unwrap();
+            store.push(*issue, EntryRef::from(e)).unwrap();
         }
     }
     (auditor.finish(), store)
 }
 
 fn streamed(lines: &[Vec<u8>]) -> (String, String) {
-    let (report, mut store) = spilled(lines);
+    let (report, mut store) = spilled(lines, Mode::Table);
     let mut table = Vec::new();
-    render_with(&mut table, &report, &mut |i| store.take(i.issue)).unwrap();
-    let (report, mut store) = spilled(lines);
-    let doc = Streamed {
-        report: &report,
-        store: RefCell::new(&mut store),
-    };
+    table::write(&mut table, &report, Some(&mut store)).unwrap();
+    let (report, mut store) = spilled(lines, Mode::Json);
+    let mut doc = Vec::new();
+    json::write(&mut doc, &report, Some(&mut store)).unwrap();
     (
         String::from_utf8(table).unwrap(),
-        serde_json::to_string_pretty(&doc).unwrap(),
+        String::from_utf8(doc).unwrap(),
     )
+}
+
+/// The JSON writer on a report that holds everything (nothing stored) prints what
+/// `serde_json` prints.
+fn json_of_whole(report: &AuditReport) -> String {
+    let mut doc = Vec::new();
+    json::write(&mut doc, report, None).unwrap();
+    String::from_utf8(doc).unwrap()
 }
 
 fn compact(v: Value) -> Vec<u8> {
@@ -94,7 +105,7 @@ fn records() -> Vec<Vec<u8>> {
 #[test]
 fn streamed_json_and_table_equal_the_in_memory_report() {
     let lines = records();
-    let (report, _) = spilled(&lines);
+    let (report, _) = spilled(&lines, Mode::Table);
     assert!(
         report.issues.iter().all(|i| i.attempts.len() <= 1),
         "only the last attempt of an issue stays in memory"
@@ -271,8 +282,9 @@ fn generated_log(n: u64) -> Vec<Vec<u8>> {
 #[test]
 fn the_streamed_audit_of_a_generated_log_is_the_previous_implementations() {
     let lines = generated_log(20_000);
-    let (report, _) = spilled(&lines);
+    let (report, store) = spilled(&lines, Mode::Json);
     assert!(report.issues.iter().all(|i| i.attempts.len() <= 1));
+    assert!(store.went_to_file(), "the store's file is used");
     let (table, json) = streamed(&lines);
     let (want_table, want_json) = in_memory(&lines);
     assert!(want_table.lines().count() > 20_000, "the log is audited");
@@ -280,4 +292,39 @@ fn the_streamed_audit_of_a_generated_log_is_the_previous_implementations() {
     assert!(want_table.contains("candidates: PARALLEL (join merge)"));
     assert_eq!(table, want_table);
     assert_eq!(json, want_json);
+}
+
+#[test]
+fn the_json_writer_prints_what_serde_prints_for_a_whole_report() {
+    let report = in_memory_report(&generated_log(3_000));
+    assert!(
+        report
+            .issues
+            .iter()
+            .any(|i| i.timeline.iter().any(|e| e.ts.is_none()))
+    );
+    assert!(
+        report
+            .issues
+            .iter()
+            .any(|i| i.timeline.iter().any(|e| e.seq.is_none()))
+    );
+    assert_eq!(
+        json_of_whole(&report),
+        serde_json::to_string_pretty(&report).unwrap()
+    );
+    let empty = crate::core::audit::audit("f", &[]);
+    assert_eq!(
+        json_of_whole(&empty),
+        serde_json::to_string_pretty(&empty).unwrap()
+    );
+    // an issue with neither attempts nor timeline
+    let greenlight: Map<String, Value> =
+        serde_json::from_str(r#"{"event":"greenlight","added":[4],"kept":[],"ready":[]}"#).unwrap();
+    let named = crate::core::audit::audit("f", [&greenlight]);
+    assert_eq!(named.issues.len(), 1);
+    assert_eq!(
+        json_of_whole(&named),
+        serde_json::to_string_pretty(&named).unwrap()
+    );
 }

@@ -8,6 +8,8 @@ use super::exec::{self, GitError, Hooks, Invocation};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod replay;
+
 /// Keeps this process's `git worktree prune` apart from its worktree adds and removes: a
 /// prune running while another thread adds a worktree can delete the new one's admin
 /// folder. Adds and removes share the lock (they run concurrently); a prune takes it
@@ -136,11 +138,24 @@ impl Git {
         stdin: &[u8],
         on_spawn: impl FnOnce(u32),
     ) -> Result<String, GitError> {
+        self.run_with_env(dir, args, stdin, &[], on_spawn)
+    }
+
+    /// Like [`Git::run_observed`], with extra environment variables.
+    fn run_with_env(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        stdin: &[u8],
+        env: &[(String, String)],
+        on_spawn: impl FnOnce(u32),
+    ) -> Result<String, GitError> {
         self.guard_config();
         let inv = Invocation {
             options: &self.identity,
             stdin,
             hooks: self.hooks,
+            env,
             ..Invocation::new(dir, args)
         };
         exec::run(&inv, on_spawn)
@@ -364,10 +379,12 @@ impl Git {
             .ok_or_else(|| GitError::failed(dir, &["commit"], "no commit after committing"))
     }
 
-    /// Re-applies `commit` (whose parent is `parent`) on top of `onto` inside the worktree
-    /// `dir` (a no-op when `onto` is its parent); returns the resulting commit. On a
-    /// conflict the worktree is left clean at `onto` and the error names the conflicting
-    /// files.
+    /// Re-applies `commit` (whose parent is `parent`) on top of `onto` (a no-op when `onto`
+    /// is its parent); returns the resulting commit, with the commit's author, date and
+    /// message. On a conflict the error names the conflicting files. Done in the object
+    /// store when it can be (the worktree `dir` is then left as it was, see
+    /// module `replay`), else by a cherry-pick inside the worktree `dir`, which a conflict
+    /// leaves clean at `onto`.
     pub fn replay_onto(
         &self,
         dir: &Path,
@@ -377,6 +394,9 @@ impl Git {
     ) -> Result<String, GitError> {
         if parent == onto {
             return Ok(commit.to_string());
+        }
+        if let Some(replayed) = self.replay_in_store(dir, commit, parent, onto) {
+            return replayed;
         }
         self.run(dir, &["checkout", "-q", "--detach", onto], b"")?;
         match self.run(dir, &["cherry-pick", "--allow-empty", commit], b"") {

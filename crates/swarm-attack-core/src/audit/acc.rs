@@ -84,7 +84,7 @@ impl Acc {
     }
 
     /// Starts attempt `n` (or the next number), unless it is the open one.
-    fn start_attempt(&mut self, n: Option<u64>, ts: &Option<String>) {
+    fn start_attempt(&mut self, n: Option<u64>, ts: Option<&str>) {
         if let Some(open) = self.open_attempt() {
             if n.is_none_or(|n| n == open.attempt) {
                 return;
@@ -105,7 +105,7 @@ impl Acc {
             self.finished.push(done);
         }
         if self.audit.started_at.is_none() {
-            self.audit.started_at = ts.clone();
+            self.audit.started_at = ts.map(str::to_string);
         }
         let mode = self
             .pending_mode
@@ -113,7 +113,7 @@ impl Acc {
             .or_else(|| self.audit.mode.clone());
         self.audit.attempts.push(Attempt {
             attempt: number,
-            started_at: ts.clone(),
+            started_at: ts.map(str::to_string),
             ended_at: None,
             duration_ms: None,
             mode,
@@ -128,7 +128,7 @@ impl Acc {
         self.audit.outcome = "in_progress".into();
     }
 
-    fn current_attempt(&mut self, ts: &Option<String>) -> &mut Attempt {
+    fn current_attempt(&mut self, ts: Option<&str>) -> &mut Attempt {
         if self.open_attempt().is_none() {
             self.start_attempt(None, ts);
         }
@@ -137,7 +137,7 @@ impl Acc {
     }
 
     /// Ends the open (or just passed) attempt with `outcome`.
-    fn settle_attempt(&mut self, outcome: &str, ts: &Option<String>) {
+    fn settle_attempt(&mut self, outcome: &str, ts: Option<&str>) {
         if let Some(a) = self.audit.attempts.last_mut()
             && (a.outcome == "in_progress" || a.outcome == "passed")
         {
@@ -148,12 +148,12 @@ impl Acc {
         }
     }
 
-    pub(super) fn finish(&mut self, outcome: &str, ts: &Option<String>) {
+    pub(super) fn finish(&mut self, outcome: &str, ts: Option<&str>) {
         self.audit.outcome = outcome.into();
-        self.audit.ended_at = ts.clone();
+        self.audit.ended_at = ts.map(str::to_string);
     }
 
-    pub(super) fn apply<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: &Option<String>) {
+    pub(super) fn apply<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
         match event {
             "issue_started" => self.start_attempt(u(rec, "attempt"), ts),
             "retry_started" => {
@@ -296,7 +296,7 @@ impl Acc {
     /// An event of one candidate of a two-agent attempt (it names its `agent`): annotates
     /// that agent's run; the attempt stays open (it ends at `issue_done`, `issue_blocked` or
     /// the next attempt's start — `failed` then when no candidate passed).
-    fn candidate_event<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: &Option<String>) {
+    fn candidate_event<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
         let agent = s(rec, "agent").unwrap_or_default();
         let attempt = match self.audit.attempts.last_mut() {
             Some(a) if a.agents.iter().any(|r| r.agent == agent) => a,
@@ -336,8 +336,8 @@ impl Acc {
     }
 }
 
-fn end(a: &mut Attempt, ts: &Option<String>) {
-    a.ended_at = ts.clone();
+fn end(a: &mut Attempt, ts: Option<&str>) {
+    a.ended_at = ts.map(str::to_string);
     a.duration_ms = match (&a.started_at, ts) {
         (Some(s), Some(e)) => millis_between(s, e),
         _ => None,

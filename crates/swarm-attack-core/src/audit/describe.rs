@@ -1,10 +1,12 @@
 //! One-line texts for the audit and the event timeline: event descriptions, durations,
 //! short commits, fallback and convergence summaries.
 
-use super::fields::{b, f, list, s, s_ref, text, u, value};
+use super::fields::{b, f, list, s_ref, text, u, value};
 use crate::event_filter::parse_ts;
 use crate::record::Fields;
 use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt::Write as _;
 
 /// Milliseconds from `a` to `b` (None when either is unreadable or `b` is before `a`).
 pub fn millis_between(a: &str, b: &str) -> Option<u64> {
@@ -14,55 +16,81 @@ pub fn millis_between(a: &str, b: &str) -> Option<u64> {
 
 /// The first line of a text, cut to `max` characters.
 pub fn short(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    short_into(&mut out, text, max);
+    out
+}
+
+/// [`short`], appended to `out`.
+pub fn short_into(out: &mut String, text: &str, max: usize) {
     let line = text.lines().next().unwrap_or("").trim();
     // Cut at the byte where the character `max` starts: no per-character copying.
     let (cut, longer) = match line.char_indices().nth(max) {
         Some((at, _)) => (&line[..at], true),
         None => (line, false),
     };
-    let mut out = String::with_capacity(cut.len() + 3);
+    out.reserve(cut.len() + 3);
     out.push_str(cut);
     if longer || text.trim().lines().nth(1).is_some() {
         out.push('…');
     }
-    out
 }
 
-fn secs(ms: u64) -> String {
+fn secs(out: &mut String, ms: u64) {
     if ms < 1000 {
-        format!("{ms}ms")
+        let _ = write!(out, "{ms}ms");
     } else if ms < 60_000 {
-        format!("{:.1}s", ms as f64 / 1000.0)
+        let _ = write!(out, "{:.1}s", ms as f64 / 1000.0);
     } else {
         let total = ms / 1000;
-        format!("{}m{:02}s", total / 60, total % 60)
+        let _ = write!(out, "{}m{:02}s", total / 60, total % 60);
     }
 }
 
 /// A one-line description of an event for a timeline.
 pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
-    let opt = |k: &str| s(rec, k).unwrap_or_else(|| "-".into());
+    let mut d = String::with_capacity(128);
+    describe_into(&mut d, event, rec);
+    d
+}
+
+/// [`describe`], appended to `d` (no allocation but the buffer's growth for the frequent
+/// events).
+pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
+    let opt = |k: &str| s_ref(rec, k).unwrap_or(Cow::Borrowed("-"));
     match event {
         "issue_started" => match u(rec, "attempt") {
-            Some(n) => format!("attempt {n} started"),
-            None => "started".into(),
-        },
-        "retry_started" => format!("retry: attempt {} started", opt("attempt")),
-        "agents_selected" => {
-            let mut d = format!("{} — winner {}", opt("mode"), opt("winner"));
-            if let Some(r) = s(rec, "runner_up") {
-                d.push_str(&format!(", runner-up {r}"));
+            Some(n) => {
+                let _ = write!(d, "attempt {n} started");
             }
-            if let Some(r) = s(rec, "reason") {
-                d.push_str(&format!(" ({})", short(&r, 80)));
+            None => d.push_str("started"),
+        },
+        "retry_started" => {
+            d.push_str("retry: attempt ");
+            d.push_str(&opt("attempt"));
+            d.push_str(" started");
+        }
+        "agents_selected" => {
+            d.push_str(&opt("mode"));
+            d.push_str(" — winner ");
+            d.push_str(&opt("winner"));
+            if let Some(r) = s_ref(rec, "runner_up") {
+                d.push_str(", runner-up ");
+                d.push_str(&r);
+            }
+            if let Some(r) = s_ref(rec, "reason") {
+                d.push_str(" (");
+                short_into(d, &r, 80);
+                d.push(')');
             }
             if let Some(fb) = fallback_text(rec) {
-                d.push_str(&format!("; fallback {}", short(&fb, 160)));
+                d.push_str("; fallback ");
+                short_into(d, &fb, 160);
             }
-            d
         }
         "context_injected" => {
-            let mut d = format!(
+            let _ = write!(
+                d,
                 "prompt {} bytes, CLAUDE.md {}, {} summaries",
                 opt("prompt_bytes"),
                 if b(rec, "has_claude_md") { "yes" } else { "no" },
@@ -70,75 +98,81 @@ pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
             );
             let cut = list(rec, "truncated");
             if !cut.is_empty() {
-                d.push_str(&format!("; cut: {cut}"));
+                d.push_str("; cut: ");
+                d.push_str(&cut);
             }
-            d
         }
-        "agent_started" => match s(rec, "role") {
-            Some(r) => format!("{} started ({r})", opt("agent")),
-            None => format!("{} started", opt("agent")),
-        },
+        "agent_started" => {
+            d.push_str(&opt("agent"));
+            d.push_str(" started");
+            if let Some(r) = s_ref(rec, "role") {
+                d.push_str(" (");
+                d.push_str(&r);
+                d.push(')');
+            }
+        }
         "agent_finished" => {
-            let mut d = format!("{} ", opt("agent"));
+            d.push_str(&opt("agent"));
+            d.push(' ');
             if b(rec, "timed_out") {
                 d.push_str("timed out");
             } else {
-                d.push_str(&format!("exited {}", opt("exit_code")));
+                d.push_str("exited ");
+                d.push_str(&opt("exit_code"));
             }
             if let Some(ms) = u(rec, "duration_ms") {
-                d.push_str(&format!(" after {}", secs(ms)));
+                d.push_str(" after ");
+                secs(d, ms);
             }
             if let Some(c) = f(rec, "cost_usd") {
-                d.push_str(&format!(", ${c:.2}"));
+                let _ = write!(d, ", ${c:.2}");
             }
-            d
         }
-        "tests_written" => format!("{} tests written to {}", opt("count"), opt("path")),
+        "tests_written" => {
+            d.push_str(&opt("count"));
+            d.push_str(" tests written to ");
+            d.push_str(&opt("path"));
+        }
         "implementation_complete" => {
+            agent_prefix(d, rec);
             let created = list(rec, "files_created");
             let modified = list(rec, "files_modified");
-            let d = format!(
-                "created: {}; modified: {}",
-                if created.is_empty() { "-" } else { &created },
-                if modified.is_empty() { "-" } else { &modified }
-            );
-            match s(rec, "agent") {
-                Some(a) => format!("{a}: {d}"),
-                None => d,
-            }
+            d.push_str("created: ");
+            d.push_str(if created.is_empty() { "-" } else { &created });
+            d.push_str("; modified: ");
+            d.push_str(if modified.is_empty() { "-" } else { &modified });
         }
         "verification_passed" => {
-            let mut d = match u(rec, "tests_passed") {
-                Some(n) => format!("verification passed ({n} tests)"),
-                None => "verification passed".into(),
-            };
-            if let Some(a) = s(rec, "agent") {
-                d = format!("{a}: {d}");
+            agent_prefix(d, rec);
+            match u(rec, "tests_passed") {
+                Some(n) => {
+                    let _ = write!(d, "verification passed ({n} tests)");
+                }
+                None => d.push_str("verification passed"),
             }
-            d
         }
         "verification_failed" => {
-            let mut d = match u(rec, "tests_failed") {
-                Some(n) => format!("verification failed ({n} failing)"),
-                None => "verification failed".into(),
-            };
-            if let Some(a) = s(rec, "agent") {
-                d = format!("{a}: {d}");
+            agent_prefix(d, rec);
+            match u(rec, "tests_failed") {
+                Some(n) => {
+                    let _ = write!(d, "verification failed ({n} failing)");
+                }
+                None => d.push_str("verification failed"),
             }
             if let Some(t) = text(rec, "failures") {
-                d.push_str(&format!(": {}", short(&t, 100)));
+                d.push_str(": ");
+                short_into(d, &t, 100);
             }
-            d
         }
-        "issue_blocked" => format!(
-            "BLOCKED after {} retries: {}",
-            u(rec, "retries").unwrap_or(0),
-            short(&s(rec, "reason").unwrap_or_default(), 120)
-        ),
+        "issue_blocked" => {
+            let _ = write!(
+                d,
+                "BLOCKED after {} retries: ",
+                u(rec, "retries").unwrap_or(0)
+            );
+            short_into(d, &s_ref(rec, "reason").unwrap_or_default(), 120);
+        }
         "issue_done" => {
-            // The most frequent row of a long log: built in one buffer, no `format!`.
-            use std::fmt::Write as _;
-            let mut d = String::with_capacity(128);
             d.push_str("DONE");
             if let Some(c) = s_ref(rec, "commit").filter(|c| !c.is_empty()) {
                 d.push_str(", commit ");
@@ -152,19 +186,21 @@ pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
             }
             if let Some(sm) = s_ref(rec, "summary") {
                 d.push_str(": ");
-                d.push_str(&short(&sm, 80));
+                short_into(d, &sm, 80);
             }
-            d
         }
         "issue_skipped" => match u(rec, "blocking_issue") {
-            Some(n) => format!("skipped (blocked by #{n})"),
-            None => "skipped".into(),
+            Some(n) => {
+                let _ = write!(d, "skipped (blocked by #{n})");
+            }
+            None => d.push_str("skipped"),
         },
-        "issue_unblocked" => "unblocked (back to READY)".into(),
-        "state_reverted" => format!(
-            "back to READY: its commit {} was reverted",
-            short_sha(&opt("commit"))
-        ),
+        "issue_unblocked" => d.push_str("unblocked (back to READY)"),
+        "state_reverted" => {
+            d.push_str("back to READY: its commit ");
+            d.push_str(sha_prefix(&opt("commit")));
+            d.push_str(" was reverted");
+        }
         "duplicate_detected" => {
             let parts: Vec<String> = ["git", "tests", "files"]
                 .iter()
@@ -173,36 +209,54 @@ pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
                     Some(v) => Some(format!("{k}: {}", short(&v.to_string(), 60))),
                 })
                 .collect();
-            format!("already implemented ({})", parts.join("; "))
+            let _ = write!(d, "already implemented ({})", parts.join("; "));
         }
-        "github_sync" => format!(
-            "GitHub #{} {}: {}",
-            opt("github_issue"),
-            opt("action"),
-            if b(rec, "success") { "ok" } else { "failed" }
-        ),
-        "github_error" => format!(
-            "GitHub {} failed ({}): {}",
-            opt("op"),
-            opt("status"),
-            short(&opt("message"), 100)
-        ),
-        "git_sync" => format!(
-            "git sync: {} commits scanned, head {}",
-            opt("commits_scanned"),
-            short_sha(&opt("head"))
-        ),
+        "github_sync" => {
+            d.push_str("GitHub #");
+            d.push_str(&opt("github_issue"));
+            d.push(' ');
+            d.push_str(&opt("action"));
+            d.push_str(if b(rec, "success") {
+                ": ok"
+            } else {
+                ": failed"
+            });
+        }
+        "github_error" => {
+            let _ = write!(d, "GitHub {} failed ({}): ", opt("op"), opt("status"));
+            short_into(d, &opt("message"), 100);
+        }
+        "git_sync" => {
+            let _ = write!(
+                d,
+                "git sync: {} commits scanned, head {}",
+                opt("commits_scanned"),
+                sha_prefix(&opt("head"))
+            );
+        }
         _ => {
-            let rest: Vec<String> = rec
-                .entries()
-                .into_iter()
-                .filter(|(k, _)| {
-                    !matches!(*k, "ts" | "event" | "feature" | "session" | "seq" | "issue")
-                })
-                .map(|(k, v)| format!("{k}={}", short(&v.json_text(), 40)))
-                .collect();
-            rest.join(" ")
+            let mut first = true;
+            for (k, v) in rec.entries() {
+                if matches!(k, "ts" | "event" | "feature" | "session" | "seq" | "issue") {
+                    continue;
+                }
+                if !first {
+                    d.push(' ');
+                }
+                first = false;
+                d.push_str(k);
+                d.push('=');
+                short_into(d, &v.json_text(), 40);
+            }
         }
+    }
+}
+
+/// `<agent>: ` when the record names a candidate agent (two-agent runs).
+fn agent_prefix<R: Fields + ?Sized>(d: &mut String, rec: &R) {
+    if let Some(a) = s_ref(rec, "agent") {
+        d.push_str(&a);
+        d.push_str(": ");
     }
 }
 

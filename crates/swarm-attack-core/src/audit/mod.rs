@@ -36,7 +36,9 @@ mod tests;
 
 use acc::Acc;
 use describe::short_sha;
-pub use describe::{convergence_text, describe, fallback_text, millis_between, short};
+pub use describe::{
+    convergence_text, describe, describe_into, fallback_text, millis_between, short, short_into,
+};
 use fields::{b, numbers, s, s_ref, u};
 
 /// The audit of one feature.
@@ -205,7 +207,10 @@ pub struct Auditor {
     /// Timeline entries and finished attempts are handed out ([`Auditor::take_entries`],
     /// [`Auditor::take_attempts`]) instead of kept.
     spill: bool,
+    /// `spilled[..spilled_len]` are the entries to hand out; the slots after them are kept
+    /// for their strings' buffers (no allocation per record).
     spilled: Vec<(u64, Entry)>,
+    spilled_len: usize,
     spilled_attempts: Vec<(u64, Attempt)>,
 }
 
@@ -230,8 +235,9 @@ impl Auditor {
     }
 
     /// The timeline entries of the records pushed since the last call (spilling only).
-    pub fn take_entries(&mut self) -> std::vec::Drain<'_, (u64, Entry)> {
-        self.spilled.drain(..)
+    pub fn take_entries(&mut self) -> &[(u64, Entry)] {
+        let n = std::mem::take(&mut self.spilled_len);
+        &self.spilled[..n]
     }
 
     /// The attempts that stopped being the last of their issue since the last call
@@ -240,12 +246,53 @@ impl Auditor {
         self.spilled_attempts.drain(..)
     }
 
-    fn note(&mut self, issue: u64, entry: Entry) {
-        if self.spill {
-            self.spilled.push((issue, entry));
-        } else {
-            self.acc(issue).audit.timeline.push(entry);
+    /// Adds a timeline entry to `issue` (spilling: to the entries handed out next) with
+    /// the detail `detail` writes.
+    fn note(
+        &mut self,
+        issue: u64,
+        ts: Option<&str>,
+        seq: Option<u64>,
+        event: &str,
+        detail: impl FnOnce(&mut String),
+    ) {
+        if !self.spill {
+            let mut d = String::new();
+            detail(&mut d);
+            self.acc(issue).audit.timeline.push(Entry {
+                ts: ts.map(str::to_string),
+                seq,
+                event: event.to_string(),
+                detail: d,
+            });
+            return;
         }
+        if self.spilled_len == self.spilled.len() {
+            self.spilled.push((
+                issue,
+                Entry {
+                    ts: None,
+                    seq: None,
+                    event: String::new(),
+                    detail: String::new(),
+                },
+            ));
+        }
+        let (n, e) = &mut self.spilled[self.spilled_len];
+        self.spilled_len += 1;
+        *n = issue;
+        e.seq = seq;
+        match (ts, &mut e.ts) {
+            (Some(t), Some(slot)) => {
+                slot.clear();
+                slot.push_str(t);
+            }
+            (t, slot) => *slot = t.map(str::to_string),
+        }
+        e.event.clear();
+        e.event.push_str(event);
+        e.detail.clear();
+        detail(&mut e.detail);
     }
 
     fn acc(&mut self, issue: u64) -> &mut Acc {
@@ -258,17 +305,18 @@ impl Auditor {
     /// Takes one record (a parsed `Map` or a borrowed [`crate::record::Record`]).
     pub fn push<R: Fields + ?Sized>(&mut self, rec: &R) {
         self.events += 1;
-        let ts = s(rec, "ts");
-        if let Some(t) = &ts {
+        let ts_text = s_ref(rec, "ts");
+        let ts = ts_text.as_deref();
+        if let Some(t) = ts {
             if self.first_ts.is_none() {
-                self.first_ts = Some(t.clone());
+                self.first_ts = Some(t.to_string());
             }
             match &mut self.last_ts {
                 Some(last) => {
                     last.clear();
                     last.push_str(t);
                 }
-                None => self.last_ts = Some(t.clone()),
+                None => self.last_ts = Some(t.to_string()),
             }
         }
         if let Some(sess) = s_ref(rec, "session").filter(|x| !x.is_empty())
@@ -278,12 +326,6 @@ impl Auditor {
         }
         let event = s_ref(rec, "event").unwrap_or_default();
         let seq = u(rec, "seq");
-        let entry = |detail: String| Entry {
-            ts: ts.clone(),
-            seq,
-            event: event.to_string(),
-            detail,
-        };
         match event.as_ref() {
             "greenlight" => {
                 for k in ["added", "kept", "ready"] {
@@ -300,13 +342,17 @@ impl Auditor {
                         Some(h) => format!("git history (head {})", short_sha(h)),
                         None => "git history".into(),
                     });
-                    a.finish("done", &ts);
-                    self.note(n, entry("DONE: its commit was found in git history".into()));
+                    a.finish("done", ts);
+                    self.note(n, ts, seq, &event, |d| {
+                        d.push_str("DONE: its commit was found in git history")
+                    });
                 }
                 for n in numbers(rec, "reverted_issues") {
                     let a = self.acc(n);
                     a.audit.outcome = "ready".into();
-                    self.note(n, entry("back to READY: git history reverted it".into()));
+                    self.note(n, ts, seq, &event, |d| {
+                        d.push_str("back to READY: git history reverted it")
+                    });
                 }
             }
             // `issue` there is a GitHub issue number, not a task.
@@ -315,21 +361,16 @@ impl Auditor {
             _ if b(rec, "preview") => {}
             _ => {
                 if let Some(n) = u(rec, "issue") {
-                    let detail = describe(&event, rec);
+                    // the detail describes the record as it is, before the issue changes
+                    // (it does not depend on the issue's state)
                     let a = self.acc(n);
-                    a.apply(&event, rec, &ts);
+                    a.apply(&event, rec, ts);
                     if !a.finished.is_empty() {
                         let done = std::mem::take(&mut a.finished);
                         self.spilled_attempts
                             .extend(done.into_iter().map(|t| (n, t)));
                     }
-                    let entry = Entry {
-                        ts,
-                        seq,
-                        event: event.into_owned(),
-                        detail,
-                    };
-                    self.note(n, entry);
+                    self.note(n, ts, seq, &event, |d| describe_into(d, &event, rec));
                 }
             }
         }
