@@ -219,38 +219,62 @@ fn tail(s: &str, n: usize) -> &str {
 pub fn classify(text: &str) -> Option<ErrorKind> {
     let t = text.to_lowercase();
     let any = |xs: &[&str]| xs.iter().any(|x| t.contains(x));
-    if any(&[
-        "invalid api key",
-        "invalid x-api-key",
-        "invalid_api_key",
-        "authentication_error",
-        "authentication failed",
-        "unauthorized",
-        "401",
-        "please run /login",
-        "not logged in",
-        "missing api key",
-        "api key not found",
-    ]) {
+    if status_code(&t, "401")
+        || any(&[
+            "invalid api key",
+            "invalid x-api-key",
+            "invalid_api_key",
+            "authentication_error",
+            "authentication failed",
+            "unauthorized",
+            "please run /login",
+            "not logged in",
+            "missing api key",
+            "api key not found",
+        ])
+    {
         Some(ErrorKind::Auth)
     } else if any(&[
         "rate limit",
         "rate_limit",
         "ratelimit",
-        "429",
         "too many requests",
         "usage limit",
         "quota exceeded",
         "resource_exhausted",
         "overloaded",
-        "529",
-    ]) {
+    ]) || status_code(&t, "429")
+        || status_code(&t, "529")
+    {
         Some(ErrorKind::RateLimit)
     } else if any(&["read-only file system", "read only file system"]) {
         Some(ErrorKind::ReadOnly)
     } else {
         None
     }
+}
+
+/// Whether lower-cased `text` gives `code` as an HTTP status: the number on its own (no
+/// digit or letter on either side, so `4290 tests`, `a4291bc` or `line 1401` are not one)
+/// with a word naming a status shortly before it on the same line (`API Error: 429`,
+/// `last status: 429`, `HTTP 401`, `status code 529`).
+fn status_code(text: &str, code: &str) -> bool {
+    const NAMES: [&str; 4] = ["error", "status", "http", "code"];
+    let b = text.as_bytes();
+    text.match_indices(code).any(|(at, _)| {
+        let end = at + code.len();
+        let alone = |i: Option<&u8>| i.is_none_or(|c| !c.is_ascii_alphanumeric());
+        if !alone(at.checked_sub(1).and_then(|i| b.get(i))) || !alone(b.get(end)) {
+            return false;
+        }
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let mut from = at.saturating_sub(24).max(line_start);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let before = &text[from..at];
+        NAMES.iter().any(|n| before.contains(n))
+    })
 }
 
 /// Adds `b` to an optional sum.

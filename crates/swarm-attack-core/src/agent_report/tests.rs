@@ -234,3 +234,31 @@ fn a_wait_is_read_from_stderr_only_for_a_rate_limit() {
     // a successful Claude run is not rate-limited
     assert_eq!(parse(CLAUDE_JSON_DENIED, "").retry_after_ms, None);
 }
+
+#[test]
+fn a_status_code_counts_only_as_a_status_not_as_any_number_in_the_output() {
+    // a failed run whose output merely contains the digits is an ordinary failure
+    for stderr in [
+        "error: 4290 tests ran, 3 failed",
+        "fatal: bad object a4291bc0de",
+        "test_parse_529_items ... FAILED",
+        "panicked at src/lib.rs:401:5",
+        "1401 passed; 1 failed",
+        "assertion failed: left == 529",
+    ] {
+        assert_eq!(classify(stderr), None, "{stderr}");
+        assert_eq!(parse("plain text", stderr).error_kind, None, "{stderr}");
+    }
+    // a status named as one still classifies, with or without other words
+    for (text, kind) in [
+        ("API Error: 429", ErrorKind::RateLimit),
+        ("request failed, last status: 529", ErrorKind::RateLimit),
+        ("HTTP 401 from the model API", ErrorKind::Auth),
+        ("error 401", ErrorKind::Auth),
+        ("status code (429)", ErrorKind::RateLimit),
+    ] {
+        assert_eq!(classify(text), Some(kind), "{text}");
+    }
+    // the status word must be on the number's own line
+    assert_eq!(classify("status: ok\n429 files"), None);
+}
