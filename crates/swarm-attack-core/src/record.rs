@@ -41,6 +41,11 @@ impl Fields for Map<String, Value> {
     }
 }
 
+/// Whether a JSON text has an escape (a byte search: `\\` is ASCII).
+fn has_backslash(raw: &str) -> bool {
+    memchr::memchr(b'\\', raw.as_bytes()).is_some()
+}
+
 /// Whole non-negative integers written plainly: the JSON text is the number's own text.
 fn plain_digits(raw: &str) -> bool {
     !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit())
@@ -91,7 +96,7 @@ impl<'r> Field<'r> {
         match self {
             Field::Value(v) => v.as_str().map(Cow::Borrowed),
             Field::Raw(raw) if raw.starts_with('"') => {
-                if raw.contains('\\') {
+                if has_backslash(raw) {
                     serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
                 } else {
                     Some(Cow::Borrowed(&raw[1..raw.len() - 1]))
@@ -217,12 +222,12 @@ impl<'a> Record<'a> {
                 0 | 1 => {
                     raw == "null"
                         || (raw.starts_with('"')
-                            && (!raw.contains('\\') || serde_json::from_str::<String>(raw).is_ok()))
+                            && (!has_backslash(raw) || serde_json::from_str::<String>(raw).is_ok()))
                 }
                 _ => {
                     plain_digits(raw)
                         || matches!(raw, "null" | "true" | "false")
-                        || (raw.starts_with('"') && !raw.contains('\\'))
+                        || (raw.starts_with('"') && !has_backslash(raw))
                         || serde_json::from_str::<Value>(raw).is_ok()
                 }
             };
@@ -326,7 +331,8 @@ fn numbers_in_range(raw: &str) -> bool {
 
 /// Only a number with an exponent or hundreds of digits can overflow.
 fn number_in_range(n: &str) -> bool {
-    (n.len() <= 300 && !n.contains(['e', 'E'])) || serde_json::from_str::<f64>(n).is_ok()
+    (n.len() <= 300 && !n.bytes().any(|b| b == b'e' || b == b'E'))
+        || serde_json::from_str::<f64>(n).is_ok()
 }
 
 /// A key, borrowed from the line unless it has escapes.
