@@ -273,7 +273,8 @@ pub(super) fn short_sha(c: &str) -> String {
 
 /// The first 12 characters of a full hexadecimal commit id; anything else as it is.
 fn sha_prefix(c: &str) -> &str {
-    if c.len() > 12 && c.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // every byte looked at (no early exit), so the check runs on whole vectors
+    if c.len() > 12 && c.bytes().fold(true, |ok, b| ok & b.is_ascii_hexdigit()) {
         &c[..12]
     } else {
         c
