@@ -294,7 +294,7 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
         out.write_all(b"\x1b[2m")?;
     }
     match rec.field("seq").and_then(Field::as_u64) {
-        Some(seq) => write_right(out, &digits(seq, &mut [0; 20]), 6)?,
+        Some(seq) => write_right(out, digits(seq, &mut [0; 20]), 6)?,
         None => write_right(out, b"-", 6)?,
     }
     if color {
