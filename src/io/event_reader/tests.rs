@@ -140,10 +140,11 @@ fn outcome(chunk: &[u8], filter: &Filter, pre: Option<&Prefilter>, by_line: bool
     };
     let last = if by_line {
         let mut no = 0;
-        for line in chunk
-            .strip_suffix(b"\n")
-            .unwrap_or(chunk)
+        let lines = chunk.strip_suffix(b"\n").unwrap_or(chunk);
+        // (an empty chunk has no lines)
+        for line in lines
             .split(|b| *b == b'\n')
+            .take_while(|_| !chunk.is_empty())
         {
             no += 1;
             match pre {
