@@ -53,6 +53,8 @@ fn a_run_reads_its_own_commits_in_process_and_starts_no_needless_git() {
     assert_eq!(started("worktree prune"), 0, "{commands:#?}");
     // one process finds the repository and its common dir, for the whole run
     assert_eq!(started("rev-parse"), 1, "{commands:#?}");
+    // the checked-out branch is read from the repository's files
+    assert_eq!(started("symbolic-ref"), 0, "{commands:#?}");
     // every issue landed with the summary built from its landed commit
     for issue in 1..=3u64 {
         let t = s.task("procs", issue);

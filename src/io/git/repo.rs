@@ -189,8 +189,12 @@ impl Git {
         }
     }
 
-    /// The branch checked out in `dir` (`None` when HEAD is detached).
+    /// The branch checked out in `dir` (`None` when HEAD is detached). Read from the
+    /// repository's files when they say it plainly (no process), else asked of git.
     pub fn branch(&self, dir: &Path) -> Option<String> {
+        if let Some(branch) = super::head::read_branch(dir) {
+            return branch;
+        }
         self.run_trim(dir, &["symbolic-ref", "--short", "-q", "HEAD"])
             .ok()
             .filter(|s| !s.is_empty())
