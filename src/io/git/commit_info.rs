@@ -22,7 +22,7 @@ fn is_sha_like(s: &str) -> bool {
 }
 
 /// The subject and changed files of `sha`: read in this process when `sha` is a full
-/// name (see [`super::objects`]), else one git process.
+/// name (see the module `objects`), else one git process.
 pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
     if !is_sha_like(sha) {
         return None;
