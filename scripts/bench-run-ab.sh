@@ -33,32 +33,11 @@ fi
 export LC_ALL=C GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-run-ab.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-cat >"$WORK/agent.sh" <<'AGENT'
-#!/bin/sh
-cat > /dev/null
-echo "issue $SWARM_ISSUE" > "work-$SWARM_ISSUE.txt"
-AGENT
-chmod +x "$WORK/agent.sh"
-
-prepare() { # BIN: a fresh clone with config, $ISSUES issues, greenlit
-  local bin=$1 repo=$WORK/repo n
-  rm -rf "$repo"
-  git clone -q --shared -b main "$DATA/small" "$repo"
-  git -C "$repo" config user.name bench
-  git -C "$repo" config user.email bench@example.com
-  printf 'coordination:\n  github_sync_enabled: false\nagents:\n  - name: writer\n    command: ["%s"]\n    timeout_seconds: 120\ntests:\n  command: "true"\n' \
-    "$WORK/agent.sh" >"$repo/config.yaml"
-  mkdir -p "$repo/specs/runbench"
-  {
-    printf '{"feature_id": "runbench", "issues": ['
-    for ((n = 1; n <= ISSUES; n++)); do
-      [ "$n" -gt 1 ] && printf ', '
-      printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
-    done
-    printf ']}\n'
-  } >"$repo/specs/runbench/issues.json"
-  (cd "$repo" && "$bin" -q greenlight runbench >/dev/null)
-}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run-lib.sh
+. "$ROOT/scripts/bench-run-lib.sh"
+bench_agent "$WORK/agent.sh"
+prepare() { bench_prepare "$DATA/small" "$ISSUES" "$WORK/repo" "$1" "$WORK/agent.sh"; }
 
 measure() { # BIN: prints "wall_ms cpu_ms" of one run; checks every issue is DONE
   local bin=$1 t0 t1 cpu done_count

@@ -43,6 +43,11 @@ pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
         }
         return Some(info);
     }
+    commit_info_by_git(root, sha)
+}
+
+/// [`commit_info`] asked of git (`git show`).
+pub(super) fn commit_info_by_git(root: &Path, sha: &str) -> Option<CommitInfo> {
     let (out, _) = git(
         root,
         &[
