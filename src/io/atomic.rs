@@ -31,6 +31,27 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     sync_dir(dir)
 }
 
+/// Replaces `path` with `bytes` by a rename, like [`write_atomic`] but without any fsync:
+/// for caches only, whose readers check what they read (a torn or missing file, or an old
+/// one after a crash, is no cache and costs a rescan). Readers never see a partly written
+/// file while the system runs.
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let bytes = crate::io::secrets::mask_bytes(bytes);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::Builder::new()
+        .permissions(std::fs::Permissions::from_mode(0o644))
+        .prefix(&format!(
+            ".{}.",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("tmp")
+        ))
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes.as_ref())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// fsyncs a directory so a rename in it is durable.
 pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
