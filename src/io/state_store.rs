@@ -293,7 +293,11 @@ fn record_plain(path: &Path, bytes: &[u8], plain: bool) {
 
 /// Writes `state` atomically and returns it as this process now knows the file. The lock
 /// proves the caller holds the feature.
-pub fn save(_lock: &FeatureLock, path: &Path, mut state: FeatureState) -> CmdResult<Arc<FeatureState>> {
+pub fn save(
+    _lock: &FeatureLock,
+    path: &Path,
+    mut state: FeatureState,
+) -> CmdResult<Arc<FeatureState>> {
     let prev = take_known(path);
     let (written, nulls) = stored(&mut state, prev.as_ref());
     drop(prev);

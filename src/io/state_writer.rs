@@ -94,8 +94,11 @@ mod tests {
     fn task(n: u32, text: &str) -> Task {
         let mut t = Task::new(n, text);
         t.body = Some(format!("line one\nline \"two\" {text}\t\u{e9}"));
-        t.outputs.extra.insert("tasks".into(), serde_json::json!({"k": [1, 2]}));
-        t.extra.insert("custom".into(), serde_json::json!(["\n  \"tasks\": []"]));
+        t.outputs
+            .extra
+            .insert("tasks".into(), serde_json::json!({"k": [1, 2]}));
+        t.extra
+            .insert("custom".into(), serde_json::json!(["\n  \"tasks\": []"]));
         t
     }
 
@@ -141,7 +144,13 @@ mod tests {
                 detail: Some(d),
             }),
             Edit::Push(t) => {
-                let next = state.tasks.iter().map(|t| t.issue_number).max().unwrap_or(0) + 1;
+                let next = state
+                    .tasks
+                    .iter()
+                    .map(|t| t.issue_number)
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
                 state.tasks.push(task(next, &t));
             }
             Edit::Remove(i) if n > 0 => {
@@ -169,7 +178,7 @@ mod tests {
         // an unchanged task's bytes are taken from what was written, not serialised again
         let fake = Written {
             bytes: b"{}".to_vec(),
-            tasks: vec![0..2],
+            tasks: std::iter::once(0..2).collect(),
         };
         let reused = write(&mut s.clone(), Some((&s, &fake)));
         assert!(
