@@ -6,7 +6,7 @@
 use crate::core::budget::{Ledger, Price};
 use crate::core::config::Config;
 use crate::core::state::FeatureState;
-use std::io::{BufRead, BufReader, Seek, SeekFrom};
+use std::io::{Read, Seek, SeekFrom};
 
 /// The price of an agent run's tokens, looked up in `pricing` in this order: the model the
 /// run reported (or its command line asked for, `agent_finished.model`), then the agent's
@@ -50,29 +50,56 @@ pub fn priced_cost(
     Some(price.cost(tin, tout, report.tokens_cached.unwrap_or(0)))
 }
 
-/// Whether a log line can be a record [`Ledger::relevant`] accepts: it names one of those
-/// events, or has a `\u` escape (that could spell one). Every other line (most of a log:
-/// syncs, prompts, tests) is skipped without parsing, so a `status` of a feature that has
-/// no ledger yet, which reads the whole log, costs a byte scan, not a parse per line.
+/// The byte strings a record [`Ledger::relevant`] accepts must contain: one of those
+/// events' names, or a `\u` escape (that could spell one).
+const NEEDLES: [&[u8]; 5] = [
+    b"agent_finished",
+    b"issue_started",
+    b"retry_started",
+    b"budget_raised",
+    b"\\u",
+];
+
+/// Whether a log line can be a record [`Ledger::relevant`] accepts (see [`NEEDLES`]).
+/// Every other line (most of a log: syncs, prompts, tests) is skipped without parsing, so
+/// a `status` of a feature that has no ledger yet, which reads the whole log, costs a byte
+/// scan, not a parse per line.
+#[cfg(test)]
 fn may_be_relevant(line: &[u8]) -> bool {
-    const NAMES: [&[u8]; 5] = [
-        b"agent_finished",
-        b"issue_started",
-        b"retry_started",
-        b"budget_raised",
-        b"\\u",
-    ];
-    NAMES
+    NEEDLES
         .iter()
         .any(|n| memchr::memmem::find(line, n).is_some())
 }
+
+/// The lines of `buf` (complete lines, each with its newline) that may be relevant, in
+/// order, as byte ranges: each needle is searched over the whole buffer (one `memmem`
+/// pass per needle, not five per line) and its hits mapped to their lines.
+fn relevant_lines(buf: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut lines: Vec<std::ops::Range<usize>> = Vec::new();
+    for needle in NEEDLES {
+        let mut from = 0;
+        while let Some(i) = memchr::memmem::find(&buf[from..], needle) {
+            let at = from + i;
+            let start = memchr::memrchr(b'\n', &buf[..at]).map_or(0, |p| p + 1);
+            let end = memchr::memchr(b'\n', &buf[at..]).map_or(buf.len(), |p| at + p + 1);
+            lines.push(start..end);
+            from = end;
+        }
+    }
+    lines.sort_by_key(|r| r.start);
+    lines.dedup_by_key(|r| r.start);
+    lines
+}
+
+/// How much of the log is read at a time: bounded memory whatever the log's size.
+const CHUNK: usize = 1 << 20;
 
 /// Folds the log records after the ledger's offset into `state.ledger`. The ledger is
 /// created (and the state changed) only when there is something to record.
 /// `events_file` is the feature's event log. (Takes plain values, not the project: the
 /// feature transaction calls it, so this module stays below `app::project`.)
 pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut FeatureState) {
-    let Ok(file) = std::fs::File::open(events_file) else {
+    let Ok(mut file) = std::fs::File::open(events_file) else {
         return;
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -83,34 +110,45 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
         let o = current.log_offset;
         (current, o)
     };
-    let mut reader = BufReader::new(file);
-    if reader.seek(SeekFrom::Start(start)).is_err() {
+    if start == len || file.seek(SeekFrom::Start(start)).is_err() {
         return;
     }
     let price = |agent: &str, model: Option<&str>| price_for(config, agent, model);
     let mut offset = start;
     let mut changed = start == 0 && state.ledger.as_ref().is_some_and(|l| l.log_offset > len);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if line.last() != Some(&b'\n') {
-                    break; // a torn tail: not a record yet
+    let mut buf: Vec<u8> = Vec::with_capacity(CHUNK.min((len - start) as usize) + 1);
+    let mut eof = false;
+    while !eof {
+        // keep the unfinished line from the last chunk, then read up to CHUNK more
+        let want = buf.len() + CHUNK;
+        while buf.len() < want {
+            let before = buf.len();
+            match (&mut file)
+                .take((want - before) as u64)
+                .read_to_end(&mut buf)
+            {
+                Ok(0) | Err(_) => {
+                    eof = true;
+                    break;
                 }
-                offset += n as u64;
-                if !may_be_relevant(&line) {
-                    continue;
-                }
-                if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&line)
-                    && Ledger::relevant(&v)
-                {
-                    ledger.apply(&v, &price);
-                    changed = true;
-                }
+                Ok(_) => {}
             }
         }
+        // only complete lines count: a torn tail is not a record yet
+        let Some(last_nl) = memchr::memrchr(b'\n', &buf) else {
+            continue;
+        };
+        let complete = &buf[..=last_nl];
+        for r in relevant_lines(complete) {
+            if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&complete[r])
+                && Ledger::relevant(&v)
+            {
+                ledger.apply(&v, &price);
+                changed = true;
+            }
+        }
+        offset += complete.len() as u64;
+        buf.drain(..=last_nl);
     }
     if changed {
         ledger.log_offset = offset;
@@ -120,8 +158,10 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
 
 #[cfg(test)]
 mod tests {
-    use super::may_be_relevant;
+    use super::{CHUNK, may_be_relevant, refresh, relevant_lines};
     use crate::core::budget::Ledger;
+    use crate::core::config::Config;
+    use crate::core::state::FeatureState;
     use serde_json::json;
 
     #[test]
@@ -151,5 +191,79 @@ mod tests {
             assert!(!Ledger::relevant(&v));
             assert!(!may_be_relevant(line.as_bytes()), "{line}");
         }
+    }
+
+    /// A log of `lines` records: spend records (some with a `\u` escape) among many others,
+    /// the spend sometimes named only inside another record's text.
+    fn log(lines: usize, seed: u64) -> (Vec<u8>, f64) {
+        let mut out = Vec::new();
+        let mut total = 0.0;
+        let mut x = seed | 1;
+        for i in 0..lines {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let rec = match x % 7 {
+                0 => {
+                    total += 0.5;
+                    json!({"ts": "t", "event": "agent_finished", "issue": 3, "agent": "a", "cost_usd": 0.5})
+                        .to_string()
+                }
+                1 => {
+                    total += 0.25;
+                    "{\"ts\":\"t\",\"event\":\"agent\\u005ffinished\",\"issue\":4,\"agent\":\"a\",\"cost_usd\":0.25}".to_string()
+                }
+                2 => json!({"ts": "t", "event": "context_injected", "issue": 2, "note": "agent_finished"})
+                    .to_string(),
+                _ => json!({"ts": "t", "event": "git_sync", "n": i, "pad": "x".repeat((x % 300) as usize)})
+                    .to_string(),
+            };
+            out.extend_from_slice(rec.as_bytes());
+            out.push(b'\n');
+        }
+        (out, total)
+    }
+
+    #[test]
+    fn the_whole_buffer_search_finds_exactly_the_lines_the_line_filter_keeps() {
+        for seed in 1..40 {
+            let (buf, _) = log(200, seed);
+            let by_line: Vec<_> = buf
+                .split_inclusive(|b| *b == b'\n')
+                .scan(0usize, |at, l| {
+                    let r = *at..*at + l.len();
+                    *at += l.len();
+                    Some((r, may_be_relevant(l)))
+                })
+                .filter(|(_, keep)| *keep)
+                .map(|(r, _)| r)
+                .collect();
+            assert_eq!(relevant_lines(&buf), by_line, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn a_log_longer_than_a_chunk_folds_every_record_once_and_stops_before_a_torn_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.jsonl");
+        let (mut buf, total) = log(20_000, 7);
+        assert!(buf.len() > 2 * CHUNK, "{}", buf.len());
+        let whole = buf.len() as u64;
+        buf.extend_from_slice(
+            b"{\"ts\":\"t\",\"event\":\"agent_finished\",\"issue\":3,\"cost_usd\":9",
+        );
+        std::fs::write(&file, &buf).unwrap();
+        let mut state = FeatureState::new("f", "t");
+        refresh(&file, &Config::default(), &mut state);
+        let ledger = state.ledger.clone().unwrap();
+        assert_eq!(ledger.log_offset, whole);
+        assert!(
+            (ledger.feature.usd - total).abs() < 1e-6,
+            "{} vs {total}",
+            ledger.feature.usd
+        );
+        // read again from the offset: nothing new, nothing changes
+        refresh(&file, &Config::default(), &mut state);
+        assert_eq!(state.ledger.as_ref(), Some(&ledger));
     }
 }

@@ -250,15 +250,25 @@ fn recorded_commits(task: &Task) -> impl Iterator<Item = &str> {
     )
 }
 
+/// How many git evidence records a task keeps: the oldest active ones, the implementing
+/// commit (`task.commit`) first. The history cache keeps them all; the state stays the
+/// same size however often a history repeats an issue's implementing subject (cherry-picks,
+/// backports, imported branches), so loading and printing it does not grow with history.
+pub const MAX_GIT_EVIDENCE: usize = 3;
+
 fn set_evidence(task: &mut Task, ev: &IssueEvidence) {
     task.commit = ev.active.first().map(|(c, _)| c.clone());
     task.evidence.retain(|e| !is_git_source(&e.source));
-    task.evidence
-        .extend(ev.active.iter().map(|(commit, hit)| EvidenceRecord {
-            source: hit.source.as_str().to_string(),
-            commit: Some(commit.clone()),
-            detail: Some(hit.detail.clone()),
-        }));
+    task.evidence.extend(
+        ev.active
+            .iter()
+            .take(MAX_GIT_EVIDENCE)
+            .map(|(commit, hit)| EvidenceRecord {
+                source: hit.source.as_str().to_string(),
+                commit: Some(commit.clone()),
+                detail: Some(hit.detail.clone()),
+            }),
+    );
 }
 
 /// Applies the evidence to the tasks (SPEC §3):

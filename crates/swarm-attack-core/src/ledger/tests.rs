@@ -214,6 +214,48 @@ fn a_done_task_with_a_reverted_commit_takes_the_new_evidence() {
     assert_eq!(s.tasks[0].commit.as_deref(), Some(sha(3).as_str()));
 }
 
+#[test]
+fn a_task_keeps_its_oldest_evidence_records_and_still_follows_every_revert() {
+    let rule = EvidenceRule::new("auth");
+    let five: Vec<(u32, String)> = (1..=5).map(|n| (n, implement(1))).collect();
+    let mut s = state(&[(1, Stage::Ready, &[])]);
+    assert_eq!(
+        apply(&mut s, &fold_all(&rule, &five).by_issue()).synced,
+        [1]
+    );
+    let commits = |s: &FeatureState| -> Vec<String> {
+        s.tasks[0]
+            .evidence
+            .iter()
+            .filter_map(|e| e.commit.clone())
+            .collect()
+    };
+    assert_eq!(s.tasks[0].commit.as_deref(), Some(sha(1).as_str()));
+    assert_eq!(commits(&s), [sha(1), sha(2), sha(3)]);
+    assert_eq!(MAX_GIT_EVIDENCE, 3);
+    // a revert of an evidence commit the task does not record changes nothing
+    let mut h = five.clone();
+    h.push((6, revert(5)));
+    assert_eq!(
+        apply(&mut s, &fold_all(&rule, &h).by_issue()),
+        Applied::default()
+    );
+    // reverting the recorded ones moves the task to the remaining evidence, still DONE
+    h.extend([(7, revert(1)), (8, revert(2))]);
+    assert_eq!(
+        apply(&mut s, &fold_all(&rule, &h).by_issue()),
+        Applied::default()
+    );
+    assert_eq!(s.tasks[0].stage, Stage::Done);
+    assert_eq!(s.tasks[0].commit.as_deref(), Some(sha(3).as_str()));
+    assert_eq!(commits(&s), [sha(3), sha(4)]);
+    // every one reverted: back to READY, named by the revert of the newest evidence
+    h.extend([(9, revert(3)), (10, revert(4))]);
+    let a = apply(&mut s, &fold_all(&rule, &h).by_issue());
+    assert_eq!(a.reverted, [(1, sha(6))]);
+    assert_eq!(s.tasks[0].stage, Stage::Ready);
+}
+
 mod props {
     use super::*;
     use proptest::prelude::*;
