@@ -91,7 +91,7 @@ pub(super) fn load_ledger(cache: &HistoryCache) -> Option<Ledger> {
 /// never names ids or a ledger that are not written; a crash in between costs one full
 /// rescan). The cache file and the ledger are replaced by a rename without fsync: they are
 /// caches, and a torn, missing or old one is no cache or names a ledger or seen file that
-/// is not there ([`load_cache`], [`load_ledger`], the seen file's token and count), so a
+/// is not there ([`load_cache`], `load_ledger`, the seen file's token and count), so a
 /// crash costs one full rescan; the seen file's append is synced before the cache that
 /// names its count is written. A cache file that already holds the bytes is left alone.
 pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
