@@ -7,9 +7,10 @@
 #   scripts/bench-run-at.sh --old BIN --new BIN [--done 1000] [--more 100] [--rounds 5]
 #                           [--data /work/bench-data/runstate]
 #
-# The agent writes one file, the tests are `true`, one worker (as scripts/bench-run.sh).
+# The agent writes one file, the tests are `true`, one worker (as scripts/bench-run.sh, whose
+# one-file template /work/bench-data/run/small the repository starts from).
 set -euo pipefail
-OLD="" NEW="" DONE=1000 MORE=100 ROUNDS=5 DATA=/work/bench-data/runstate
+OLD="" NEW="" DONE=1000 MORE=100 ROUNDS=5 DATA=/work/bench-data/runstate RUN_DATA=/work/bench-data/run
 while [ $# -gt 0 ]; do
   case "$1" in
     --old) OLD=$2; shift 2 ;;
@@ -21,52 +22,25 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 --old BIN --new BIN [--done N] [--more N] [--rounds R] [--data DIR]" >&2; exit 2 ;;
   esac
 done
-[ -x "$OLD" ] && [ -x "$NEW" ] || { echo "--old and --new must be executables" >&2; exit 2; }
+if [ ! -x "$OLD" ] || [ ! -x "$NEW" ] || [ ! -f "$RUN_DATA/small/.complete" ]; then
+  echo "need --old and --new binaries and $RUN_DATA/small (run scripts/bench-run.sh once)" >&2
+  exit 2
+fi
 export LC_ALL=C GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 NO_COLOR=1
 mkdir -p "$DATA"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-run-at.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/bench-run-lib.sh
+. "$ROOT/scripts/bench-run-lib.sh"
 AGENT=$DATA/agent.sh
-cat >"$AGENT" <<'AGENT'
-#!/bin/sh
-cat > /dev/null
-echo "issue $SWARM_ISSUE" > "work-$SWARM_ISSUE.txt"
-AGENT
-chmod +x "$AGENT"
-
-issues_json() { # $1: how many issues
-  local n
-  printf '{"feature_id": "runbench", "issues": ['
-  for ((n = 1; n <= $1; n++)); do
-    [ "$n" -gt 1 ] && printf ', '
-    printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
-  done
-  printf ']}\n'
-}
+bench_agent "$AGENT"
 
 TEMPLATE=$DATA/done-$DONE
 if [ ! -f "$TEMPLATE/.complete" ]; then
   echo "making $TEMPLATE: $DONE issues DONE (once, with $OLD)..." >&2
-  rm -rf "$TEMPLATE"
-  git init -q -b main "$TEMPLATE"
-  git -C "$TEMPLATE" config user.name bench
-  git -C "$TEMPLATE" config user.email bench@example.com
-  echo one >"$TEMPLATE/file.txt"
-  git -C "$TEMPLATE" add -A
-  git -C "$TEMPLATE" commit -q -m "chore: init"
-  cat >"$TEMPLATE/config.yaml" <<CONFIG
-coordination:
-  github_sync_enabled: false
-agents:
-  - name: writer
-    command: ["$AGENT"]
-    timeout_seconds: 120
-tests:
-  command: "true"
-CONFIG
-  mkdir -p "$TEMPLATE/specs/runbench"
-  issues_json "$DONE" >"$TEMPLATE/specs/runbench/issues.json"
-  (cd "$TEMPLATE" && "$OLD" -q greenlight runbench >/dev/null && "$OLD" -q run runbench >/dev/null)
+  bench_prepare "$RUN_DATA/small" "$DONE" "$TEMPLATE" "$OLD" "$AGENT"
+  (cd "$TEMPLATE" && "$OLD" -q run runbench >/dev/null)
   touch "$TEMPLATE/.complete"
 fi
 
@@ -76,7 +50,7 @@ time_one() {
   local bin=$1 repo=$WORK/repo t0 t1 done_count cpu
   rm -rf "$repo"
   cp -a "$TEMPLATE" "$repo"
-  issues_json $((DONE + MORE)) >"$repo/specs/runbench/issues.json"
+  bench_issues_json $((DONE + MORE)) >"$repo/specs/runbench/issues.json"
   (cd "$repo" && "$bin" -q greenlight runbench >/dev/null)
   sync
   t0=$(date +%s%N)
