@@ -1,4 +1,4 @@
-# Shared by scripts/bench-run.sh and scripts/bench-run-ab.sh (sourced, not run): the agent
+# Shared by scripts/bench-run.sh, bench-run-ab.sh and bench-run-at.sh (sourced, not run): the agent
 # of the `run` benchmarks and a repository prepared for one run.
 
 # bench_agent PATH: an agent script that writes one file per issue
@@ -15,7 +15,7 @@ AGENT
 # REPO with config (AGENT, tests `true`), ISSUES independent issues of feature `runbench`,
 # greenlit with BIN
 bench_prepare() {
-  local template=$1 issues=$2 repo=$3 bin=$4 agent=$5 n
+  local template=$1 issues=$2 repo=$3 bin=$4 agent=$5
   rm -rf "$repo"
   git clone -q --shared -b main "$template" "$repo"
   git -C "$repo" config user.name bench
@@ -31,13 +31,17 @@ tests:
   command: "true"
 CONFIG
   mkdir -p "$repo/specs/runbench"
-  {
-    printf '{"feature_id": "runbench", "issues": ['
-    for ((n = 1; n <= issues; n++)); do
-      [ "$n" -gt 1 ] && printf ', '
-      printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
-    done
-    printf ']}\n'
-  } >"$repo/specs/runbench/issues.json"
+  bench_issues_json "$issues" >"$repo/specs/runbench/issues.json"
   (cd "$repo" && "$bin" -q greenlight runbench >/dev/null)
+}
+
+# bench_issues_json ISSUES: the issues.json of ISSUES independent issues of `runbench`
+bench_issues_json() {
+  local n
+  printf '{"feature_id": "runbench", "issues": ['
+  for ((n = 1; n <= $1; n++)); do
+    [ "$n" -gt 1 ] && printf ', '
+    printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
+  done
+  printf ']}\n'
 }
