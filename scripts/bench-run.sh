@@ -114,41 +114,12 @@ if has_part history; then
   gen_flat "$HISTORY/repo" "$DATA/flat-h$COMMITS"
 fi
 
-cat >"$WORK/agent.sh" <<'AGENT'
-#!/bin/sh
-cat > /dev/null
-echo "issue $SWARM_ISSUE" > "work-$SWARM_ISSUE.txt"
-AGENT
-chmod +x "$WORK/agent.sh"
+# shellcheck source=scripts/bench-run-lib.sh
+. "$ROOT/scripts/bench-run-lib.sh"
+bench_agent "$WORK/agent.sh"
 
 # prepare REPO_TEMPLATE ISSUES: a fresh clone with config, N issues, greenlit
-prepare() {
-  local template=$1 issues=$2 repo=$WORK/repo n
-  rm -rf "$repo"
-  git clone -q --shared -b main "$template" "$repo"
-  git -C "$repo" config user.name bench
-  git -C "$repo" config user.email bench@example.com
-  cat >"$repo/config.yaml" <<CONFIG
-coordination:
-  github_sync_enabled: false
-agents:
-  - name: writer
-    command: ["$WORK/agent.sh"]
-    timeout_seconds: 120
-tests:
-  command: "true"
-CONFIG
-  mkdir -p "$repo/specs/runbench"
-  {
-    printf '{"feature_id": "runbench", "issues": ['
-    for ((n = 1; n <= issues; n++)); do
-      [ "$n" -gt 1 ] && printf ', '
-      printf '{"order": %d, "title": "Issue %d"}' "$n" "$n"
-    done
-    printf ']}\n'
-  } >"$repo/specs/runbench/issues.json"
-  (cd "$repo" && "$BIN" -q greenlight runbench >/dev/null)
-}
+prepare() { bench_prepare "$1" "$2" "$WORK/repo" "$BIN" "$WORK/agent.sh"; }
 
 # time_run ISSUES: wall ms of `run` in $WORK/repo; checks every issue is DONE
 time_run() {

@@ -16,6 +16,7 @@ use crate::io::paths::{Paths, is_valid_feature_id};
 use crate::io::project_root::{self, RootReason};
 use crate::io::{clock, history, notice, state_store};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Where to find the project and its config (the global options).
@@ -171,18 +172,23 @@ impl Project {
 
     /// Loads a feature's state, warning about unknown stage/phase names.
     pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
-        Ok(self.load_state_identified(feature)?.map(|(s, _)| s))
+        Ok(self
+            .load_state_identified(feature)?
+            .map(|(s, _)| Arc::unwrap_or_clone(s)))
     }
 
-    /// [`Project::load_state`], with the identity of the file's bytes.
+    /// [`Project::load_state`], with the identity of the file's bytes; the state is shared
+    /// with the state store's memory of the file.
     fn load_state_identified(
         &self,
         feature: &str,
-    ) -> CmdResult<Option<(FeatureState, state_store::StateId)>> {
+    ) -> CmdResult<Option<(Arc<FeatureState>, state_store::StateId)>> {
         let path = self.paths.state_file(feature);
-        let mut loaded = state_store::load_identified(&path)?;
-        if let Some((s, _)) = loaded.as_mut() {
-            s.stack = self.config.git.stack;
+        let mut loaded = state_store::load_shared(&path)?;
+        if let Some((s, _)) = loaded.as_mut()
+            && s.stack != self.config.git.stack
+        {
+            Arc::make_mut(s).stack = self.config.git.stack;
         }
         if let Some(w) = loaded.as_ref().and_then(|(s, _)| s.unknown_names_warning()) {
             let shown = self.paths.display(&path);
@@ -291,7 +297,8 @@ impl Project {
             Some((s, id)) => (Some(s), Some(id)),
             None => (None, None),
         };
-        let state = old.clone().unwrap_or_else(|| {
+        // the one copy of the state a transaction makes: `old` is shared with the store
+        let state = old.as_deref().cloned().unwrap_or_else(|| {
             let mut s = FeatureState::new(feature, &clock::now_rfc3339());
             s.stack = self.config.git.stack;
             s
@@ -318,7 +325,7 @@ pub struct FeatureTxn<'p> {
     pub lock: FeatureLock,
     pub feature: String,
     /// The state as loaded (None: new feature).
-    pub old: Option<FeatureState>,
+    pub old: Option<Arc<FeatureState>>,
     /// The state being changed.
     pub state: FeatureState,
     /// Events to append when the transaction is committed.
@@ -347,7 +354,7 @@ impl FeatureTxn<'_> {
     }
 
     /// [`FeatureTxn::commit`], returning the state as committed too.
-    fn commit_returning(mut self) -> CmdResult<(bool, FeatureState)> {
+    fn commit_returning(mut self) -> CmdResult<(bool, Arc<FeatureState>)> {
         let now = clock::now_rfc3339();
         let path = self.project.paths.state_file(&self.feature);
         // The events first (write-ahead): if the log cannot be written, the state is not
@@ -368,13 +375,11 @@ impl FeatureTxn<'_> {
                 &mut self.state,
             );
         }
-        let wrote = state_store::save_if_changed(
-            &self.lock,
-            &path,
-            self.old.as_ref(),
-            &mut self.state,
-            &now,
-        )?;
+        let state = std::mem::replace(&mut self.state, FeatureState::new("", ""));
+        let (wrote, state) =
+            state_store::save_if_changed(&self.lock, &path, self.old.as_deref(), state, &now)?;
+        // the loaded state is dropped before the history cache is written (no two copies)
+        self.old = None;
         if let Some(mut pending) = self.history_cache.take() {
             // the state now on disk is in line with the history when only the sync changed
             // it (a sync of it again changes nothing); anything else is synced again
@@ -397,14 +402,13 @@ impl FeatureTxn<'_> {
                 project,
                 lock,
                 feature,
-                state,
                 ..
             } = self;
             drop(lock);
             project.finish(&feature);
             return Ok((wrote, state));
         }
-        Ok((wrote, self.state))
+        Ok((wrote, state))
     }
 
     /// [`FeatureTxn::commit`] of a transaction in which nothing but the git sync changed the
@@ -414,7 +418,7 @@ impl FeatureTxn<'_> {
     /// Returns the state as committed.
     pub fn commit_synced(mut self) -> CmdResult<FeatureState> {
         self.only_synced = true;
-        Ok(self.commit_returning()?.1)
+        Ok(Arc::unwrap_or_clone(self.commit_returning()?.1))
     }
 
     /// The identity of the state file as this transaction loaded it.

@@ -14,14 +14,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // A new file gets the usual 0644 (less the umask) rather than the temp file's private
     // 0600; a replaced file keeps its mode.
     let existing = std::fs::metadata(path).ok().map(|m| m.permissions());
-    let mut tmp = tempfile::Builder::new()
-        .permissions(std::fs::Permissions::from_mode(0o644))
-        .prefix(&format!(
-            ".{}.",
-            path.file_name().and_then(|n| n.to_str()).unwrap_or("tmp")
-        ))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut tmp = temp_beside(path, dir)?;
     if let Some(p) = existing {
         tmp.as_file().set_permissions(p)?;
     }
@@ -29,6 +22,32 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     sync_dir(dir)
+}
+
+/// Replaces `path` with `bytes` by a rename, like [`write_atomic`] but without any fsync:
+/// for caches only, whose readers check what they read (a torn or missing file, or an old
+/// one after a crash, is no cache and costs a rescan). Readers never see a partly written
+/// file while the system runs.
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let bytes = crate::io::secrets::mask_bytes(bytes);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = temp_beside(path, dir)?;
+    tmp.write_all(bytes.as_ref())?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// A temp file `.<name>.XXXX.tmp` in `dir` (the folder of `path`), mode 0644 less the umask.
+fn temp_beside(path: &Path, dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .permissions(std::fs::Permissions::from_mode(0o644))
+        .prefix(&format!(
+            ".{}.",
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("tmp")
+        ))
+        .suffix(".tmp")
+        .tempfile_in(dir)
 }
 
 /// fsyncs a directory so a rename in it is durable.

@@ -29,3 +29,4 @@ pub mod repo_id;
 pub mod run_lock;
 pub mod secrets;
 pub mod state_store;
+pub mod state_writer;

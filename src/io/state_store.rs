@@ -6,34 +6,43 @@ use crate::core::state_nulls::LoadedNulls;
 use crate::error::{CmdResult, CommandError};
 use crate::io::atomic::write_atomic;
 use crate::io::lock::FeatureLock;
+use crate::io::state_writer::{self, Written};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// The last state this process wrote to each state file, with the exact bytes of the
-/// file then. A load whose file still holds those bytes returns that state
-/// without parsing: `run` reads the state under the lock twice per issue, each time the
-/// state it wrote itself a moment ago, and parsing the whole file each time made every
-/// issue cost O(issues). Anything else that changed the file (another process, a hand
-/// edit) changes the bytes, and the file is parsed as always.
+/// The last state this process wrote (or read) for each state file, with the exact bytes
+/// of the file then and where each task is in them. A load whose file still holds those
+/// bytes returns that state without parsing (shared, not copied): `run` reads the state
+/// under the lock twice per issue, each time the state it wrote itself a moment ago, and
+/// parsing the whole file each time made every issue cost O(issues). Anything else that
+/// changed the file (another process, a hand edit) changes the bytes, and the file is
+/// parsed as always. A save re-serialises only the tasks that differ from the known
+/// state's ([`crate::io::state_writer`]).
 struct Known {
-    bytes: Vec<u8>,
-    state: FeatureState,
+    written: Written,
+    state: Arc<FeatureState>,
 }
 
 static KNOWN: std::sync::Mutex<Option<std::collections::HashMap<PathBuf, Known>>> =
     std::sync::Mutex::new(None);
 
-fn remember(path: &Path, bytes: Vec<u8>, state: FeatureState) {
+fn remember(path: &Path, written: Written, state: Arc<FeatureState>) {
     if let Ok(mut known) = KNOWN.lock() {
         known
             .get_or_insert_with(Default::default)
-            .insert(path.to_path_buf(), Known { bytes, state });
+            .insert(path.to_path_buf(), Known { written, state });
     }
 }
 
-fn known_state(path: &Path, bytes: &[u8]) -> Option<FeatureState> {
+fn known_state(path: &Path, bytes: &[u8]) -> Option<Arc<FeatureState>> {
     let known = KNOWN.lock().ok()?;
     let k = known.as_ref()?.get(path)?;
-    (k.bytes == bytes).then(|| k.state.clone())
+    (k.written.bytes == bytes).then(|| Arc::clone(&k.state))
+}
+
+/// Takes the known state of `path` out (a save replaces it; its bytes are reused).
+fn take_known(path: &Path) -> Option<Known> {
+    KNOWN.lock().ok()?.as_mut()?.remove(path)
 }
 
 /// What identifies the bytes of a state file: its length, modification time and a CRC-32
@@ -76,11 +85,12 @@ fn read_with_meta(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> 
 /// Loads a state file; `Ok(None)` when it does not exist. Invalid JSON is an error naming
 /// file, line and column (the file is never touched).
 pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
-    Ok(load_identified(path)?.map(|(state, _)| state))
+    Ok(load_shared(path)?.map(|(state, _)| Arc::unwrap_or_clone(state)))
 }
 
-/// [`load`], with the identity of the bytes read.
-pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>> {
+/// [`load`], with the identity of the bytes read; the state is shared with this process's
+/// memory of the file (copy it to change it).
+pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)>> {
     let (bytes, id) = match read_with_meta(path) {
         Ok((b, meta)) => {
             let id = StateId::of(&b, &meta);
@@ -113,13 +123,24 @@ pub fn load_identified(path: &Path) -> CmdResult<Option<(FeatureState, StateId)>
         ))
         .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
     })?;
-    // not remembered: a copy of a big state costs more than most loads that follow it
-    // save (which remembers what it wrote)
-    if plain_id(path) == Some(id) {
+    let state = if plain_id(path) == Some(id) {
         // a file this tool wrote with no `null` loaded as a default: nothing to look for
-        return Ok(Some((state, id)));
-    }
-    Ok(Some((with_loaded_nulls(state, &bytes), id)))
+        state
+    } else {
+        with_loaded_nulls(state, &bytes)
+    };
+    // remembered (shared, not copied) with no task places: the next save serialises
+    // every task once
+    let state = Arc::new(state);
+    remember(
+        path,
+        Written {
+            bytes,
+            tasks: Vec::new(),
+        },
+        Arc::clone(&state),
+    );
+    Ok(Some((state, id)))
 }
 
 /// Records where the file had `null` for a field that loads as a default (SPEC §12), so
@@ -205,26 +226,28 @@ fn strip_position(msg: &str) -> &str {
 
 /// Serialises a state the way it is stored (pretty JSON, trailing newline).
 pub fn to_bytes(state: &FeatureState) -> Vec<u8> {
-    stored(state).0
+    stored(&mut state.clone(), None).0.bytes
 }
 
 /// The stored bytes of `state`, and the `null` keys a load of them finds (those still
-/// holding their default): what [`load`] would make of the bytes.
-fn stored(state: &FeatureState) -> (Vec<u8>, LoadedNulls) {
-    let (mut out, nulls) = if state.loaded_nulls.is_empty() {
-        (
-            serde_json::to_vec_pretty(state).unwrap_or_default(),
-            LoadedNulls::default(),
-        )
-    } else {
-        let loaded = serde_json::to_value(state).unwrap_or_default();
-        let mut value = loaded.clone();
-        state.loaded_nulls.restore(&mut value);
-        let nulls = LoadedNulls::find(&value, &loaded);
-        (serde_json::to_vec_pretty(&value).unwrap_or_default(), nulls)
+/// holding their default): what [`load`] would make of the bytes. Only the tasks that
+/// differ from `prev`'s are serialised again when no `null` is to be written back.
+fn stored(state: &mut FeatureState, prev: Option<&Known>) -> (Written, LoadedNulls) {
+    if state.loaded_nulls.is_empty() {
+        let prev = prev.map(|k| (&*k.state, &k.written));
+        return (state_writer::write(state, prev), LoadedNulls::default());
+    }
+    let loaded = serde_json::to_value(&*state).unwrap_or_default();
+    let mut value = loaded.clone();
+    state.loaded_nulls.restore(&mut value);
+    let nulls = LoadedNulls::find(&value, &loaded);
+    let mut bytes = serde_json::to_vec_pretty(&value).unwrap_or_default();
+    bytes.push(b'\n');
+    let written = Written {
+        bytes,
+        tasks: Vec::new(),
     };
-    out.push(b'\n');
-    (out, nulls)
+    (written, nulls)
 }
 
 /// The marker of a state file (`.swarm/state/<f>.json` → `.swarm/cache/state/<f>.json.plain`)
@@ -268,34 +291,40 @@ fn record_plain(path: &Path, bytes: &[u8], plain: bool) {
     }
 }
 
-/// Writes `state` atomically. The lock proves the caller holds the feature.
-pub fn save(_lock: &FeatureLock, path: &Path, state: &FeatureState) -> CmdResult<()> {
-    let (bytes, nulls) = stored(state);
-    write_atomic(path, &bytes).map_err(|e| CommandError::io("write", path, &e))?;
-    record_plain(path, &bytes, nulls.is_empty());
-    let mut saved = state.clone();
-    saved.loaded_nulls = nulls;
-    remember(path, bytes, saved);
-    Ok(())
+/// Writes `state` atomically and returns it as this process now knows the file. The lock
+/// proves the caller holds the feature.
+pub fn save(
+    _lock: &FeatureLock,
+    path: &Path,
+    mut state: FeatureState,
+) -> CmdResult<Arc<FeatureState>> {
+    let prev = take_known(path);
+    let (written, nulls) = stored(&mut state, prev.as_ref());
+    drop(prev);
+    write_atomic(path, &written.bytes).map_err(|e| CommandError::io("write", path, &e))?;
+    record_plain(path, &written.bytes, nulls.is_empty());
+    state.loaded_nulls = nulls;
+    let state = Arc::new(state);
+    remember(path, written, Arc::clone(&state));
+    Ok(state)
 }
 
 /// Writes `new` only when it differs from `old` (ignoring `updated_at`), stamping
-/// `updated_at = now`. Returns whether it wrote.
+/// `updated_at = now`. Returns whether it wrote, and the state.
 pub fn save_if_changed(
     lock: &FeatureLock,
     path: &Path,
     old: Option<&FeatureState>,
-    new: &mut FeatureState,
+    mut new: FeatureState,
     now: &str,
-) -> CmdResult<bool> {
+) -> CmdResult<(bool, Arc<FeatureState>)> {
     if let Some(old) = old
-        && !old.differs_from(new)
+        && !old.differs_from(&new)
     {
-        return Ok(false);
+        return Ok((false, Arc::new(new)));
     }
     new.updated_at = now.to_string();
-    save(lock, path, new)?;
-    Ok(true)
+    Ok((true, save(lock, path, new)?))
 }
 
 #[cfg(test)]
@@ -328,7 +357,7 @@ mod tests {
         assert!(!s.loaded_nulls.is_empty());
         // one null key is changed, the others stay untouched
         s.tasks[0].dependencies = vec![2];
-        save(&lock, &path, &s).unwrap();
+        save(&lock, &path, s.clone()).unwrap();
         let again = load(&path).unwrap().unwrap();
         assert_eq!(again, parsed(&path));
         assert_eq!(to_bytes(&again), std::fs::read(&path).unwrap());
@@ -354,7 +383,7 @@ mod tests {
             FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
         let mut s = FeatureState::new("f", "t");
         s.tasks.push(crate::core::state::Task::new(1, "a"));
-        save(&lock, &path, &s).unwrap();
+        save(&lock, &path, s.clone()).unwrap();
         // the marker names exactly the file written
         assert_eq!(plain_id(&path), StateId::of_file(&path));
         assert!(plain_id(&path).is_some());
@@ -370,7 +399,7 @@ mod tests {
         assert!(!hand.loaded_nulls.is_empty());
         assert_eq!(to_bytes(&hand), edited.as_bytes());
         // saved with that null kept: no marker names the file
-        save(&lock, &path, &hand).unwrap();
+        save(&lock, &path, hand.clone()).unwrap();
         assert_eq!(plain_id(&path), None);
     }
 

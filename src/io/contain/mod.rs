@@ -58,7 +58,10 @@ pub fn command(program: &str, args: &[String]) -> Command {
             .arg(program)
             .args(args)
             .process_group(0);
-        pdeathsig::kill_with_parent(&mut cmd);
+        // No `pre_exec` hook here, so std starts the supervisor with `posix_spawn` (a vfork:
+        // no copy of this process's page tables, whose cost grows with the tool's memory)
+        // instead of `fork`. The supervisor asks for its parent-death signal itself and
+        // exits at once when the tool (pid in its argv) died before that took effect.
         return cmd;
     }
     direct(program, args)

@@ -21,11 +21,33 @@ fn is_sha_like(s: &str) -> bool {
     (4..=64).contains(&s.len()) && s.chars().all(|c| c.is_ascii_hexdigit())
 }
 
-/// The subject and changed files of `sha` (one git process).
+/// The subject and changed files of `sha`: read in this process when `sha` is a full
+/// name (see the module `objects`), else one git process.
 pub fn commit_info(root: &Path, sha: &str) -> Option<CommitInfo> {
     if !is_sha_like(sha) {
         return None;
     }
+    if let Some((subject, changes)) = super::objects::subject_and_changes(root, sha) {
+        use super::objects::Status;
+        let mut info = CommitInfo {
+            sha: sha.to_string(),
+            subject,
+            ..Default::default()
+        };
+        for (path, status) in changes {
+            match status {
+                Status::Added => info.added.push(path),
+                Status::Modified => info.modified.push(path),
+                Status::Deleted => info.deleted.push(path),
+            }
+        }
+        return Some(info);
+    }
+    commit_info_by_git(root, sha)
+}
+
+/// [`commit_info`] asked of git (`git show`).
+pub(super) fn commit_info_by_git(root: &Path, sha: &str) -> Option<CommitInfo> {
     let (out, _) = git(
         root,
         &[
@@ -176,6 +198,14 @@ pub fn patch(root: &Path, sha: &str, cap: usize) -> Option<(String, bool)> {
 pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
     type Known = std::collections::HashMap<(std::path::PathBuf, String), i64>;
     static KNOWN: std::sync::Mutex<Option<Known>> = std::sync::Mutex::new(None);
+    let remember = |found: Vec<(String, i64)>| {
+        if let Ok(mut known) = KNOWN.lock() {
+            let known = known.get_or_insert_with(Default::default);
+            for (s, t) in found {
+                known.insert((root.to_path_buf(), s), t);
+            }
+        }
+    };
     let mut out = BTreeMap::new();
     let mut ask: Vec<&str> = Vec::new();
     {
@@ -190,7 +220,18 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
             }
         }
     }
+    // full names are read in this process; git is asked only for the rest
+    let mut found = Vec::new();
+    ask.retain(|s| match super::objects::commit_time(root, s) {
+        Some(t) => {
+            out.insert(s.to_string(), t);
+            found.push((s.to_string(), t));
+            false
+        }
+        None => true,
+    });
     if ask.is_empty() {
+        remember(found);
         return out;
     }
     let mut args = vec![
@@ -202,6 +243,7 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
     args.extend(ask.iter().copied());
     args.push("--");
     let Some((text, _)) = git(root, &args, 16 * 1024 * 1024) else {
+        remember(found);
         return out;
     };
     let text = String::from_utf8_lossy(&text);
@@ -213,7 +255,6 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
             times.insert(sha, t);
         }
     }
-    let mut found = Vec::new();
     for s in ask {
         // keyed by the given name: a full sha, or a prefix of one
         let t = times.get(s).copied().or_else(|| {
@@ -227,11 +268,6 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
             found.push((s.to_string(), t));
         }
     }
-    if let Ok(mut known) = KNOWN.lock() {
-        let known = known.get_or_insert_with(Default::default);
-        for (s, t) in found {
-            known.insert((root.to_path_buf(), s), t);
-        }
-    }
+    remember(found);
     out
 }

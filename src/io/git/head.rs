@@ -31,6 +31,22 @@ fn object_id(text: &str) -> Option<String> {
         .then(|| t.to_string())
 }
 
+/// The common directory of the git directory `gd` (where branch refs live, shared by
+/// linked worktrees).
+fn common_of(gd: PathBuf) -> PathBuf {
+    match std::fs::read_to_string(gd.join("commondir")) {
+        Ok(c) => {
+            let c = Path::new(c.trim_end_matches(['\n', '\r']));
+            if c.is_absolute() {
+                c.to_path_buf()
+            } else {
+                gd.join(c)
+            }
+        }
+        Err(_) => gd,
+    }
+}
+
 /// The commit HEAD of the working tree at `dir` points to, when the files say it plainly.
 pub fn read_head(dir: &Path) -> Option<String> {
     let gd = git_dir(dir)?;
@@ -42,19 +58,57 @@ pub fn read_head(dir: &Path) -> Option<String> {
     if !name.starts_with("refs/heads/") || name.contains("..") {
         return None;
     }
-    // branch refs live in the common directory (shared by linked worktrees)
-    let common = match std::fs::read_to_string(gd.join("commondir")) {
-        Ok(c) => {
-            let c = Path::new(c.trim_end_matches(['\n', '\r']));
-            if c.is_absolute() {
-                c.to_path_buf()
-            } else {
-                gd.join(c)
+    object_id(&std::fs::read_to_string(common_of(gd).join(name)).ok()?)
+}
+
+/// The branch checked out in the working tree at `dir` as `git symbolic-ref --short -q
+/// HEAD` names it (`Some(None)`: detached), when the files say it plainly: HEAD names a
+/// branch, the refs are files (no reftable), and no other ref git would also shorten to
+/// that name exists (git then says `heads/<name>`). Otherwise `None`: ask git.
+pub fn read_branch(dir: &Path) -> Option<Option<String>> {
+    let gd = git_dir(dir)?;
+    let head = std::fs::read_to_string(gd.join("HEAD")).ok()?;
+    if object_id(&head).is_some() {
+        return Some(None);
+    }
+    let name = head
+        .strip_prefix("ref: refs/heads/")?
+        .trim_end_matches(['\n', '\r']);
+    if name.is_empty() || name.contains("..") || name.contains(char::is_whitespace) {
+        return None;
+    }
+    let common = common_of(gd.clone());
+    if common.join("reftable").exists() {
+        return None;
+    }
+    // the names `git` tries for a short name besides `refs/heads/<name>`
+    let others = [
+        name.to_string(),
+        format!("refs/{name}"),
+        format!("refs/tags/{name}"),
+        format!("refs/remotes/{name}"),
+        format!("refs/remotes/{name}/HEAD"),
+    ];
+    if others
+        .iter()
+        .any(|r| common.join(r).exists() || gd.join(r).exists())
+    {
+        return None;
+    }
+    match std::fs::read_to_string(common.join("packed-refs")) {
+        Ok(packed) => {
+            let ambiguous = packed.lines().any(|l| {
+                l.split_once(' ')
+                    .is_some_and(|(_, r)| others.iter().any(|o| o == r))
+            });
+            if ambiguous {
+                return None;
             }
         }
-        Err(_) => gd,
-    };
-    object_id(&std::fs::read_to_string(common.join(name)).ok()?)
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    Some(Some(name.to_string()))
 }
 
 #[cfg(test)]
@@ -86,6 +140,24 @@ mod tests {
         // a branch in the worktree: its ref is in the common directory
         git(&wt, &["checkout", "-q", "-b", "side"]);
         assert_eq!(read_head(&wt).as_deref(), Some(two.as_str()));
+        // the branch, as `symbolic-ref --short` names it (detached: none)
+        let branch = |d: &Path| {
+            let b = git(d, &["symbolic-ref", "--short", "-q", "HEAD"]);
+            (!b.is_empty()).then_some(b)
+        };
+        assert_eq!(read_branch(&root), Some(branch(&root)));
+        assert_eq!(read_branch(&wt), Some(branch(&wt)));
+        git(&wt, &["checkout", "-q", "--detach"]);
+        assert_eq!(read_branch(&wt), Some(None));
+        git(&wt, &["checkout", "-q", "side"]);
+        // a tag of the branch's name makes git say `heads/main`: left to git, loose or packed
+        git(&root, &["tag", "main"]);
+        assert_eq!(branch(&root).as_deref(), Some("heads/main"));
+        assert_eq!(read_branch(&root), None);
+        git(&root, &["pack-refs", "--all"]);
+        assert_eq!(read_branch(&root), None);
+        git(&root, &["tag", "-d", "main"]);
+        assert_eq!(read_branch(&root), Some(branch(&root)));
         // packed refs: left to git
         git(&root, &["pack-refs", "--all"]);
         assert_eq!(read_head(&root), None);

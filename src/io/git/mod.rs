@@ -13,6 +13,7 @@ pub mod commit_info;
 mod exec;
 mod head;
 pub mod locks;
+mod objects;
 pub mod push;
 mod repo;
 
@@ -44,16 +45,43 @@ pub fn origin_url(root: &Path) -> Option<String> {
     url
 }
 
+type KnownDirs = std::collections::HashMap<std::path::PathBuf, std::path::PathBuf>;
+
+/// The common directories found by this process, per working tree root.
+static COMMON_DIRS: std::sync::Mutex<Option<KnownDirs>> = std::sync::Mutex::new(None);
+
+/// Records that `root`'s common git directory is `dir` (found by the caller's git).
+fn remember_common_dir(root: &Path, dir: &Path) {
+    if dir.as_os_str().is_empty() {
+        return;
+    }
+    if let Ok(mut known) = COMMON_DIRS.lock() {
+        known
+            .get_or_insert_with(Default::default)
+            .insert(root.to_path_buf(), dir.to_path_buf());
+    }
+}
+
 /// The repository's common git directory (`.git` of the main working tree, shared by its
-/// worktrees), absolute.
+/// worktrees), absolute. Asked of git once per process and root while the folder exists
+/// (a run asks when it opens the repository and when it looks for stale locks).
 pub fn common_dir(root: &Path) -> Option<std::path::PathBuf> {
+    let known = COMMON_DIRS
+        .lock()
+        .ok()
+        .and_then(|k| k.as_ref()?.get(root).cloned());
+    if let Some(dir) = known.filter(|d| d.is_dir()) {
+        return Some(dir);
+    }
     let (out, _) = exec::read_capped(
         root,
         &["rev-parse", "--path-format=absolute", "--git-common-dir"],
         64 * 1024,
     )?;
     let dir = String::from_utf8_lossy(&out).trim().to_string();
-    (!dir.is_empty()).then(|| std::path::PathBuf::from(dir))
+    let dir = (!dir.is_empty()).then(|| std::path::PathBuf::from(dir))?;
+    remember_common_dir(root, &dir);
+    Some(dir)
 }
 
 #[cfg(test)]

@@ -54,9 +54,19 @@ impl Git {
             hooks,
             config: None,
         };
-        git.run(root, &["rev-parse", "--git-dir"], b"")?;
-        let has_identity = git.run(root, &["var", "GIT_AUTHOR_IDENT"], b"").is_ok()
-            && git.run(root, &["var", "GIT_COMMITTER_IDENT"], b"").is_ok();
+        // one process both checks that `root` is in a repository and finds the common dir
+        let common = git.run_trim(
+            root,
+            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        )?;
+        super::remember_common_dir(root, Path::new(&common));
+        // the two identities are asked at the same time (each is a process)
+        let (author, committer) = std::thread::scope(|s| {
+            let author = s.spawn(|| git.run(root, &["var", "GIT_AUTHOR_IDENT"], b"").is_ok());
+            let committer = git.run(root, &["var", "GIT_COMMITTER_IDENT"], b"").is_ok();
+            (author.join().unwrap_or(false), committer)
+        });
+        let has_identity = author && committer;
         if !has_identity {
             git.identity = vec![
                 "-c".into(),
@@ -179,8 +189,12 @@ impl Git {
         }
     }
 
-    /// The branch checked out in `dir` (`None` when HEAD is detached).
+    /// The branch checked out in `dir` (`None` when HEAD is detached). Read from the
+    /// repository's files when they say it plainly (no process), else asked of git.
     pub fn branch(&self, dir: &Path) -> Option<String> {
+        if let Some(branch) = super::head::read_branch(dir) {
+            return branch;
+        }
         self.run_trim(dir, &["symbolic-ref", "--short", "-q", "HEAD"])
             .ok()
             .filter(|s| !s.is_empty())

@@ -87,15 +87,26 @@ pub(super) fn load_ledger(cache: &HistoryCache) -> Option<Ledger> {
     (file.token == cache.ledger_token).then_some(file.ledger)
 }
 
-/// Writes a cache file atomically, after its seen file and its ledger when that changed
-/// (so a cache never names ids or a ledger that are not written; a crash in between costs
-/// one full rescan).
+/// Writes a cache file, after its seen file and its ledger when that changed (so a cache
+/// never names ids or a ledger that are not written; a crash in between costs one full
+/// rescan). The cache file and the ledger are replaced by a rename without fsync: they are
+/// caches, and a torn, missing or old one is no cache or names a ledger or seen file that
+/// is not there ([`load_cache`], `load_ledger`, the seen file's token and count), so a
+/// crash costs one full rescan; the seen file's append is synced before the cache that
+/// names its count is written. A cache file that already holds the bytes is left alone.
 pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
     let mut head = cache.clone_head();
-    if let Some(update) = &cache.seen_update {
-        let (token, count) = history_seen::apply(&seen_path(path), cache.seen_token, update)?;
-        head.seen_token = token;
-        head.seen_count = count;
+    let mut wrote = false;
+    match &cache.seen_update {
+        // nothing new to remember: the file stays as it is
+        Some(SeenUpdate::Append { base, ids }) if ids.is_empty() => head.seen_count = *base,
+        Some(update) => {
+            let (token, count) = history_seen::apply(&seen_path(path), cache.seen_token, update)?;
+            head.seen_token = token;
+            head.seen_count = count;
+            wrote = true;
+        }
+        None => {}
     }
     if cache.ledger_changed
         && let Some(ledger) = &cache.ledger
@@ -103,11 +114,15 @@ pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
         let token = history_seen::new_token();
         let bytes =
             serde_json::to_vec(&LedgerFile { token, ledger }).map_err(std::io::Error::other)?;
-        crate::io::atomic::write_atomic(&ledger_path(path), &bytes)?;
+        crate::io::atomic::replace_unsynced(&ledger_path(path), &bytes)?;
         head.ledger_token = token;
+        wrote = true;
     }
     let bytes = serde_json::to_vec(&head).map_err(std::io::Error::other)?;
-    crate::io::atomic::write_atomic(path, &bytes)
+    if !wrote && std::fs::read(path).is_ok_and(|now| now == bytes) {
+        return Ok(());
+    }
+    crate::io::atomic::replace_unsynced(path, &bytes)
 }
 
 impl HistoryCache {
@@ -127,5 +142,87 @@ impl HistoryCache {
             path: None,
             seen_update: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    fn cache() -> HistoryCache {
+        HistoryCache {
+            version: CACHE_VERSION,
+            fingerprint: "f".into(),
+            tips: BTreeMap::from([("HEAD".into(), "a".repeat(40))]),
+            commits_total: 3,
+            ledger_token: 0,
+            seen_token: 0,
+            seen_count: 0,
+            in_sync: None,
+            ledger: Some(Ledger::default()),
+            ledger_changed: true,
+            path: None,
+            seen_update: Some(SeenUpdate::Replace(vec![gix::ObjectId::null(
+                gix::hash::Kind::Sha1,
+            )])),
+        }
+    }
+
+    fn inode(path: &Path) -> u64 {
+        std::fs::metadata(path).unwrap().ino()
+    }
+
+    #[test]
+    fn an_unchanged_cache_is_not_written_again_and_a_torn_one_is_no_cache() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("f.json");
+        let mut c = cache();
+        save_cache(&path, &c).unwrap();
+        let mut loaded = load_cache(&path).unwrap();
+        assert_eq!(loaded.seen_count, 1);
+        assert!(load_ledger(&loaded).is_some());
+        // the next sync found nothing new: no file is replaced
+        loaded.seen_update = Some(SeenUpdate::Append {
+            base: loaded.seen_count,
+            ids: Vec::new(),
+        });
+        let (cache_ino, ledger_ino, seen_ino) = (
+            inode(&path),
+            inode(&ledger_path(&path)),
+            inode(&seen_path(&path)),
+        );
+        let seen_bytes = std::fs::read(seen_path(&path)).unwrap();
+        save_cache(&path, &loaded).unwrap();
+        assert_eq!(inode(&path), cache_ino);
+        assert_eq!(inode(&ledger_path(&path)), ledger_ino);
+        assert_eq!(inode(&seen_path(&path)), seen_ino);
+        assert_eq!(std::fs::read(seen_path(&path)).unwrap(), seen_bytes);
+        assert_eq!(load_cache(&path).unwrap().seen_count, 1);
+        // a change is written
+        loaded.commits_total += 1;
+        save_cache(&path, &loaded).unwrap();
+        assert_ne!(inode(&path), cache_ino);
+        assert_eq!(load_cache(&path).unwrap().commits_total, 4);
+        // the files are written without fsync: after a crash any of them may be torn or
+        // old, and each such file is no cache (the sync then reads the whole history)
+        let whole = std::fs::read(&path).unwrap();
+        for cut in [0, 1, whole.len() / 2, whole.len() - 1] {
+            std::fs::write(&path, &whole[..cut]).unwrap();
+            assert!(load_cache(&path).is_none(), "cut at {cut}");
+        }
+        std::fs::write(&path, &whole).unwrap();
+        let good = load_cache(&path).unwrap();
+        let ledger = std::fs::read(ledger_path(&path)).unwrap();
+        for cut in [0, ledger.len() / 2, ledger.len() - 1] {
+            std::fs::write(ledger_path(&path), &ledger[..cut]).unwrap();
+            assert!(load_ledger(&good).is_none(), "ledger cut at {cut}");
+        }
+        // an older ledger (the rename of the new one lost) has another token
+        c.ledger_changed = true;
+        save_cache(&path, &c).unwrap();
+        let newer = load_cache(&path).unwrap();
+        std::fs::write(ledger_path(&path), &ledger).unwrap();
+        assert!(load_ledger(&newer).is_none());
     }
 }

@@ -90,7 +90,11 @@ impl Git {
         if self.hooks != Hooks::Off {
             return None;
         }
-        let raw = self.run(dir, &["cat-file", "commit", commit], b"").ok()?;
+        // the commit object, read in this process when it can be (the same bytes)
+        let raw = match crate::io::git::objects::raw_commit(&self.root, commit) {
+            Some(raw) => raw,
+            None => self.run(dir, &["cat-file", "commit", commit], b"").ok()?,
+        };
         let parts = parse_commit(&raw)?;
         let base = format!("--merge-base={parent}");
         let args = [

@@ -82,9 +82,19 @@ impl Git {
         removed && !path.exists()
     }
 
-    /// Forgets worktrees whose folders are gone.
+    /// Forgets worktrees whose folders are gone. Nothing to forget (no process started)
+    /// when the repository records no linked worktree.
     pub fn prune(&self) {
         let _exclusive = WORKTREE_ADMIN.write();
+        if let Some(common) = crate::io::git::common_dir(&self.root) {
+            let none = match std::fs::read_dir(common.join("worktrees")) {
+                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+                Ok(mut entries) => entries.next().is_none(),
+            };
+            if none {
+                return;
+            }
+        }
         let _ = self.run(&self.root, &["worktree", "prune"], b"");
     }
 }
