@@ -252,14 +252,36 @@ pub fn table_row<R: Fields + ?Sized>(rec: &R) -> String {
 /// formatting machinery: this runs once per row of a long log).
 fn write_left(out: &mut impl Write, text: &str, width: usize) -> std::io::Result<()> {
     out.write_all(text.as_bytes())?;
+    write_spaces(out, width.saturating_sub(text.chars().count()))
+}
+
+/// ASCII `text` right-aligned in `width` columns, as `{:>width$}` writes it.
+fn write_right(out: &mut impl Write, text: &[u8], width: usize) -> std::io::Result<()> {
+    write_spaces(out, width.saturating_sub(text.len()))?;
+    out.write_all(text)
+}
+
+fn write_spaces(out: &mut impl Write, mut n: usize) -> std::io::Result<()> {
     const SPACES: &[u8] = &[b' '; 32];
-    let mut pad = width.saturating_sub(text.chars().count());
-    while pad > 0 {
-        let n = pad.min(SPACES.len());
-        out.write_all(&SPACES[..n])?;
-        pad -= n;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.write_all(&SPACES[..k])?;
+        n -= k;
     }
     Ok(())
+}
+
+/// The decimal digits of `n`, written into the end of `buf`.
+fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[at..];
+        }
+    }
 }
 
 /// Writes one table row (without its newline) straight to `out`: no intermediate strings
@@ -272,8 +294,8 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
         out.write_all(b"\x1b[2m")?;
     }
     match rec.field("seq").and_then(Field::as_u64) {
-        Some(seq) => write!(out, "{seq:>6}")?,
-        None => write!(out, "{:>6}", "-")?,
+        Some(seq) => write_right(out, digits(seq, &mut [0; 20]), 6)?,
+        None => write_right(out, b"-", 6)?,
     }
     if color {
         out.write_all(b"\x1b[0m")?;
@@ -301,18 +323,16 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
     {
         Some(n) if event != "action_received" => {
             // `#n` right-aligned in 5 columns
-            let width = 1 + n.len();
-            write!(
-                out,
-                "  {:>pad$}#{n}  ",
-                "",
-                pad = 5usize.saturating_sub(width)
-            )?;
+            out.write_all(b"  ")?;
+            write_spaces(out, 5usize.saturating_sub(1 + n.len()))?;
+            out.write_all(b"#")?;
+            out.write_all(n.as_bytes())?;
+            out.write_all(b"  ")?;
         }
         _ => out.write_all(b"         ")?,
     }
     let detail = describe(event, rec);
-    if detail.contains(['\n', '\r']) {
+    if memchr::memchr2(b'\n', b'\r', detail.as_bytes()).is_some() {
         out.write_all(detail.replace(['\n', '\r'], " ").as_bytes())
     } else {
         out.write_all(detail.as_bytes())
@@ -390,6 +410,55 @@ mod tests {
     }
     use super::*;
     use serde_json::{Map, Value};
+
+    #[test]
+    fn numbers_are_right_aligned_as_the_format_width_does() {
+        for n in [
+            0,
+            7,
+            42,
+            99_999,
+            100_000,
+            999_999,
+            1_000_000,
+            12_345_678,
+            u64::MAX,
+        ] {
+            let mut out = Vec::new();
+            write_right(&mut out, digits(n, &mut [0; 20]), 6).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{n:>6}"));
+        }
+    }
+
+    #[test]
+    fn a_row_reads_its_issue_and_seq_as_the_formatting_machinery_did() {
+        // seq and issue of every width, and detail texts with line breaks
+        for (seq, issue) in [
+            ("0", "1"),
+            ("123456", "1234"),
+            ("1234567", "12345"),
+            ("-1", "-3"),
+        ] {
+            let line = format!(
+                r#"{{"ts":"t","event":"issue_done","seq":{seq},"issue":{issue},"summary":"a\r\nb"}}"#
+            );
+            let rec = Record::parse(line.as_bytes()).unwrap();
+            let row = table_row(&rec);
+            let seq_col = match seq.parse::<u64>() {
+                Ok(n) => format!("{n:>6}"),
+                Err(_) => format!("{:>6}", "-"),
+            };
+            let pad = 5usize.saturating_sub(1 + issue.len());
+            let issue_col = format!("  {:>pad$}#{issue}  ", "");
+            assert_eq!(
+                row,
+                format!(
+                    "{seq_col}  {:<24}  {:<23}{issue_col}DONE: a…",
+                    "t", "issue_done"
+                )
+            );
+        }
+    }
 
     #[test]
     fn last_n_keeps_only_the_last_records_in_order() {

@@ -343,6 +343,22 @@ fn matches(filter: &Filter, line: &[u8], rec: Option<&Record>) -> bool {
     }
 }
 
+/// Lines the prefilter ruled out (complete lines): counted, and checked line by line only
+/// when they do not all look like objects. Returns the line number of the last one.
+fn skip_lines(lines: &[u8], line_no: u64, ctx: &mut LineCtx) -> u64 {
+    if let Some(n) = crate::core::line_shape::object_lines(lines) {
+        return line_no + n;
+    }
+    let mut line_no = line_no;
+    let mut line_start = 0usize;
+    for nl in memchr::memchr_iter(b'\n', lines) {
+        line_no += 1;
+        ctx.skipped(line_no, &lines[line_start..nl]);
+        line_start = nl + 1;
+    }
+    line_no
+}
+
 /// Runs the lines of `chunk` (complete lines, each ending with a newline) through the
 /// filter; returns the line number of the last one.
 fn process_chunk(
@@ -352,9 +368,9 @@ fn process_chunk(
     ctx: &mut LineCtx,
     sink: &mut Sink,
 ) -> std::io::Result<u64> {
-    let mut line_start = 0usize;
     match prefilter {
         None => {
+            let mut line_start = 0usize;
             for nl in memchr::memchr_iter(b'\n', chunk) {
                 line_no += 1;
                 ctx.full(line_no, &chunk[line_start..nl], sink)?;
@@ -362,25 +378,21 @@ fn process_chunk(
             }
         }
         Some(pre) => {
-            let mut hits = pre.hits(chunk).peekable();
-            for nl in memchr::memchr_iter(b'\n', chunk) {
+            // Each line with a hit is parsed; the lines between them are only counted and
+            // shape-checked, all at once when they all look like objects.
+            let mut pos = 0usize; // where the first line not yet handled starts
+            for h in pre.hits(chunk) {
+                if h < pos {
+                    continue; // another hit in a line already handled
+                }
+                let start = memchr::memrchr(b'\n', &chunk[pos..h]).map_or(pos, |i| pos + i + 1);
+                line_no = skip_lines(&chunk[pos..start], line_no, ctx);
+                let end = memchr::memchr(b'\n', &chunk[h..]).map_or(chunk.len(), |i| h + i);
                 line_no += 1;
-                let line = &chunk[line_start..nl];
-                let mut candidate = false;
-                while let Some(&h) = hits.peek() {
-                    if h >= nl {
-                        break;
-                    }
-                    hits.next();
-                    candidate |= h >= line_start;
-                }
-                if candidate {
-                    ctx.full(line_no, line, sink)?;
-                } else {
-                    ctx.skipped(line_no, line);
-                }
-                line_start = nl + 1;
+                ctx.full(line_no, &chunk[start..end], sink)?;
+                pos = (end + 1).min(chunk.len());
             }
+            line_no = skip_lines(&chunk[pos..], line_no, ctx);
         }
     }
     Ok(line_no)
@@ -419,122 +431,4 @@ fn inode_of(_m: &std::fs::Metadata) -> Option<u64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    fn read(text: &[u8], filter: Filter) -> (Vec<(u64, String)>, u64) {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.jsonl");
-        std::fs::write(&p, text).unwrap();
-        let mut r = LogReader::new(&p, filter);
-        let mut out = Vec::new();
-        let mut sink = |no: u64, l: &[u8], _: Option<&Record>| {
-            out.push((no, String::from_utf8_lossy(l).into_owned()));
-            Ok(())
-        };
-        assert!(r.read_all(&mut sink).unwrap());
-        (out, r.bad_lines())
-    }
-
-    fn issue(n: u64) -> Filter {
-        Filter {
-            issue: Some(n),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn garbage_in_the_middle_is_counted_and_the_read_goes_on() {
-        let text = b"{\"event\":\"a\",\"issue\":1}\nnot json\n{\"event\":\"b\",\"issue\":1,\n\n{\"event\":\"c\",\"issue\":1}\n";
-        let (out, bad) = read(text, Filter::default());
-        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 5]);
-        assert_eq!(bad, 2);
-        // With the prefilter: line 2 has no `"issue"` but is still reported; line 3 is a
-        // candidate and fails to parse.
-        let (out, bad) = read(text, issue(1));
-        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [1, 5]);
-        assert_eq!(bad, 2);
-    }
-
-    #[test]
-    fn a_torn_tail_is_skipped_and_a_complete_unterminated_record_is_kept() {
-        let (out, bad) = read(b"{\"issue\":1}\n{\"issue\":1,\"ev", Filter::default());
-        assert_eq!(out, [(1, "{\"issue\":1}".to_string())]);
-        assert_eq!(bad, 0, "a torn tail is not a bad line in the middle");
-        let (out, _) = read(b"{\"issue\":1}\n{\"issue\":2}", Filter::default());
-        assert_eq!(out.len(), 2);
-    }
-
-    #[test]
-    fn lines_longer_than_the_buffer_and_many_blocks_are_read() {
-        let mut text = Vec::new();
-        let long = "y".repeat(3 * BLOCK);
-        for i in 0..3000u64 {
-            if i == 1500 {
-                text.extend_from_slice(format!("{{\"issue\":7,\"long\":\"{long}\"}}\n").as_bytes());
-            }
-            text.extend_from_slice(
-                format!(
-                    "{{\"ts\":\"t\",\"event\":\"x\",\"issue\":{},\"pad\":\"{}\"}}\n",
-                    i % 10,
-                    "z".repeat(500)
-                )
-                .as_bytes(),
-            );
-        }
-        let (out, bad) = read(&text, issue(7));
-        assert_eq!(bad, 0);
-        assert_eq!(out.len(), 301);
-        assert_eq!(out[150].0, 1501);
-        assert!(out[150].1.len() > 3 * BLOCK);
-        let (all, _) = read(&text, Filter::default());
-        assert_eq!(all.len(), 3001);
-    }
-
-    #[test]
-    fn follow_sees_appends_and_a_repaired_tail_and_stops_when_asked() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("f.jsonl");
-        std::fs::write(&p, b"{\"n\":1}\n{\"torn\":").unwrap();
-        let stop = AtomicBool::new(false);
-        let seen = std::sync::Mutex::new(Vec::<String>::new());
-        std::thread::scope(|s| {
-            s.spawn(|| {
-                let mut r = LogReader::new(&p, Filter::default());
-                let mut sink = |_n: u64, l: &[u8], _: Option<&Record>| {
-                    seen.lock()
-                        .unwrap()
-                        .push(String::from_utf8_lossy(l).into_owned());
-                    Ok(())
-                };
-                r.follow(&mut sink, &stop, Duration::from_millis(5))
-                    .unwrap();
-            });
-            let wait_for = |k: usize| {
-                for _ in 0..400 {
-                    if seen.lock().unwrap().len() >= k {
-                        return;
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                panic!("follow did not see {k} lines: {:?}", seen.lock().unwrap());
-            };
-            wait_for(1);
-            std::thread::sleep(Duration::from_millis(30));
-            // Repair as a writer does: truncate the torn tail and append at once (the file
-            // ends up longer than what the reader had read).
-            let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
-            f.set_len(8).unwrap();
-            f.write_all(b"{\"n\":2,\"pad\":\"xxxxxxxx\"}\n").unwrap();
-            wait_for(2);
-            f.write_all(b"{\"n\":3}\n").unwrap();
-            wait_for(3);
-            stop.store(true, Ordering::Relaxed);
-        });
-        assert_eq!(
-            *seen.lock().unwrap(),
-            ["{\"n\":1}", "{\"n\":2,\"pad\":\"xxxxxxxx\"}", "{\"n\":3}"]
-        );
-    }
-}
+mod tests;

@@ -25,6 +25,7 @@ pub mod heuristic;
 pub mod issue_warnings;
 pub mod issues;
 pub mod ledger;
+pub mod line_shape;
 pub mod llm_proposal;
 pub mod matrix;
 pub mod owner;

@@ -41,6 +41,11 @@ impl Fields for Map<String, Value> {
     }
 }
 
+/// Whether a JSON text has an escape (a byte search: `\\` is ASCII).
+fn has_backslash(raw: &str) -> bool {
+    memchr::memchr(b'\\', raw.as_bytes()).is_some()
+}
+
 /// Whole non-negative integers written plainly: the JSON text is the number's own text.
 fn plain_digits(raw: &str) -> bool {
     !raw.is_empty() && raw.bytes().all(|b| b.is_ascii_digit())
@@ -91,7 +96,7 @@ impl<'r> Field<'r> {
         match self {
             Field::Value(v) => v.as_str().map(Cow::Borrowed),
             Field::Raw(raw) if raw.starts_with('"') => {
-                if raw.contains('\\') {
+                if has_backslash(raw) {
                     serde_json::from_str::<String>(raw).ok().map(Cow::Owned)
                 } else {
                     Some(Cow::Borrowed(&raw[1..raw.len() - 1]))
@@ -162,7 +167,7 @@ impl<'r> Field<'r> {
 /// A record line, parsed into its keys and raw values (borrowed from the line).
 #[derive(Debug, Default)]
 pub struct Record<'a> {
-    fields: Vec<(Cow<'a, str>, &'a RawValue)>,
+    fields: Vec<(Cow<'a, str>, &'a str)>,
 }
 
 /// Why a line is not a [`Record`].
@@ -184,9 +189,14 @@ impl<'a> Record<'a> {
         // UTF-8 checked once for the whole line (the raw values are then not checked one by
         // one); a line that is not UTF-8 takes the slow path below
         let parsed = match line.iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') => std::str::from_utf8(line)
-                .ok()
-                .and_then(|text| serde_json::from_str::<Record>(text).ok()),
+            Some(b'{') => {
+                std::str::from_utf8(line)
+                    .ok()
+                    .and_then(|text| match plain::split(text) {
+                        Some(fields) => Some(Record { fields }),
+                        None => serde_json::from_str::<Record>(text).ok(),
+                    })
+            }
             _ => None,
         };
         match parsed {
@@ -212,17 +222,17 @@ impl<'a> Record<'a> {
             if std::mem::replace(&mut seen[slot], true) {
                 return false; // a duplicate field
             }
-            let raw = v.get();
+            let raw = *v;
             let ok = match slot {
                 0 | 1 => {
                     raw == "null"
                         || (raw.starts_with('"')
-                            && (!raw.contains('\\') || serde_json::from_str::<String>(raw).is_ok()))
+                            && (!has_backslash(raw) || serde_json::from_str::<String>(raw).is_ok()))
                 }
                 _ => {
                     plain_digits(raw)
                         || matches!(raw, "null" | "true" | "false")
-                        || (raw.starts_with('"') && !raw.contains('\\'))
+                        || (raw.starts_with('"') && !has_backslash(raw))
                         || serde_json::from_str::<Value>(raw).is_ok()
                 }
             };
@@ -237,7 +247,7 @@ impl<'a> Record<'a> {
     /// the raw parse does) checks neither that a number is in `f64`'s range nor that a
     /// `\u` escape is not half a surrogate pair.
     fn readable(&self) -> bool {
-        self.fields.iter().all(|(_, v)| readable(v.get()))
+        self.fields.iter().all(|(_, v)| readable(v))
     }
 
     /// `ts`, when it is a string.
@@ -260,7 +270,7 @@ impl<'a> Record<'a> {
             .iter()
             .rev()
             .find(|(k, _)| k == key)
-            .map(|(_, v)| v.get())
+            .map(|(_, v)| *v)
     }
 }
 
@@ -272,8 +282,8 @@ impl Fields for Record<'_> {
         let mut out: Vec<(&str, Field<'_>)> = Vec::with_capacity(self.fields.len());
         for (k, v) in &self.fields {
             match out.iter_mut().find(|(seen, _)| *seen == k.as_ref()) {
-                Some(slot) => slot.1 = Field::Raw(v.get()),
-                None => out.push((k.as_ref(), Field::Raw(v.get()))),
+                Some(slot) => slot.1 = Field::Raw(v),
+                None => out.push((k.as_ref(), Field::Raw(v))),
             }
         }
         out
@@ -326,7 +336,8 @@ fn numbers_in_range(raw: &str) -> bool {
 
 /// Only a number with an exponent or hundreds of digits can overflow.
 fn number_in_range(n: &str) -> bool {
-    (n.len() <= 300 && !n.contains(['e', 'E'])) || serde_json::from_str::<f64>(n).is_ok()
+    (n.len() <= 300 && !n.bytes().any(|b| b == b'e' || b == b'E'))
+        || serde_json::from_str::<f64>(n).is_ok()
 }
 
 /// A key, borrowed from the line unless it has escapes.
@@ -366,7 +377,7 @@ impl<'de> Deserialize<'de> for Record<'de> {
                 let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(12));
                 while let Some(Key(k)) = map.next_key()? {
                     let v: &'de RawValue = map.next_value()?;
-                    fields.push((k, v));
+                    fields.push((k, v.get()));
                 }
                 Ok(Record { fields })
             }
@@ -375,5 +386,6 @@ impl<'de> Deserialize<'de> for Record<'de> {
     }
 }
 
+mod plain;
 #[cfg(test)]
 mod tests;

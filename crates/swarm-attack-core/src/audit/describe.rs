@@ -23,15 +23,22 @@ pub fn short(text: &str, max: usize) -> String {
 
 /// [`short`], appended to `out`.
 pub fn short_into(out: &mut String, text: &str, max: usize) {
-    let line = text.lines().next().unwrap_or("").trim();
-    // Cut at the byte where the character `max` starts: no per-character copying.
-    let (cut, longer) = match line.char_indices().nth(max) {
-        Some((at, _)) => (&line[..at], true),
-        None => (line, false),
+    // One line (the usual case, found with a byte search): the whole text, trimmed.
+    let single = memchr::memchr(b'\n', text.as_bytes()).is_none();
+    let line = if single {
+        text.trim()
+    } else {
+        text.lines().next().unwrap_or("").trim()
+    };
+    // Cut at the byte where the character `max` starts: no per-character copying (and no
+    // counting when the line has no more bytes than `max`).
+    let (cut, longer) = match (line.len() > max).then(|| line.char_indices().nth(max)) {
+        Some(Some((at, _))) => (&line[..at], true),
+        _ => (line, false),
     };
     out.reserve(cut.len() + 3);
     out.push_str(cut);
-    if longer || text.trim().lines().nth(1).is_some() {
+    if longer || (!single && text.trim().lines().nth(1).is_some()) {
         out.push('…');
     }
 }
@@ -266,7 +273,8 @@ pub(super) fn short_sha(c: &str) -> String {
 
 /// The first 12 characters of a full hexadecimal commit id; anything else as it is.
 fn sha_prefix(c: &str) -> &str {
-    if c.len() > 12 && c.bytes().all(|b| b.is_ascii_hexdigit()) {
+    // every byte looked at (no early exit), so the check runs on whole vectors
+    if c.len() > 12 && c.bytes().fold(true, |ok, b| ok & b.is_ascii_hexdigit()) {
         &c[..12]
     } else {
         c
@@ -360,7 +368,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn short_is_the_character_definition(text in "[a-zé€😀 \\n\\r]{0,40}", max in 0usize..30) {
+        fn short_is_the_character_definition(text in "[a-zé€😀 \\n\\r\\t\u{a0}\u{2028}]{0,40}", max in 0usize..30) {
             prop_assert_eq!(short(&text, max), short_by_chars(&text, max));
         }
     }
