@@ -196,8 +196,23 @@ pub enum Prefilter {
 }
 
 impl Prefilter {
-    /// Positions in `hay` where the key has a wanted value, in increasing order.
+    /// Positions in `hay` where the key has a wanted value, in increasing order. A `\u`
+    /// escape is a hit too: a key or name spelled with escapes (`"\u0069ssue_done"`)
+    /// decodes to the plain one, so its line must be parsed (the log's own writer never
+    /// escapes a letter, so this costs nothing on the tool's logs).
     pub fn hits<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = usize> + 'h> {
+        if memmem::find(hay, b"\\u").is_some() {
+            let mut all: Vec<usize> = self.plain_hits(hay).collect();
+            all.extend(memmem::find_iter(hay, b"\\u"));
+            all.sort_unstable();
+            all.dedup();
+            return Box::new(all.into_iter());
+        }
+        self.plain_hits(hay)
+    }
+
+    /// [`Self::hits`] without the escapes.
+    fn plain_hits<'h>(&'h self, hay: &'h [u8]) -> Box<dyn Iterator<Item = usize> + 'h> {
         match self {
             Prefilter::Issue { finder, digits } => Box::new(
                 finder

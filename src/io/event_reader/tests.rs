@@ -190,6 +190,10 @@ fn log_line() -> impl proptest::strategy::Strategy<Value = String> {
             r#"{"event":"issue_done","issue":7,"event":"issue_done"}"#,
             r#"{"x":1}"#,
             r#"["event","issue_done"]"#,
+            // names and keys spelled with escapes decode to the plain ones
+            r#"{"event":"\u0069ssue_done","issue":7}"#,
+            r#"{"\u0065vent":"issue_done","\u0069ssue":7}"#,
+            r#"{"event":"issue_st\u0061rted","issue":3}"#,
             "{",
             "}",
         ])
