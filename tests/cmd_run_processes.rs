@@ -3,6 +3,7 @@
 //! summary's commit facts, commit times, the commit a landing replays) is read in-process;
 //! the results are checked against git here and in `io::git::objects`'s unit tests.
 
+use crate::common::TestEnv;
 use crate::common::agents::{GOOD_AGENT, Setup};
 use serde_json::json;
 
@@ -66,4 +67,90 @@ fn a_run_reads_its_own_commits_in_process_and_starts_no_needless_git() {
         let subject = s.env.git(&["log", "-1", "--format=%s", commit]);
         assert!(summary.contains(&format!("\"{subject}\"")), "{summary}");
     }
+}
+
+#[test]
+fn one_worker_makes_one_worktree_and_each_issue_reuses_it_while_the_last_one_lands() {
+    let s = Setup::new(
+        "reuse",
+        json!([
+            {"order": 1, "title": "A"}, {"order": 2, "title": "B"},
+            {"order": 3, "title": "C"}, {"order": 4, "title": "D"}
+        ]),
+        GOOD_AGENT,
+        "",
+    );
+    let r = s.env.run(&["-vv", "run", "reuse", "--workers", "1"]);
+    r.ok();
+    let commands = git_commands(&r.stderr);
+    let started = |sub: &str| commands.iter().filter(|c| c.starts_with(sub)).count();
+    // the worktree is handed back once a commit passed: the next issue resets it, none
+    // is checked out a second time
+    assert_eq!(started("worktree add"), 1, "{commands:#?}");
+    assert_eq!(started("worktree remove"), 1, "{commands:#?}");
+    for issue in 1..=4u64 {
+        let t = s.task("reuse", issue);
+        assert_eq!(t["stage"], "DONE", "{t}");
+        let file = format!("src/{issue}.txt");
+        assert!(s.env.path(&file).is_file(), "{file}");
+        let summary = t["completion_summary"].as_str().unwrap_or_default();
+        assert!(summary.contains(&file), "{summary}");
+    }
+    // the four commits landed one after the other on the branch
+    let log = s.env.git(&["log", "--format=%s", "-4"]);
+    for issue in 1..=4 {
+        assert!(log.contains(&format!("Implement issue #{issue}")), "{log}");
+    }
+}
+
+#[test]
+fn a_landing_that_must_cherry_pick_takes_a_worktree_of_its_own_after_handing_the_issues_back() {
+    // with hooks on, a replay onto a moved branch is a cherry-pick in a worktree (the object
+    // store way runs no hooks); the issue's own worktree was already handed back to the run.
+    // The agent of issue 2 moves the branch (as someone else would) while it works.
+    let env = TestEnv::new();
+    let root = env.root.display().to_string();
+    let agent = format!(
+        r#"cat > /dev/null
+mkdir -p src
+echo "issue $SWARM_ISSUE" > "src/$SWARM_ISSUE.txt"
+if [ "$SWARM_ISSUE" = 2 ]; then
+  echo other > "{root}/other.txt"
+  git -C "{root}" add other.txt
+  git -C "{root}" -c user.name=O -c user.email=o@example.com commit -qm "chore: someone else"
+fi
+echo '{{"result": "ok"}}'
+"#
+    );
+    let s = Setup::new_in(
+        env,
+        "picks",
+        json!([
+            {"order": 1, "title": "A"}, {"order": 2, "title": "B"}, {"order": 3, "title": "C"}
+        ]),
+        &agent,
+        "git:\n  run_hooks: true\n",
+    );
+    let r = s.env.run(&["-vv", "run", "picks", "--workers", "1"]);
+    r.ok();
+    let commands = git_commands(&r.stderr);
+    let picks = commands
+        .iter()
+        .filter(|c| c.starts_with("cherry-pick"))
+        .count();
+    assert!(
+        picks >= 1,
+        "no landing replayed by cherry-pick: {commands:#?}"
+    );
+    for issue in 1..=3u64 {
+        let t = s.task("picks", issue);
+        assert_eq!(t["stage"], "DONE", "{t}");
+        assert!(s.env.path(&format!("src/{issue}.txt")).is_file());
+    }
+    assert!(s.env.path("other.txt").is_file());
+    assert_eq!(
+        s.env
+            .git(&["status", "--porcelain", "--untracked-files=no"]),
+        ""
+    );
 }

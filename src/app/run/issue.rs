@@ -52,7 +52,9 @@ struct Attempts<'c> {
     cost: Option<f64>,
     /// The failures fed back to the next attempt.
     failures: Vec<String>,
-    wt: WorkerTree<'c>,
+    /// The issue's worktree; handed back (`None`) once an attempt's commit passed and its
+    /// summary was read, so the next issue can reset and reuse it while this one lands.
+    wt: Option<WorkerTree<'c>>,
     base: String,
     /// The commit every attempt starts from with `git.stack` (else the branch's tip).
     start: Option<String>,
@@ -85,7 +87,14 @@ impl<'c> Attempts<'c> {
         }
     }
 
-    /// The next attempt `n`, in the same worktree reset to the branch's current tip.
+    /// The worktree's path (held from the start of the issue and again from every retry
+    /// until an attempt passes).
+    fn path(&self) -> &Path {
+        self.wt.as_ref().map_or(Path::new(""), |w| w.path.as_path())
+    }
+
+    /// The next attempt `n`, in the same worktree reset to the branch's current tip (or in
+    /// one taken again when it was handed back before a landing that conflicted).
     fn retry(&mut self, ctx: &'c RunContext<'c>, issue: u32, n: u32) -> CmdResult<()> {
         self.attempt = n;
         self.here += 1;
@@ -93,7 +102,10 @@ impl<'c> Attempts<'c> {
             Some(s) => s.clone(),
             None => base_commit(ctx, None)?,
         };
-        worktrees::reset(ctx, &self.wt.path, issue, &base)?;
+        match &self.wt {
+            Some(wt) => worktrees::reset(ctx, &wt.path, issue, &base)?,
+            None => self.wt = Some(worktrees::take(ctx, issue, &base)?),
+        }
         self.base = base;
         self.artifacts = ctx.project.paths.attempt_dir(&ctx.feature, issue, n);
         Ok(())
@@ -228,7 +240,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             .filter(|_| claim.retries > 0 || claim.resumed)
             .cloned()
             .collect(),
-        wt,
+        wt: Some(wt),
         base,
         start,
         artifacts,
@@ -300,7 +312,7 @@ fn pair_attempt(
             claim,
             attempt: st.attempt,
             failures: &st.failures,
-            worktree: &st.wt.path,
+            worktree: st.path(),
             base: &st.base,
             attempt_dir: st.artifacts.clone(),
         },
@@ -319,7 +331,7 @@ fn pair_attempt(
                 "issue #{issue}: {mode} failed ({}); running {} alone",
                 e.message, p.primary.name
             )));
-            let _ = ctx.git.discard_changes(&st.wt.path, &st.base);
+            let _ = ctx.git.discard_changes(st.path(), &st.base);
             return Ok(Step::Solo);
         }
     };
@@ -332,7 +344,7 @@ fn pair_attempt(
                 match finish_done(
                     ctx,
                     claim,
-                    &worktree,
+                    Tree::Kept(&worktree),
                     &st.base,
                     &passed,
                     &st.executed,
@@ -377,13 +389,14 @@ fn solo_attempt(
         mode: st.executed.clone(),
         attempt: st.attempt,
     });
+    let wt_path = st.path().to_path_buf();
     let spec = AttemptSpec {
         issue,
         attempt: st.attempt,
         title: &task.title,
         github_issue: task.github_issue,
         test_file: task.test_file.as_deref(),
-        worktree: &st.wt.path,
+        worktree: &wt_path,
         base: &st.base,
         artifacts: st.artifacts.clone(),
         stop: None,
@@ -409,8 +422,12 @@ fn solo_attempt(
     Ok(match res {
         AttemptResult::Passed(p) => {
             st.cost = record::sum_cost(st.cost, p.cost_usd);
-            slot_free();
-            match finish_done(ctx, claim, &st.wt.path, &st.base, &p, &st.executed, None)? {
+            let handed = Tree::HandedBack {
+                path: &wt_path,
+                tree: st.wt.take(),
+                slot_free,
+            };
+            match finish_done(ctx, claim, handed, &st.base, &p, &st.executed, None)? {
                 Some(outcome) => Step::End(outcome),
                 None => Step::Failed(land::conflict_failure()),
             }
@@ -495,12 +512,26 @@ fn copy_summary(t: &mut Task, from: &Task) {
     }
 }
 
+/// The worktree a passed attempt's commit was made in, as [`finish_done`] gets it.
+enum Tree<'a, 'c> {
+    /// Kept until the issue ends (a pair's winner; the slot was freed already).
+    Kept(&'a Path),
+    /// Handed back to the run (and the worker's slot freed) once the summary has read the
+    /// files: the landing then works in the object store, and only a landing that must
+    /// cherry-pick takes a worktree of its own.
+    HandedBack {
+        path: &'a Path,
+        tree: Option<WorkerTree<'c>>,
+        slot_free: &'a dyn Fn(),
+    },
+}
+
 /// Lands a passed attempt and records DONE. `None`: the change conflicts with what landed
 /// meanwhile (the caller retries).
 fn finish_done(
     ctx: &RunContext<'_>,
     claim: &Claim,
-    worktree: &Path,
+    tree: Tree<'_, '_>,
     base: &str,
     p: &attempt::Passed,
     mode: &str,
@@ -514,7 +545,20 @@ fn finish_done(
     done.commit = Some(p.commit.clone());
     done.outputs.semantic_summary = None;
     done.completion_summary = None;
+    let worktree = match &tree {
+        Tree::Kept(path) | Tree::HandedBack { path, .. } => *path,
+    };
     summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
+    let land_in = match tree {
+        Tree::Kept(path) => Some(path),
+        Tree::HandedBack {
+            tree, slot_free, ..
+        } => {
+            drop(tree);
+            slot_free();
+            None
+        }
+    };
     ctx.report(Progress::Phase {
         issue,
         phase: "landing",
@@ -529,7 +573,7 @@ fn finish_done(
                 reason: "another run took the issue over; this run's work was not landed".into(),
             }));
         }
-        let landed = land::land(ctx, worktree, &p.commit, base, issue)?;
+        let landed = land::land(ctx, land_in, &p.commit, base, issue)?;
         record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(None);

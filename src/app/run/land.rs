@@ -27,6 +27,7 @@
 use crate::app::run::RunContext;
 use crate::app::run::attempt::Failed;
 use crate::error::{CmdResult, CommandError};
+use crate::io::git::GitError;
 use crate::io::run_lock;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -46,11 +47,13 @@ pub enum Landed {
     },
 }
 
-/// Lands `commit` (made in `worktree` on `parent`) on the checked-out branch. The caller holds the
-/// feature lock.
+/// Lands `commit` (made on `parent`) on the checked-out branch. The caller holds the feature
+/// lock. `worktree`: where a replay that must cherry-pick works (the commit's own
+/// worktree, still held); `None` when it was handed back: such a replay takes a worktree
+/// of the run for itself.
 pub fn land(
     ctx: &RunContext<'_>,
-    worktree: &Path,
+    worktree: Option<&Path>,
     commit: &str,
     parent: &str,
     issue: u32,
@@ -62,7 +65,7 @@ pub fn land(
             .head(&git.root)
             .map_err(|e| CommandError::internal(e.to_string()))?
             .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
-        let replayed = match git.replay_onto(worktree, commit, parent, &tip) {
+        let replayed = match replay(ctx, worktree, commit, parent, &tip, issue)? {
             Ok(c) => c,
             Err(e) => return Ok(Landed::Conflict(first_lines(&e.message(), 6))),
         };
@@ -97,6 +100,30 @@ pub fn land(
     Err(CommandError::internal(format!(
         "the branch kept moving while issue {issue} was landing: {last_error}"
     )))
+}
+
+/// `commit` replayed onto `onto` (see [`crate::io::git::Git::replay_onto`]); without a
+/// worktree, one is taken only when the object store cannot do it.
+fn replay(
+    ctx: &RunContext<'_>,
+    worktree: Option<&Path>,
+    commit: &str,
+    parent: &str,
+    onto: &str,
+    issue: u32,
+) -> CmdResult<Result<String, GitError>> {
+    let git = &ctx.git;
+    if let Some(dir) = worktree {
+        return Ok(git.replay_onto(dir, commit, parent, onto));
+    }
+    if parent == onto {
+        return Ok(Ok(commit.to_string()));
+    }
+    if let Some(replayed) = git.replay_in_store(&git.root, commit, parent, onto) {
+        return Ok(replayed);
+    }
+    let wt = crate::app::run::worktrees::take(ctx, issue, onto)?;
+    Ok(git.replay_onto(&wt.path, commit, parent, onto))
 }
 
 /// The landing marker of an issue.

@@ -1,4 +1,8 @@
-//! The worker worktrees of a run: one per busy worker, reused from issue to issue.
+//! The worker worktrees of a run: one per busy worker, reused from issue to issue. An
+//! issue hands its worktree back as soon as its commit passed verification and its summary
+//! read the files, before it lands (the landing works in git's object store), so with one
+//! worker the next issue resets the same worktree while the last one lands; a landing that
+//! must cherry-pick (hooks on, a signed commit, an older git) takes one for itself.
 //!
 //! An issue takes an idle worktree of this run and resets it to its base (`git clean
 //! -ffdx`, then `git checkout -f --detach <base>`): only the paths that differ are

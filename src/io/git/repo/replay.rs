@@ -80,7 +80,7 @@ impl Git {
     /// [`Git::replay_onto`] in the object store. `None`: not applicable here (see the
     /// module documentation), cherry-pick instead. `Some(Err)`: a conflict, naming the
     /// files.
-    pub(super) fn replay_in_store(
+    pub(crate) fn replay_in_store(
         &self,
         dir: &Path,
         commit: &str,
