@@ -573,7 +573,14 @@ fn finish_done(
                 reason: "another run took the issue over; this run's work was not landed".into(),
             }));
         }
-        let landed = land::land(ctx, land_in, &p.commit, base, issue)?;
+        let take = |onto: &str| -> CmdResult<Box<dyn AsRef<Path> + '_>> {
+            Ok(Box::new(worktrees::take(ctx, issue, onto)?))
+        };
+        let pick_in = match land_in {
+            Some(path) => land::PickIn::Held(path),
+            None => land::PickIn::Take(&take),
+        };
+        let landed = land::land(ctx, pick_in, &p.commit, base, issue)?;
         record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(None);

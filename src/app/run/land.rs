@@ -47,13 +47,23 @@ pub enum Landed {
     },
 }
 
+/// Takes a worktree of the run put at the given commit (held until the box is dropped).
+pub type TakeTree<'a> = dyn Fn(&str) -> CmdResult<Box<dyn AsRef<Path> + 'a>> + 'a;
+
+/// Where a replay that must cherry-pick works (see [`crate::io::git::Git::replay_onto`]).
+pub enum PickIn<'a> {
+    /// The commit's own worktree, still held.
+    Held(&'a Path),
+    /// A worktree of the run, taken only when needed and put at the given commit (the
+    /// commit's own was handed back to the run).
+    Take(&'a TakeTree<'a>),
+}
+
 /// Lands `commit` (made on `parent`) on the checked-out branch. The caller holds the feature
-/// lock. `worktree`: where a replay that must cherry-pick works (the commit's own
-/// worktree, still held); `None` when it was handed back: such a replay takes a worktree
-/// of the run for itself.
+/// lock.
 pub fn land(
     ctx: &RunContext<'_>,
-    worktree: Option<&Path>,
+    worktree: PickIn<'_>,
     commit: &str,
     parent: &str,
     issue: u32,
@@ -65,7 +75,7 @@ pub fn land(
             .head(&git.root)
             .map_err(|e| CommandError::internal(e.to_string()))?
             .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
-        let replayed = match replay(ctx, worktree, commit, parent, &tip, issue)? {
+        let replayed = match replay(ctx, &worktree, commit, parent, &tip)? {
             Ok(c) => c,
             Err(e) => return Ok(Landed::Conflict(first_lines(&e.message(), 6))),
         };
@@ -102,28 +112,28 @@ pub fn land(
     )))
 }
 
-/// `commit` replayed onto `onto` (see [`crate::io::git::Git::replay_onto`]); without a
-/// worktree, one is taken only when the object store cannot do it.
+/// `commit` replayed onto `onto` (see [`crate::io::git::Git::replay_onto`]); a worktree is
+/// taken only when the object store cannot do it.
 fn replay(
     ctx: &RunContext<'_>,
-    worktree: Option<&Path>,
+    worktree: &PickIn<'_>,
     commit: &str,
     parent: &str,
     onto: &str,
-    issue: u32,
 ) -> CmdResult<Result<String, GitError>> {
     let git = &ctx.git;
-    if let Some(dir) = worktree {
-        return Ok(git.replay_onto(dir, commit, parent, onto));
-    }
+    let take = match worktree {
+        PickIn::Held(dir) => return Ok(git.replay_onto(dir, commit, parent, onto)),
+        PickIn::Take(take) => take,
+    };
     if parent == onto {
         return Ok(Ok(commit.to_string()));
     }
     if let Some(replayed) = git.replay_in_store(&git.root, commit, parent, onto) {
         return Ok(replayed);
     }
-    let wt = crate::app::run::worktrees::take(ctx, issue, onto)?;
-    Ok(git.replay_onto(&wt.path, commit, parent, onto))
+    let wt = take(onto)?;
+    Ok(git.replay_onto((*wt).as_ref(), commit, parent, onto))
 }
 
 /// The landing marker of an issue.

@@ -43,6 +43,12 @@ impl Drop for WorkerTree<'_> {
     }
 }
 
+impl AsRef<Path> for WorkerTree<'_> {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// A worktree at `base` for an issue: an idle one reset to `base`, else a new one.
 pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<WorkerTree<'g>> {
     let idle = ctx.idle_worktrees.lock().ok().and_then(|mut v| v.pop());
