@@ -18,6 +18,7 @@
 pub mod attempt;
 pub mod budget_gate;
 pub mod claim;
+pub mod done;
 pub mod dry_run;
 pub mod duplicate;
 pub mod failure;

@@ -1,0 +1,215 @@
+//! Recording an issue DONE: found already implemented (duplicate detection), or a passed
+//! attempt landed on the checked-out branch (see [`crate::app::run::land`]), with its
+//! summary, evidence and the `issue_done` event.
+
+use crate::app::run::attempt;
+use crate::app::run::claim::Claim;
+use crate::app::run::land::{self, Landed};
+use crate::app::run::worktrees::{self, WorkerTree};
+use crate::app::run::{Outcome, Progress, RunContext, duplicate, record};
+use crate::app::summary;
+use crate::core::events::Event;
+use crate::core::readiness;
+use crate::core::stage::Stage;
+use crate::core::state::{EvidenceRecord, Task};
+use crate::error::{CmdResult, CommandError};
+use std::path::Path;
+
+/// Records an issue found already implemented: DONE with the evidence, no agent called.
+pub(super) fn record_duplicate(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    dup: &duplicate::DuplicateReport,
+    check: &str,
+    evidence: EvidenceRecord,
+) -> CmdResult<Outcome> {
+    let issue = claim.issue;
+    let mut done = claim.task.as_done();
+    done.commit = evidence.commit.clone().or(done.commit);
+    summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
+    record::with_txn(ctx, |txn| {
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        if !t.evidence.contains(&evidence) {
+            t.evidence.push(evidence.clone());
+        }
+        copy_summary(t, &done);
+        let done_event = t
+            .done(evidence.commit.clone(), None, None)
+            .map_err(|e| CommandError::internal(e.to_string()))?;
+        let commit = t.commit.clone();
+        txn.events.push(Event::DuplicateDetected {
+            issue,
+            git: duplicate::DuplicateReport::to_json(&dup.git),
+            tests: duplicate::DuplicateReport::to_json(&dup.tests),
+            files: duplicate::DuplicateReport::to_json(&dup.files),
+            pr: None,
+        });
+        txn.events.push(done_event);
+        readiness::recompute(&mut txn.state);
+        if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+            txn.state.phase = crate::core::stage::Phase::Complete;
+        }
+        Ok(Outcome::AlreadyImplemented {
+            check: check.to_string(),
+            detail: evidence.detail.clone().unwrap_or_default(),
+            commit,
+        })
+    })
+}
+
+fn copy_summary(t: &mut Task, from: &Task) {
+    if t.summary().is_none() {
+        t.outputs.semantic_summary = from.outputs.semantic_summary.clone();
+        t.completion_summary = from.completion_summary.clone();
+        if from
+            .outputs
+            .classes_defined
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+        {
+            t.outputs.classes_defined = from.outputs.classes_defined.clone();
+        }
+    }
+}
+
+/// The worktree a passed attempt's commit was made in, as [`finish_done`] gets it.
+pub(super) enum Tree<'a, 'c> {
+    /// Kept until the issue ends (a pair's winner; the slot was freed already).
+    Kept(&'a Path),
+    /// Handed back to the run (and the worker's slot freed) once the summary has read the
+    /// files: the landing then works in the object store, and only a landing that must
+    /// cherry-pick takes a worktree of its own.
+    HandedBack {
+        path: &'a Path,
+        tree: Option<WorkerTree<'c>>,
+        slot_free: &'a dyn Fn(),
+    },
+}
+
+/// Lands a passed attempt and records DONE. `None`: the change conflicts with what landed
+/// meanwhile (the caller retries).
+pub(super) fn finish_done(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    tree: Tree<'_, '_>,
+    base: &str,
+    p: &attempt::Passed,
+    mode: &str,
+    convergence: Option<serde_json::Value>,
+) -> CmdResult<Option<Outcome>> {
+    let issue = claim.issue;
+    // The summary may ask the LLM helper: build it before taking the lock.
+    let mut done = claim.task.as_done();
+    done.outputs.files_created = p.files_created.clone();
+    // the verified commit: the summary (LLM or built from the commit) reads it
+    done.commit = Some(p.commit.clone());
+    done.outputs.semantic_summary = None;
+    done.completion_summary = None;
+    let worktree = match &tree {
+        Tree::Kept(path) | Tree::HandedBack { path, .. } => *path,
+    };
+    summary::ensure_summary_in(ctx.project, &ctx.feature, &mut done, worktree);
+    let land_in = match tree {
+        Tree::Kept(path) => Some(path),
+        Tree::HandedBack {
+            tree, slot_free, ..
+        } => {
+            drop(tree);
+            slot_free();
+            None
+        }
+    };
+    ctx.report(Progress::Phase {
+        issue,
+        phase: "landing",
+    });
+    if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
+        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
+    }
+    let outcome = record::with_txn(ctx, |txn| {
+        txn.events.extend(p.pending_events.iter().cloned());
+        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+            return Ok(Some(Outcome::Lost {
+                reason: "another run took the issue over; this run's work was not landed".into(),
+            }));
+        }
+        let take = |onto: &str| -> CmdResult<Box<dyn AsRef<Path> + '_>> {
+            Ok(Box::new(worktrees::take(ctx, issue, onto)?))
+        };
+        let pick_in = match land_in {
+            Some(path) => land::PickIn::Held(path),
+            None => land::PickIn::Take(&take),
+        };
+        let landed = land::land(ctx, pick_in, &p.commit, base, issue)?;
+        record::add_cost(&mut txn.state, issue, p.cost_usd);
+        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+            return Ok(None);
+        };
+        t.last_mode = Some(mode.to_string());
+        match landed {
+            Landed::Conflict(_) => Ok(None),
+            Landed::Refused {
+                message,
+                keep_ref,
+                commit,
+            } => {
+                let short = &commit[..commit.len().min(10)];
+                let reason = format!(
+                    "implemented and verified in commit {short}, but it could not land on the checked-out branch ({message}); commit or stash your changes, then run `git merge --ff-only {keep_ref}`"
+                );
+                txn.events.extend(t.block(reason.clone()).ok());
+                Ok(Some(Outcome::Blocked { reason }))
+            }
+            Landed::Landed { commit } => {
+                t.commit = Some(commit.clone());
+                t.outputs.files_created = p.files_created.clone();
+                t.outputs.semantic_summary = None;
+                t.completion_summary = None;
+                copy_summary(t, &done);
+                if commit != p.commit {
+                    // replayed onto a moved branch: the summary names the landed commit
+                    let (old, new) = (
+                        &p.commit[..7.min(p.commit.len())],
+                        &commit[..7.min(commit.len())],
+                    );
+                    for s in [&mut t.completion_summary, &mut t.outputs.semantic_summary] {
+                        if let Some(text) = s.as_mut() {
+                            *text = text.replace(old, new);
+                        }
+                    }
+                }
+                let subject =
+                    crate::core::commit_message::subject(&ctx.feature, issue, t.github_issue);
+                let ev = EvidenceRecord {
+                    source: "subject".into(),
+                    commit: Some(commit.clone()),
+                    detail: Some(subject),
+                };
+                if !t.evidence.contains(&ev) {
+                    t.evidence.push(ev);
+                }
+                let cost = t.cost_usd;
+                let done_event = t
+                    .done(Some(commit.clone()), cost, convergence.clone())
+                    .map_err(|e| CommandError::internal(e.to_string()))?;
+                txn.events.push(done_event);
+                readiness::recompute(&mut txn.state);
+                if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+                    txn.state.phase = crate::core::stage::Phase::Complete;
+                }
+                Ok(Some(Outcome::Done {
+                    commit,
+                    files_created: p.files_created.clone(),
+                    files_modified: p.files_modified.clone(),
+                    tests_passed: p.tests_passed,
+                }))
+            }
+        }
+    })?;
+    land::clear_landing_marker(ctx, issue);
+    Ok(outcome)
+}
