@@ -126,14 +126,11 @@ fn replay(
         PickIn::Held(dir) => return Ok(git.replay_onto(dir, commit, parent, onto)),
         PickIn::Take(take) => take,
     };
-    if parent == onto {
-        return Ok(Ok(commit.to_string()));
-    }
     if let Some(replayed) = git.replay_in_store(&git.root, commit, parent, onto) {
         return Ok(replayed);
     }
     let wt = take(onto)?;
-    Ok(git.replay_onto((*wt).as_ref(), commit, parent, onto))
+    Ok(git.cherry_pick_onto((*wt).as_ref(), commit, onto))
 }
 
 /// The landing marker of an issue.

@@ -325,12 +325,20 @@ impl Git {
         parent: &str,
         onto: &str,
     ) -> Result<String, GitError> {
-        if parent == onto {
-            return Ok(commit.to_string());
+        match self.replay_in_store(dir, commit, parent, onto) {
+            Some(replayed) => replayed,
+            None => self.cherry_pick_onto(dir, commit, onto),
         }
-        if let Some(replayed) = self.replay_in_store(dir, commit, parent, onto) {
-            return replayed;
-        }
+    }
+
+    /// Cherry-picks `commit` onto `onto` inside the worktree `dir` (a conflict leaves it
+    /// clean at `onto`); returns the new commit.
+    pub fn cherry_pick_onto(
+        &self,
+        dir: &Path,
+        commit: &str,
+        onto: &str,
+    ) -> Result<String, GitError> {
         self.run(dir, &["checkout", "-q", "--detach", onto], b"")?;
         match self.run(dir, &["cherry-pick", "--allow-empty", commit], b"") {
             Ok(_) => self.head(dir)?.ok_or_else(|| {

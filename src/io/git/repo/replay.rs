@@ -77,16 +77,20 @@ fn conflict_message(out: &str) -> String {
 }
 
 impl Git {
-    /// [`Git::replay_onto`] in the object store. `None`: not applicable here (see the
-    /// module documentation), cherry-pick instead. `Some(Err)`: a conflict, naming the
-    /// files.
-    pub(crate) fn replay_in_store(
+    /// [`Git::replay_onto`] without a worktree (`dir` is any folder of the repository): the
+    /// commit itself when `onto` is its parent, else the replay in the object store.
+    /// `None`: not applicable here (see the module documentation), cherry-pick instead
+    /// ([`Git::cherry_pick_onto`]). `Some(Err)`: a conflict, naming the files.
+    pub fn replay_in_store(
         &self,
         dir: &Path,
         commit: &str,
         parent: &str,
         onto: &str,
     ) -> Option<Result<String, GitError>> {
+        if parent == onto {
+            return Some(Ok(commit.to_string()));
+        }
         if self.hooks != Hooks::Off {
             return None;
         }
