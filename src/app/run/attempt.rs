@@ -393,9 +393,7 @@ pub fn run_attempt(
         ctx.project.config.tests.command
     );
     let message = commit_message::message(&ctx.feature, issue, spec.github_issue, &body);
-    let committed = git
-        .stage(spec.worktree, &paths)
-        .and_then(|_| git.commit(spec.worktree, &message));
+    let committed = git.commit_changes(spec.worktree, spec.base, &changes, &message);
     let commit = match committed {
         Ok(c) => c,
         Err(e) => {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The git directory of the working tree at `dir` (`.git` itself, or where the `.git`
 /// file of a linked worktree points).
-fn git_dir(dir: &Path) -> Option<PathBuf> {
+pub(super) fn git_dir(dir: &Path) -> Option<PathBuf> {
     let dot = dir.join(".git");
     if dot.is_dir() {
         return Some(dot);
@@ -33,7 +33,7 @@ fn object_id(text: &str) -> Option<String> {
 
 /// The common directory of the git directory `gd` (where branch refs live, shared by
 /// linked worktrees).
-fn common_of(gd: PathBuf) -> PathBuf {
+pub(super) fn common_of(gd: PathBuf) -> PathBuf {
     match std::fs::read_to_string(gd.join("commondir")) {
         Ok(c) => {
             let c = Path::new(c.trim_end_matches(['\n', '\r']));

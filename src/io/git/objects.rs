@@ -15,6 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+pub mod new_commit;
+
 type Repos = HashMap<PathBuf, gix::ThreadSafeRepository>;
 static REPOS: Mutex<Option<Repos>> = Mutex::new(None);
 

@@ -7,6 +7,7 @@
 use super::exec::{self, GitError, Hooks, Invocation};
 use std::path::{Path, PathBuf};
 
+mod commit_in_process;
 mod replay;
 mod worktree;
 
@@ -41,7 +42,14 @@ pub struct Git {
     /// The repository's shared config (`<common dir>/config`) as it was when the run
     /// started; see [`Git::guard_config`].
     config: Option<std::sync::Arc<(PathBuf, Vec<u8>)>>,
+    /// Each worktree's index as [`Git::changes_since`] left it (see
+    /// [`Git::commit_changes`]).
+    index_stamps: IndexStamps,
 }
+
+type IndexStamps = std::sync::Arc<
+    std::sync::Mutex<std::collections::HashMap<PathBuf, commit_in_process::IndexStamp>>,
+>;
 
 impl Git {
     /// Git for the repository at `root`. When no commit identity is configured (git would
@@ -53,6 +61,7 @@ impl Git {
             identity: Vec::new(),
             hooks,
             config: None,
+            index_stamps: IndexStamps::default(),
         };
         // one process both checks that `root` is in a repository and finds the common dir
         let common = git.run_trim(
@@ -115,6 +124,7 @@ impl Git {
             identity: Vec::new(),
             hooks: Hooks::Off,
             config: None,
+            index_stamps: IndexStamps::default(),
         };
         git.run(root, &["init", "-q"], b"")?;
         let head = format!("refs/heads/{branch}");
@@ -210,6 +220,7 @@ impl Git {
             self.reset_to(dir, base)?;
             changes = self.status(dir)?.1;
         }
+        self.remember_index(dir);
         let mut out: Vec<Change> = changes.into_iter().map(|(_, c)| c).collect();
         out.sort();
         Ok(out)
@@ -332,13 +343,16 @@ impl Git {
     }
 
     /// Cherry-picks `commit` onto `onto` inside the worktree `dir` (a conflict leaves it
-    /// clean at `onto`); returns the new commit.
+    /// clean at `onto`); returns the new commit. The index is first put back at HEAD: a
+    /// commit made in this process left it at the commit's parent (see
+    /// [`Git::commit_changes`]), which `checkout` would take for staged changes.
     pub fn cherry_pick_onto(
         &self,
         dir: &Path,
         commit: &str,
         onto: &str,
     ) -> Result<String, GitError> {
+        self.sync_index(dir)?;
         self.run(dir, &["checkout", "-q", "--detach", onto], b"")?;
         match self.run(dir, &["cherry-pick", "--allow-empty", commit], b"") {
             Ok(_) => self.head(dir)?.ok_or_else(|| {

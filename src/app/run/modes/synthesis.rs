@@ -267,6 +267,11 @@ fn synthesis_on_top(
     let output = winner_output(&slots[0].artifacts, &winner);
     slots[1].builds_on = Some(pair.primary.name.clone());
     let (p1, e1) = prompt_for(ctx, at, pair.decision, &pair.runner.name, &output);
+    if winner.passed().is_some() {
+        // the winner's commit may have left the index at the base (made in process): the
+        // runner-up sees what a `git commit` leaves
+        let _ = ctx.git.sync_index(&slots[1].worktree);
+    }
     let mut runner = run_slot(ctx, at, &slots[1], p1, vec![e1], "SYNTHESIS");
     let _ = record::emit(ctx, runner.take_events());
     let winner_commit = winner.passed().map(|p| p.commit.clone());

@@ -1,0 +1,185 @@
+//! Writing a worker's commit in the object store with gix (issue 19): the base commit's
+//! tree edited at the changed paths, each file read as `git add` stages it. The policy that
+//! decides when this is the commit git would make lives in
+//! [`crate::io::git::Git::commit_changes`]; this module refuses (`None`) whatever it cannot
+//! read exactly as git would: anything but a regular file or a symbolic link, a path
+//! whose ancestor is not a folder in the base tree, a creation over an existing entry, a
+//! `.gitattributes` file on the way (in the worktree or the base tree), a huge file, a
+//! result equal to the base tree (git refuses an empty commit).
+
+use super::{Entries, entries, full_id, with_repo};
+use crate::io::git::{Change, ChangeKind};
+use gix::hash::ObjectId;
+use gix::objs::Write as _;
+use gix::objs::tree::EntryKind;
+use std::collections::HashMap;
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// The largest file committed in this process (bigger ones are left to git, which streams
+/// them).
+const MAX_FILE: u64 = 64 << 20;
+
+/// The `author` and `committer` lines' values (`Name <email> <seconds> <offset>`) and the
+/// cleaned message of a commit.
+pub struct Header<'a> {
+    pub author: &'a str,
+    pub committer: &'a str,
+    pub message: &'a str,
+}
+
+/// What a changed path becomes: removed, or an entry of this kind with this content.
+enum Edit {
+    Remove,
+    Put(EntryKind, Vec<u8>),
+}
+
+/// `change` read in the worktree `dir` as `git add` stages it (core.fileMode and
+/// core.symlinks on): a regular file is a blob, executable when the owner may execute it;
+/// a symbolic link is a blob of its target. `None`: something else (a folder, a nested
+/// repository, a path that is not where the change says).
+fn read_change(dir: &Path, change: &Change) -> Option<Edit> {
+    let full = dir.join(&change.path);
+    let meta = match std::fs::symlink_metadata(&full) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return (change.kind == ChangeKind::Deleted).then_some(Edit::Remove);
+        }
+        Err(_) => return None,
+        Ok(m) => m,
+    };
+    if change.kind == ChangeKind::Deleted {
+        return None;
+    }
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        let target = std::fs::read_link(&full).ok()?.into_os_string().into_vec();
+        return Some(Edit::Put(EntryKind::Link, target));
+    }
+    if !kind.is_file() || meta.len() > MAX_FILE {
+        return None;
+    }
+    let bytes = std::fs::read(&full).ok()?;
+    let kind = if meta.permissions().mode() & 0o100 != 0 {
+        EntryKind::BlobExecutable
+    } else {
+        EntryKind::Blob
+    };
+    Some(Edit::Put(kind, bytes))
+}
+
+/// Whether the worktree has a `.gitattributes` in the folder `rel` (an unreadable one
+/// counts).
+fn attributes_in(dir: &Path, rel: &str) -> bool {
+    let p = dir.join(rel).join(".gitattributes");
+    !matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Checks `change` against the base tree `root`: every ancestor is a folder there (or
+/// absent), no `.gitattributes` on the way, and the entry itself is a file or a link for a
+/// modification or deletion, absent for a creation. `trees` caches decoded trees.
+fn fits_base(
+    repo: &gix::Repository,
+    root: ObjectId,
+    dir: &Path,
+    change: &Change,
+    trees: &mut HashMap<ObjectId, Entries>,
+) -> Option<()> {
+    let names: Vec<&str> = change.path.split('/').collect();
+    let mut tree = Some(root);
+    let mut folder = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if attributes_in(dir, &folder) {
+            return None;
+        }
+        let found = match tree {
+            Some(id) => {
+                let here = match trees.entry(id) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(entries(repo, Some(id))?)
+                    }
+                };
+                if here.contains_key(b".gitattributes".as_slice()) {
+                    return None;
+                }
+                here.get(name.as_bytes()).copied()
+            }
+            None => None,
+        };
+        if i + 1 < names.len() {
+            tree = match found {
+                None => None,
+                Some((EntryKind::Tree, id)) => Some(id),
+                Some(_) => return None,
+            };
+            folder.push_str(name);
+            folder.push('/');
+            continue;
+        }
+        let file = |k: EntryKind| {
+            matches!(
+                k,
+                EntryKind::Blob | EntryKind::BlobExecutable | EntryKind::Link
+            )
+        };
+        return match (found, change.kind) {
+            (None, ChangeKind::Created) => Some(()),
+            (Some((k, _)), ChangeKind::Modified | ChangeKind::Deleted) if file(k) => Some(()),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Writes the commit of `changes` (paths of the worktree `dir`) on `base` with `header`;
+/// returns its id, or `None` when it cannot be sure it is git's commit (see the module
+/// documentation). HEAD is not moved.
+pub fn write_commit(
+    root: &Path,
+    dir: &Path,
+    base: &str,
+    changes: &[Change],
+    header: &Header<'_>,
+) -> Option<String> {
+    let base_id = full_id(base)?;
+    with_repo(root, |repo| {
+        let base_commit = repo
+            .try_find_object(base_id)
+            .ok()??
+            .try_into_commit()
+            .ok()?;
+        let base_tree = base_commit.tree_id().ok()?.detach();
+        let mut trees = HashMap::new();
+        let mut edits = Vec::with_capacity(changes.len());
+        for change in changes {
+            fits_base(repo, base_tree, dir, change, &mut trees)?;
+            edits.push(read_change(dir, change)?);
+        }
+        let mut editor = repo.edit_tree(base_tree).ok()?;
+        for (change, edit) in changes.iter().zip(edits) {
+            match edit {
+                Edit::Remove => {
+                    editor.remove(change.path.as_str()).ok()?;
+                }
+                Edit::Put(kind, bytes) => {
+                    let id = repo.write_blob(&bytes).ok()?.detach();
+                    editor.upsert(change.path.as_str(), kind, id).ok()?;
+                }
+            }
+        }
+        let tree = editor.write().ok()?.detach();
+        if tree == base_tree {
+            return None;
+        }
+        let raw = format!(
+            "tree {tree}\nparent {base}\nauthor {}\ncommitter {}\n\n{}",
+            header.author, header.committer, header.message
+        );
+        let id = repo
+            .objects
+            .write_buf(gix::objs::Kind::Commit, raw.as_bytes())
+            .ok()?;
+        Some(id.to_string())
+    })
+}
