@@ -104,6 +104,47 @@ fn one_worker_makes_one_worktree_and_each_issue_reuses_it_while_the_last_one_lan
 }
 
 #[test]
+fn a_handed_back_worktree_is_reset_at_its_commit_while_it_lands_and_the_next_issue_starts_there() {
+    // the reset's clean + checkout run in the background as soon as an issue hands its
+    // worktree back (at the issue's own commit, which the landing fast-forwards to), so the
+    // next issue, based on that commit, starts without resetting it again
+    let s = Setup::new(
+        "early",
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        GOOD_AGENT,
+        "",
+    );
+    let r = s.env.run(&["-vv", "run", "early", "--workers", "1"]);
+    r.ok();
+    let commands = git_commands(&r.stderr);
+    let checkouts: Vec<&String> = commands
+        .iter()
+        .filter(|c| c.starts_with("checkout"))
+        .collect();
+    let cleans = commands.iter().filter(|c| c.starts_with("clean")).count();
+    for issue in 1..=2u64 {
+        let t = s.task("early", issue);
+        assert_eq!(t["stage"], "DONE", "{t}");
+        let commit = t["commit"].as_str().unwrap();
+        let at_commit = format!("checkout -q -f --detach {commit}");
+        // each issue's worktree is reset once, at its own commit: issue 2 started from
+        // issue 1's reset and reset nothing itself
+        assert_eq!(
+            checkouts.iter().filter(|c| **c == &at_commit).count(),
+            1,
+            "{commands:#?}"
+        );
+    }
+    assert_eq!(checkouts.len(), 2, "{commands:#?}");
+    assert_eq!(cleans, 2, "{commands:#?}");
+    // and the worktree is gone when the run ends (its reset finished first)
+    let left = std::fs::read_dir(s.env.path(".swarm/worktrees/early"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(left, 0);
+}
+
+#[test]
 fn a_landing_that_must_cherry_pick_takes_a_worktree_of_its_own_after_handing_the_issues_back() {
     // with hooks on, a replay onto a moved branch is a cherry-pick in a worktree (the object
     // store way runs no hooks); the issue's own worktree was already handed back to the run.

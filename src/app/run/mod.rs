@@ -271,9 +271,10 @@ pub struct RunContext<'p> {
     pub run_lock: RunLock,
     /// Worktrees to remove once the issue's result is reported (off the critical path).
     pub pending_removals: Mutex<Vec<PathBuf>>,
-    /// The workers' worktrees not in use now (see [`worktrees`]): the next issue resets one
-    /// to its base instead of adding a worktree; all are removed when the run ends.
-    pub idle_worktrees: Mutex<Vec<PathBuf>>,
+    /// The workers' worktrees not in use now (see [`worktrees`]), each maybe being reset
+    /// in the background: the next issue takes one instead of adding a worktree; all are
+    /// removed when the run ends.
+    pub idle_worktrees: Mutex<Vec<worktrees::IdleTree>>,
     /// How many worker worktrees this run created (names them).
     pub worktrees_made: AtomicU32,
     /// Issues the supersession gate held back in this run (an open pull request links

@@ -4,13 +4,17 @@
 //! worker the next issue resets the same worktree while the last one lands; a landing that
 //! must cherry-pick (hooks on, a signed commit, an older git) takes one for itself.
 //!
-//! An issue takes an idle worktree of this run and resets it to its base (`git clean
-//! -ffdx`, then `git checkout -f --detach <base>`): only the paths that differ are
-//! written, so a big tree costs nothing per issue, and nothing of the previous agent's
-//! work (files, untracked or ignored, HEAD, index, a branch it created) is left. Only when
-//! none is idle is one added (`<worktrees>/<feature>/worker-<session>-<n>`); a reset
-//! that fails falls back to removing and adding it again. When the run ends they are all
-//! removed.
+//! A worktree is reset (`git clean -ffdx`, then `git checkout -f --detach <commit>`): only
+//! the paths that differ are written, so a big tree costs nothing per issue, and nothing of
+//! the previous agent's work (files, untracked or ignored, HEAD, index, a branch it
+//! created) is left. A worktree handed back is reset at once, in the background, to the
+//! commit its HEAD names (the issue's own commit, which the landing usually fast-forwards
+//! the branch to), while the issue lands and the next one is claimed: the next issue
+//! takes it as it is when that commit is its base, and resets it to its base otherwise
+//! (issue 19: the reset's two passes over the tree were on every issue's critical path).
+//! Only when none is idle is one added (`<worktrees>/<feature>/worker-<session>-<n>`); a
+//! reset that fails falls back to removing and adding it again. When the run ends they
+//! are all removed (after their background resets finished).
 //!
 //! Crash safety: the session in the name says which run made a worktree; a later run
 //! removes those whose run is no longer alive (its liveness lock is free), never those
@@ -24,6 +28,7 @@ use crate::error::{CmdResult, CommandError};
 use crate::io::run_lock;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
 
 const PREFIX: &str = "worker-";
 
@@ -36,11 +41,48 @@ pub struct WorkerTree<'g> {
 
 impl Drop for WorkerTree<'_> {
     fn drop(&mut self) {
+        let idle = IdleTree {
+            path: self.path.clone(),
+            resetting: reset_in_background(self.ctx, &self.path),
+        };
         match self.ctx.idle_worktrees.lock() {
-            Ok(mut v) => v.push(self.path.clone()),
-            Err(_) => self.ctx.git.remove_worktree(&self.path),
+            Ok(mut v) => v.push(idle),
+            Err(_) => {
+                idle.settle();
+                self.ctx.git.remove_worktree(&self.path);
+            }
         }
     }
+}
+
+/// A worker worktree no issue uses now.
+pub struct IdleTree {
+    path: PathBuf,
+    /// The background reset to the commit HEAD named when the worktree was handed back;
+    /// it yields that commit when the reset succeeded.
+    resetting: Option<JoinHandle<Option<String>>>,
+}
+
+impl IdleTree {
+    /// Waits for the background reset; the commit the worktree is now clean at, if any.
+    fn settle(self) -> (PathBuf, Option<String>) {
+        let at = self.resetting.and_then(|h| h.join().ok().flatten());
+        (self.path, at)
+    }
+}
+
+/// Starts resetting the worktree at `path` to the commit its HEAD names (`None` when no
+/// thread could be started: the next user resets it then).
+fn reset_in_background(ctx: &RunContext<'_>, path: &Path) -> Option<JoinHandle<Option<String>>> {
+    let git = ctx.git.clone();
+    let path = path.to_path_buf();
+    std::thread::Builder::new()
+        .name("worktree-reset".into())
+        .spawn(move || {
+            let head = git.head(&path).ok().flatten()?;
+            git.reset_worktree(&path, &head).ok().map(|_| head)
+        })
+        .ok()
 }
 
 impl AsRef<Path> for WorkerTree<'_> {
@@ -49,19 +91,24 @@ impl AsRef<Path> for WorkerTree<'_> {
     }
 }
 
-/// A worktree at `base` for an issue: an idle one reset to `base`, else a new one.
+/// A worktree at `base` for an issue: an idle one (as it is when its background reset
+/// left it clean at `base`, else reset to `base`), else a new one.
 pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<WorkerTree<'g>> {
     let idle = ctx.idle_worktrees.lock().ok().and_then(|mut v| v.pop());
-    let path = match idle {
-        Some(p) => p,
+    let (path, clean_at) = match idle {
+        Some(idle) => idle.settle(),
         None => {
             let n = ctx.worktrees_made.fetch_add(1, Ordering::SeqCst) + 1;
-            ctx.worktrees_dir()
-                .join(format!("{PREFIX}{}-{n}", ctx.session))
+            let path = ctx
+                .worktrees_dir()
+                .join(format!("{PREFIX}{}-{n}", ctx.session));
+            (path, None)
         }
     };
     let tree = WorkerTree { ctx, path };
-    reset(ctx, &tree.path, issue, base)?;
+    if clean_at.as_deref() != Some(base) {
+        reset(ctx, &tree.path, issue, base)?;
+    }
     Ok(tree)
 }
 
@@ -79,7 +126,15 @@ pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdRe
 
 /// Removes this run's worker worktrees (the run ends).
 pub fn remove_all(ctx: &RunContext<'_>) {
-    ctx.remove_worktrees_in(&ctx.idle_worktrees);
+    let idle: Vec<IdleTree> = ctx
+        .idle_worktrees
+        .lock()
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default();
+    for tree in idle {
+        let (path, _) = tree.settle();
+        ctx.git.remove_worktree(&path);
+    }
 }
 
 /// The session of a worker worktree's folder name (`worker-<session>-<n>`).
