@@ -375,6 +375,11 @@ fn a_worktree_left_with_a_stale_index_resets_and_cherry_picks() {
         t.g.commit_in_process(&t.ours, &picked, &changes, "second")
             .is_some()
     );
+    // reset at its own commit (a handed-back worktree's background reset), then elsewhere
+    let second = git(&t.ours, &["rev-parse", "HEAD"]);
+    t.g.reset_worktree(&t.ours, &second).unwrap();
+    assert_eq!(git(&t.ours, &["status", "--porcelain"]), "");
+    assert!(t.ours.join("second.txt").exists() && t.ours.join("new/file.txt").exists());
     t.g.reset_worktree(&t.ours, &t.base).unwrap();
     assert_eq!(git(&t.ours, &["status", "--porcelain"]), "");
     assert!(t.ours.join("keep.txt").exists() && !t.ours.join("new").exists());
