@@ -1,7 +1,8 @@
 //! `run` starts only the git processes its work needs (issue 19: the per-issue and fixed
 //! cost of a run is mostly process starts). What the tool reads of its own commits (the
 //! summary's commit facts, commit times, the commit a landing replays) is read in-process;
-//! the results are checked against git here and in `io::git::objects`'s unit tests.
+//! the results are checked against git here and in `io::git::objects`'s unit tests. The
+//! worker's commit is written in-process too (`io::git::repo::commit_in_process`).
 
 use crate::common::TestEnv;
 use crate::common::agents::{GOOD_AGENT, Setup};
@@ -40,12 +41,13 @@ fn a_run_reads_its_own_commits_in_process_and_starts_no_needless_git() {
     let r = s.env.run(&["-vv", "run", "procs"]);
     r.ok();
     let commands = git_commands(&r.stderr);
-    assert!(
-        commands.iter().any(|c| c.starts_with("commit")),
-        "{}",
-        r.stderr
-    );
     let started = |sub: &str| commands.iter().filter(|c| c.starts_with(sub)).count();
+    // each worker's commit is written in-process (one `git var -l` for its identity, date
+    // and config): no `git add`, no `git commit`
+    assert_eq!(started("var -l"), 3, "{}", r.stderr);
+    assert_eq!(started("commit "), 0, "{commands:#?}");
+    assert_eq!(started("add "), 0, "{commands:#?}");
+    assert_eq!(started("--literal-pathspecs add"), 0, "{commands:#?}");
     // the summary's commit facts, commit times and the replayed commit: read in-process
     assert_eq!(started("show"), 0, "{commands:#?}");
     assert_eq!(started("log"), 0, "{commands:#?}");
