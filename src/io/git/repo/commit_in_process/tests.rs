@@ -235,66 +235,26 @@ fn each_fallback_condition_leaves_the_commit_to_git() {
     // the control: in process
     assert!(!left_to_git(Hooks::Off, &[], nothing, "top.txt"));
     assert!(left_to_git(Hooks::On, &[], nothing, "top.txt"));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("commit.gpgSign", "true")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(!left_to_git(
-        Hooks::Off,
-        &[("commit.gpgSign", "false")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.autocrlf", "true")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.autocrlf", "input")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.eol", "crlf")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("commit.cleanup", "strip")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("i18n.commitEncoding", "ISO-8859-1")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.fileMode", "false")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.symlinks", "false")],
-        nothing,
-        "top.txt"
-    ));
-    assert!(left_to_git(
-        Hooks::Off,
-        &[("core.ignoreCase", "true")],
-        nothing,
-        "top.txt"
-    ));
+    let config = [
+        ("commit.gpgSign", "true", true),
+        ("commit.gpgSign", "false", false),
+        ("core.autocrlf", "true", true),
+        ("core.autocrlf", "input", true),
+        ("core.autocrlf", "false", false),
+        ("core.eol", "crlf", true),
+        ("commit.cleanup", "strip", true),
+        ("commit.cleanup", "whitespace", false),
+        ("i18n.commitEncoding", "ISO-8859-1", true),
+        ("i18n.commitEncoding", "UTF-8", false),
+        ("core.fileMode", "false", true),
+        ("core.symlinks", "false", true),
+        ("core.ignoreCase", "true", true),
+        ("core.attributesFile", "/nonexistent", true),
+    ];
+    for (key, value, git_decides) in config {
+        let left = left_to_git(Hooks::Off, &[(key, value)], nothing, "top.txt");
+        assert_eq!(left, git_decides, "{key}={value}");
+    }
     // a .gitattributes on the path's way: in the base tree, or only in the worktree (ignored)
     assert!(left_to_git(Hooks::Off, &[], nothing, "attr/sub/new.txt"));
     let attributes: fn(&Twin) = |t| {
