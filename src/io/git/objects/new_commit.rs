@@ -156,19 +156,25 @@ pub fn write_commit(
             fits_base(repo, base_tree, dir, change, &mut trees)?;
             edits.push(read_change(dir, change)?);
         }
-        let mut editor = repo.edit_tree(base_tree).ok()?;
+        // the plain editor: gix's own checks every entry of every tree it writes for
+        // existence (a file lookup each: milliseconds for a wide tree); the names are
+        // checked by the caller, the blobs were just written
+        let mut editor = repo.edit_tree(base_tree).ok()?.detach();
         for (change, edit) in changes.iter().zip(edits) {
+            let path = change.path.split('/');
             match edit {
                 Edit::Remove => {
-                    editor.remove(change.path.as_str()).ok()?;
+                    editor.remove(path).ok()?;
                 }
                 Edit::Put(kind, bytes) => {
                     let id = repo.write_blob(&bytes).ok()?.detach();
-                    editor.upsert(change.path.as_str(), kind, id).ok()?;
+                    editor.upsert(path, kind, id).ok()?;
                 }
             }
         }
-        let tree = editor.write().ok()?.detach();
+        let tree = editor
+            .write(|t| repo.write_object(t).map(gix::Id::detach))
+            .ok()?;
         if tree == base_tree {
             return None;
         }
