@@ -147,6 +147,51 @@ fn a_handed_back_worktree_is_reset_at_its_commit_while_it_lands_and_the_next_iss
 }
 
 #[test]
+fn an_issue_whose_base_is_not_where_the_background_reset_went_starts_from_its_base() {
+    // issue 1's agent commits on the branch as someone else would: issue 1 lands replayed
+    // onto that commit, so its worktree's background reset (at issue 1's own commit) is not
+    // issue 2's base; issue 2's agent must still see the other commit's file
+    let env = TestEnv::new();
+    let root = env.root.display().to_string();
+    let agent = format!(
+        r#"cat > /dev/null
+mkdir -p src
+if [ "$SWARM_ISSUE" = 1 ]; then
+  echo other > "{root}/other.txt"
+  git -C "{root}" add other.txt
+  git -C "{root}" -c user.name=O -c user.email=o@example.com commit -qm "chore: someone else"
+fi
+if [ -f other.txt ]; then seen=yes; else seen=no; fi
+echo "issue $SWARM_ISSUE saw other.txt: $seen" > "src/$SWARM_ISSUE.txt"
+echo '{{"result": "ok"}}'
+"#
+    );
+    let s = Setup::new_in(
+        env,
+        "moved",
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        &agent,
+        "",
+    );
+    let r = s.env.run(&["-vv", "run", "moved", "--workers", "1"]);
+    r.ok();
+    let commands = git_commands(&r.stderr);
+    for issue in 1..=2u64 {
+        assert_eq!(s.task("moved", issue)["stage"], "DONE");
+    }
+    let seen =
+        |issue: u32| std::fs::read_to_string(s.env.path(&format!("src/{issue}.txt"))).unwrap();
+    assert_eq!(seen(1), "issue 1 saw other.txt: no\n");
+    assert_eq!(seen(2), "issue 2 saw other.txt: yes\n", "{commands:#?}");
+    // issue 2 reset the worktree to its base itself
+    let base = s.task("moved", 1)["commit"].as_str().unwrap().to_string();
+    assert!(
+        commands.contains(&format!("checkout -q -f --detach {base}")),
+        "{commands:#?}"
+    );
+}
+
+#[test]
 fn a_landing_that_must_cherry_pick_takes_a_worktree_of_its_own_after_handing_the_issues_back() {
     // with hooks on, a replay onto a moved branch is a cherry-pick in a worktree (the object
     // store way runs no hooks); the issue's own worktree was already handed back to the run.
