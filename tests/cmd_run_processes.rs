@@ -109,10 +109,12 @@ fn one_worker_makes_one_worktree_and_each_issue_reuses_it_while_the_last_one_lan
 fn a_handed_back_worktree_is_reset_at_its_commit_while_it_lands_and_the_next_issue_starts_there() {
     // the reset's clean + checkout run in the background as soon as an issue hands its
     // worktree back (at the issue's own commit, which the landing fast-forwards to), so the
-    // next issue, based on that commit, starts without resetting it again
+    // next issue, based on that commit, starts without resetting it again. (Issue 2 depends
+    // on issue 1, so it is claimed after issue 1 landed; an independent one may be claimed
+    // while issue 1 lands, from the tip before it.)
     let s = Setup::new(
         "early",
-        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B", "dependencies": [1]}]),
         GOOD_AGENT,
         "",
     );
@@ -150,7 +152,8 @@ fn a_handed_back_worktree_is_reset_at_its_commit_while_it_lands_and_the_next_iss
 fn an_issue_whose_base_is_not_where_the_background_reset_went_starts_from_its_base() {
     // issue 1's agent commits on the branch as someone else would: issue 1 lands replayed
     // onto that commit, so its worktree's background reset (at issue 1's own commit) is not
-    // issue 2's base; issue 2's agent must still see the other commit's file
+    // issue 2's base (the replayed commit: issue 2 depends on issue 1, so it is claimed
+    // after the landing); issue 2's agent must still see the other commit's file
     let env = TestEnv::new();
     let root = env.root.display().to_string();
     let agent = format!(
@@ -169,7 +172,7 @@ echo '{{"result": "ok"}}'
     let s = Setup::new_in(
         env,
         "moved",
-        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B"}]),
+        json!([{"order": 1, "title": "A"}, {"order": 2, "title": "B", "dependencies": [1]}]),
         &agent,
         "",
     );
