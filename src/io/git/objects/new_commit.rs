@@ -59,13 +59,36 @@ fn read_change(dir: &Path, change: &Change) -> Option<Edit> {
     if !kind.is_file() || meta.len() > MAX_FILE {
         return None;
     }
-    let bytes = std::fs::read(&full).ok()?;
+    let bytes = read_regular(&full, &meta)?;
     let kind = if meta.permissions().mode() & 0o100 != 0 {
         EntryKind::BlobExecutable
     } else {
         EntryKind::Blob
     };
     Some(Edit::Put(kind, bytes))
+}
+
+/// The bytes of the regular file at `path`, which `lstat` gave as `meta`: opened without
+/// following a link and without blocking, and read only when it is still that file (a
+/// file swapped for a link, a FIFO or another file meanwhile is left to git).
+fn read_regular(path: &Path, meta: &std::fs::Metadata) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let now = file.metadata().ok()?;
+    if !now.file_type().is_file() || now.dev() != meta.dev() || now.ino() != meta.ino() {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(now.len()).ok()?);
+    file.by_ref()
+        .take(MAX_FILE + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= MAX_FILE).then_some(bytes)
 }
 
 /// Whether the worktree has a `.gitattributes` in the folder `rel` (an unreadable one
@@ -188,4 +211,35 @@ pub fn write_commit(
             .ok()?;
         Some(id.to_string())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_regular;
+
+    #[test]
+    fn a_file_is_read_only_while_it_is_the_regular_file_lstat_saw() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("a.txt");
+        std::fs::write(&file, "one\n").unwrap();
+        let meta = std::fs::symlink_metadata(&file).unwrap();
+        assert_eq!(read_regular(&file, &meta).as_deref(), Some(&b"one\n"[..]));
+        // replaced by another file (another inode) after the lstat: left to git
+        let other = d.path().join("b.txt");
+        std::fs::write(&other, "two\n").unwrap();
+        std::fs::rename(&other, &file).unwrap();
+        assert_eq!(read_regular(&file, &meta), None);
+        // replaced by a link: not followed
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(d.path().join("elsewhere"), &file).unwrap();
+        assert_eq!(read_regular(&file, &meta), None);
+        // replaced by a FIFO: not opened for a blocking read (this would hang otherwise)
+        std::fs::remove_file(&file).unwrap();
+        let status = std::process::Command::new("mkfifo")
+            .arg(&file)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(read_regular(&file, &meta), None);
+    }
 }
