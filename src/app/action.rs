@@ -320,11 +320,19 @@ fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bo
         .collect();
     let exists = txn.state.task(number).is_some();
     if !exists {
+        let needs_info = crate::core::github_status::NEEDS_INFO_LABEL.name;
         let mut t = if issue.labels.iter().any(|l| l == "swarm:blocked") {
             Task::new_blocked(
                 number,
                 issue.title.clone(),
                 "marked blocked on GitHub".into(),
+            )
+        } else if issue.labels.iter().any(|l| l == needs_info) {
+            // held by the specify gate in an earlier run: a writer's edit scores it again
+            Task::new_blocked(
+                number,
+                issue.title.clone(),
+                format!("needs info: marked `{needs_info}` on GitHub"),
             )
         } else {
             Task::new(number, issue.title.clone())
@@ -427,7 +435,9 @@ fn on_issue(
                 txn.events.push(reopened);
             }
             readiness::recompute(&mut txn.state);
-            report(out, &feature, &txn, number, "registered");
+            let note = specify_gate(project, &feature, &mut txn, number)
+                .unwrap_or_else(|| "registered".into());
+            report(out, &feature, &txn, number, &note);
             if run_agents
                 && txn
                     .state
@@ -451,10 +461,10 @@ fn on_issue(
             readiness::recompute(&mut txn.state);
             report(out, &feature, &txn, number, "closed");
         }
-        "edited" if tracked => {
+        "edited" if tracked || (triggered && has_needs_info_label(issue)) => {
             let (trusted, why) = is_trusted(gh, &event.sender.login, "")?;
             number = upsert_task(&mut txn, issue, trusted);
-            let note = if trusted {
+            let mut note = if trusted {
                 "body snapshot refreshed".to_string()
             } else {
                 format!(
@@ -463,7 +473,20 @@ fn on_issue(
                 )
             };
             crate::app::sync::sync_txn(&mut txn)?;
+            readiness::recompute(&mut txn.state);
+            if trusted && let Some(gated) = specify_gate(project, &feature, &mut txn, number) {
+                note = format!("{note}; {gated}");
+            }
             report(out, &feature, &txn, number, &note);
+            if run_agents
+                && trusted
+                && txn
+                    .state
+                    .task(number)
+                    .is_some_and(|t| t.stage == Stage::Ready && t.attempts == 0)
+            {
+                out.to_run.push((feature.clone(), number));
+            }
         }
         _ => {
             out.note(format!(
@@ -484,6 +507,45 @@ fn on_issue(
     collect_outputs(out, &txn);
     txn.commit()?;
     gh.sync(project, &feature, &[issue.number])
+}
+
+fn has_needs_info_label(issue: &IssueSnapshot) -> bool {
+    let name = crate::core::github_status::NEEDS_INFO_LABEL.name;
+    issue.labels.iter().any(|l| l == name)
+}
+
+/// The specify gate (SPEC §13.8) for the task of a registered or edited issue: a READY
+/// task never dispatched, or one held for info, whose current text has no score is scored
+/// now (the issue text is the event's snapshot). Returns the note for the report, if it
+/// scored.
+fn specify_gate(
+    project: &Project,
+    feature: &str,
+    txn: &mut FeatureTxn<'_>,
+    number: u32,
+) -> Option<String> {
+    let task = txn.state.task(number)?.clone();
+    if crate::app::gates::to_rescore(project, std::slice::from_ref(&task), true).is_empty() {
+        return None;
+    }
+    let rec = crate::app::gates::score(project, feature, &task);
+    let notices = crate::app::gates::record(txn, vec![(number, rec)]);
+    let t = txn.state.task(number)?;
+    let score = t
+        .specify
+        .as_ref()
+        .map(|r| r.score_text())
+        .unwrap_or_default();
+    Some(
+        match (
+            crate::core::gates::specify::is_needs_info(t),
+            notices.first(),
+        ) {
+            (true, _) => format!("needs info ({score})"),
+            (false, Some(n)) if n.contains("no valid score") => n.clone(),
+            _ => format!("specification scored {score}"),
+        },
+    )
 }
 
 /// `push` to the base branch and `workflow_dispatch`: every feature (state files, and the open

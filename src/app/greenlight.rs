@@ -63,11 +63,21 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
             ready: ready_of(&txn.state),
         });
     }
-    let state = txn.state.clone();
+    let mut state = txn.state.clone();
     if dry_run {
         drop(txn);
     } else {
         txn.commit()?;
+        // the specify gate: a held issue whose text changed is scored again (SPEC §13.8)
+        let notices = crate::app::gates::rescore_changed(project, feature)?;
+        if !notices.is_empty() {
+            for n in &notices {
+                crate::io::notice::info(n);
+            }
+            if let Some(s) = project.load_state(feature)? {
+                state = s;
+            }
+        }
     }
     // Decided outside the lock (the llm source may take a while); `agents_selected` only for
     // decisions that differ from the last logged one, so a repeated greenlight appends

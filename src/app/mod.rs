@@ -3,6 +3,7 @@
 pub mod action;
 pub mod demo;
 pub mod doctor;
+pub mod gates;
 pub mod github;
 pub mod greenlight;
 pub mod init;

@@ -6,6 +6,7 @@ use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::coordination::{self, Decision, NamedProposal};
 use crate::core::events::Event;
+use crate::core::gates::specify::{self, SpecifyRecord, issue_body};
 use crate::core::heuristic::{self, IssueText};
 use crate::core::llm_proposal::{self, IssueBrief};
 use crate::core::stage::Stage;
@@ -27,6 +28,44 @@ pub struct PlannedIssue {
     pub title: String,
     pub stage: Stage,
     pub decision: Decision,
+    /// The specify gate's view of the issue (only with `gates.specify` enabled).
+    pub specify: Option<SpecifyView>,
+    /// Why the issue is risky (`gates.risk`); empty when it is not, or the gate is off.
+    pub risk: Vec<String>,
+}
+
+/// What `plan` and `status` show of the specify gate for one issue.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecifyView {
+    /// The kept score, if the issue was scored.
+    pub record: Option<SpecifyRecord>,
+    /// Whether the kept score is for the issue's current text.
+    pub current: bool,
+}
+
+impl SpecifyView {
+    /// The view of `task` under `project`'s configuration (None: the gate is off).
+    pub fn of(project: &Project, task: &Task) -> Option<SpecifyView> {
+        project.config.gates.specify.enabled.then(|| SpecifyView {
+            record: task.specify.clone(),
+            current: task
+                .specify
+                .as_ref()
+                .is_some_and(|r| r.sha256 == specify::text_sha256(task)),
+        })
+    }
+
+    /// One line: `7/10 (llm)`, `not scored yet`, `4/10 (llm); the text changed since`.
+    pub fn line(&self) -> String {
+        match (&self.record, self.current) {
+            (None, _) => "not scored yet (scored before its first dispatch)".into(),
+            (Some(r), true) => r.summary_line(),
+            (Some(r), false) => format!(
+                "{} for an earlier text; scored again before its first dispatch",
+                r.summary_line()
+            ),
+        }
+    }
 }
 
 /// What `plan` computed.
@@ -36,14 +75,8 @@ pub struct PlanOutcome {
     pub planned: Vec<PlannedIssue>,
     /// Manual issues not DONE (number, title): they wait for a person, no agent is chosen.
     pub manual: Vec<(u32, String)>,
-}
-
-fn issue_body(task: &Task) -> &str {
-    task.body
-        .as_deref()
-        .filter(|b| !b.trim().is_empty())
-        .or(task.github_body.as_deref())
-        .unwrap_or("")
+    /// Issues the specify gate holds (number, title, score and question).
+    pub needs_info: Vec<(u32, String, String)>,
 }
 
 fn heuristic_proposal(agent: &AgentConfig, task: &Task, source: String) -> NamedProposal {
@@ -186,6 +219,8 @@ pub fn decide_tasks(project: &Project, feature: &str, tasks: &[&Task]) -> Vec<Pl
             title: t.title.clone(),
             stage: t.stage.clone(),
             decision: decide_for_task(project, feature, t),
+            specify: SpecifyView::of(project, t),
+            risk: crate::app::gates::risk_of(project, t).lines(),
         })
         .collect()
 }
@@ -295,9 +330,23 @@ pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<P
         .filter(|t| issue.is_none_or(|n| n == t.issue_number))
         .map(|t| (t.issue_number, t.title.clone()))
         .collect();
+    let needs_info = state
+        .tasks
+        .iter()
+        .filter(|t| specify::is_needs_info(t))
+        .filter(|t| issue.is_none_or(|n| n == t.issue_number))
+        .map(|t| {
+            let line = SpecifyView::of(project, t)
+                .map(|v| v.line())
+                .or_else(|| t.blocked_reason.clone())
+                .unwrap_or_default();
+            (t.issue_number, t.title.clone(), line)
+        })
+        .collect();
     Ok(PlanOutcome {
         sync,
         planned,
         manual,
+        needs_info,
     })
 }

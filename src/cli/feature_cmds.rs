@@ -4,6 +4,7 @@ use crate::app::{greenlight, init as init_app, status as status_app, unblock as 
 use crate::cli::GlobalArgs;
 use crate::cli::output::{paint, print_json, print_json_of};
 use crate::core::budget::{Limits, SpendView};
+use crate::core::gates;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
@@ -300,6 +301,19 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
         } else if let Some(r) = &t.blocked_reason {
             why = format!("reason: {r}");
         }
+        if let Some(r) = t
+            .specify
+            .as_ref()
+            .filter(|_| !gates::specify::is_needs_info(t))
+        {
+            // the specify gate's score (a held task's reason already names it)
+            let score = format!("specify {}", r.summary_line());
+            why = if why.is_empty() {
+                score
+            } else {
+                format!("{why}; {score}")
+            };
+        }
         if t.missing_from_issues {
             why.push_str(if why.is_empty() {
                 "not in issues.json"
@@ -351,6 +365,9 @@ struct TaskView<'a> {
     retries: u32,
     summary: Option<&'a str>,
     missing_from_issues: bool,
+    /// The specify gate's kept score (SPEC §13.8), when the issue was scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    specify: Option<&'a gates::specify::SpecifyRecord>,
     /// `status --json` only: `null` when the issue has no limit and nothing was spent.
     #[serde(skip_serializing_if = "Option::is_none")]
     budget: Option<Option<SpendView>>,
@@ -381,6 +398,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
                 retries: t.retries,
                 summary: t.summary(),
                 missing_from_issues: t.missing_from_issues,
+                specify: t.specify.as_ref(),
                 budget: None,
             }
         })

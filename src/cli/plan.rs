@@ -40,6 +40,14 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
         if !manual.is_empty() {
             doc["manual"] = Value::Array(manual);
         }
+        if !o.needs_info.is_empty() {
+            doc["needs_info"] = Value::Array(
+                o.needs_info
+                    .iter()
+                    .map(|(n, t, line)| json!({"issue": n, "title": t, "specify": line}))
+                    .collect(),
+            );
+        }
         print_json(&doc);
         return Ok(0);
     }
@@ -48,6 +56,13 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
             crate::outln!(
                 "  #{n:<4} {} waiting for a person (automation_type: manual)  {}",
                 paint(&format!("{:<9}", "MANUAL"), "2"),
+                paint(title, "2")
+            );
+        }
+        for (n, title, line) in &o.needs_info {
+            crate::outln!(
+                "  #{n:<4} {} {line}  {}",
+                paint(&format!("{:<9}", "NEEDS-INFO"), "34"),
                 paint(title, "2")
             );
         }
@@ -69,10 +84,10 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
 }
 
 /// One decision as JSON: `{issue, title, stage, mode, winner, runner_up, reason, rule,
-/// overlap, proposals}`.
+/// overlap, proposals}`, plus `specify` (the gate on) and `risk` (a risky issue).
 pub fn decision_json(p: &PlannedIssue) -> Value {
     let d = &p.decision;
-    json!({
+    let mut out = json!({
         "issue": p.issue,
         "title": p.title,
         "stage": p.stage,
@@ -83,7 +98,22 @@ pub fn decision_json(p: &PlannedIssue) -> Value {
         "rule": d.rule,
         "overlap": d.overlap,
         "proposals": d.proposals,
-    })
+    });
+    if let Some(v) = &p.specify {
+        let r = v.record.as_ref();
+        out["specify"] = json!({
+            "score": r.and_then(|r| r.score),
+            "scores": r.and_then(|r| r.scores),
+            "question": r.and_then(|r| r.question.clone()),
+            "source": r.map(|r| r.source.clone()),
+            "passed": r.map(|r| r.passed),
+            "current": v.current,
+        });
+    }
+    if !p.risk.is_empty() {
+        out["risk"] = json!({"risky": true, "signals": p.risk});
+    }
+    out
 }
 
 pub fn decisions_json(planned: &[PlannedIssue]) -> Value {
@@ -115,6 +145,12 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             paint(&p.title, "2")
         );
         crate::outln!("        {}", d.reason);
+        if let Some(v) = &p.specify {
+            crate::outln!("        specify: {}", v.line());
+        }
+        if !p.risk.is_empty() {
+            crate::outln!("        risky: {}", p.risk.join("; "));
+        }
         let width = d
             .proposals
             .iter()

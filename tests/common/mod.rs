@@ -9,6 +9,7 @@ pub mod fake_github;
 pub mod fake_model;
 pub mod files;
 pub mod fixtures;
+pub mod gates;
 pub mod github;
 pub mod modes;
 pub mod output;

@@ -18,6 +18,8 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
+    /// Gates before dispatch (SPEC §13.8).
+    pub gates: crate::gates::GatesConfig,
     /// Spend limits, checked before every attempt (SPEC §12).
     pub budgets: crate::budget::Limits,
     /// USD per million tokens, by model, preset or agent name.
@@ -66,6 +68,7 @@ impl Default for Config {
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
             github: GithubConfig::default(),
+            gates: crate::gates::GatesConfig::default(),
             budgets: crate::budget::Limits::default(),
             pricing: crate::budget::PriceTable::default(),
             secrets: SecretsConfig::default(),

@@ -164,6 +164,26 @@ pub enum Event {
         issue: u32,
         commit: String,
     },
+    /// The specify gate scored a version of the issue text (SPEC §13.8): `score` is the
+    /// total of `scores` (each 0–2), `null` when no valid answer came (then the issue passed
+    /// with `warning`); `passed` is `score >= min_score`.
+    SpecifyScored {
+        issue: u32,
+        score: Option<u32>,
+        scores: Option<crate::gates::specify::Scores>,
+        question: Option<String>,
+        /// `llm` or `heuristic`.
+        source: String,
+        passed: bool,
+        min_score: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        warning: Option<String>,
+    },
+    /// The issue was dispatched as risky (SPEC §13.8): why, one line per signal.
+    RiskFlagged {
+        issue: u32,
+        signals: Vec<String>,
+    },
     GithubSync {
         issue: u32,
         github_issue: u64,
@@ -240,6 +260,8 @@ impl Event {
         "issue_skipped",
         "issue_unblocked",
         "state_reverted",
+        "specify_scored",
+        "risk_flagged",
         "github_sync",
         "github_error",
         "action_received",
@@ -271,6 +293,8 @@ impl Event {
             Event::IssueSkipped { .. } => "issue_skipped",
             Event::IssueUnblocked { .. } => "issue_unblocked",
             Event::StateReverted { .. } => "state_reverted",
+            Event::SpecifyScored { .. } => "specify_scored",
+            Event::RiskFlagged { .. } => "risk_flagged",
             Event::GithubSync { .. } => "github_sync",
             Event::GithubError { .. } => "github_error",
             Event::ActionReceived { .. } => "action_received",
@@ -307,6 +331,8 @@ impl Event {
             | Event::IssueSkipped { issue, .. }
             | Event::IssueUnblocked { issue }
             | Event::StateReverted { issue, .. }
+            | Event::SpecifyScored { issue, .. }
+            | Event::RiskFlagged { issue, .. }
             | Event::GithubSync { issue, .. }
             | Event::PrOpened { issue, .. }
             | Event::PrClosed { issue, .. }
@@ -439,6 +465,26 @@ mod tests {
             Event::StateReverted {
                 issue: 1,
                 commit: "fedcba".into(),
+            },
+            Event::SpecifyScored {
+                issue: 1,
+                score: Some(4),
+                scores: Some(crate::gates::specify::Scores {
+                    goal: 2,
+                    acceptance: 0,
+                    scope: 1,
+                    constraints: 0,
+                    context: 1,
+                }),
+                question: Some("How will we know it is done?".into()),
+                source: "llm".into(),
+                passed: false,
+                min_score: 6,
+                warning: Some("w".into()),
+            },
+            Event::RiskFlagged {
+                issue: 1,
+                signals: vec!["keyword `auth` in the title".into()],
             },
             Event::GithubSync {
                 issue: 1,

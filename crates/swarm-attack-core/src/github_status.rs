@@ -55,12 +55,30 @@ pub const IN_REVIEW_LABEL: LabelSpec = LabelSpec {
     description: "swarm-attack: implemented and verified; its pull request waits for review",
 };
 
+/// The label of an issue the specify gate holds (SPEC §13.8), instead of `swarm:blocked`.
+/// Created, like the four, before its first use — only when `gates.specify` is enabled.
+pub const NEEDS_INFO_LABEL: LabelSpec = LabelSpec {
+    name: "swarm:needs-info",
+    color: "C5DEF5",
+    description: "swarm-attack: not dispatched until the issue answers the question in its status comment",
+};
+
 /// The spec of one of the tool's labels.
 pub fn label_spec(name: &str) -> Option<&'static LabelSpec> {
     LABELS
         .iter()
-        .chain(std::iter::once(&IN_REVIEW_LABEL))
+        .chain([&IN_REVIEW_LABEL, &NEEDS_INFO_LABEL])
         .find(|l| l.name.eq_ignore_ascii_case(name))
+}
+
+/// The one `swarm:*` label of a task: its stage's, except `swarm:needs-info` for a task the
+/// specify gate holds.
+pub fn task_label(task: &Task) -> Option<&'static str> {
+    if crate::gates::specify::is_needs_info(task) {
+        Some(NEEDS_INFO_LABEL.name)
+    } else {
+        task.stage.label()
+    }
 }
 
 /// Whether a label name is one this tool owns (`swarm:*`; the trigger label `swarm` is not).
@@ -126,7 +144,7 @@ pub fn desired_for(
         issue: task.issue_number,
         github_issue,
         stage: task.stage.clone(),
-        label: task.stage.label(),
+        label: task_label(task),
         // quoted issue text, summaries and test output cannot act as a keyword
         body: crate::commit_message::neutralise(&render_comment(state, task, limits)),
         close: close_on_done && task.stage == Stage::Done,
@@ -210,9 +228,7 @@ pub fn render_comment(state: &FeatureState, task: &Task, limits: &Limits) -> Str
     let mut out = String::new();
     out.push_str(STATUS_MARKER);
     out.push('\n');
-    let label = task
-        .stage
-        .label()
+    let label = task_label(task)
         .map(|l| format!(" · `{l}`"))
         .unwrap_or_default();
     out.push_str(&format!(
@@ -260,6 +276,9 @@ pub fn render_comment(state: &FeatureState, task: &Task, limits: &Limits) -> Str
                 out.push_str(&format!(" ({})", inline_text(m)));
             }
             out.push_str(".\n");
+        }
+        Stage::Blocked if crate::gates::specify::is_needs_info(task) => {
+            render_needs_info(&mut out, task, f)
         }
         Stage::Blocked => render_blocked(&mut out, task, f),
         Stage::InReview => {
@@ -350,6 +369,46 @@ fn render_blocked(out: &mut String, task: &Task, f: &str) {
     ));
     out.push_str(&format!(
         "- once the cause is fixed: `swarm-attack unblock {f} --issue {n}`, then `swarm-attack run {f} --issue {n}` (or comment `/swarm unblock` here)\n"
+    ));
+}
+
+/// A task the specify gate holds: the score, the question, how to answer it.
+fn render_needs_info(out: &mut String, task: &Task, f: &str) {
+    let n = task.issue_number;
+    let record = task.specify.as_ref();
+    let score = record
+        .map(|r| r.score_text())
+        .unwrap_or_else(|| "not recorded".into());
+    out.push_str(&format!(
+        "**Needs info** — this issue is not dispatched yet: its specification scored {score} (the minimum is set by `gates.specify.min_score`).\n\n"
+    ));
+    if let Some(sc) = record.and_then(|r| r.scores) {
+        out.push_str(&format!("**Scores:** {}\n\n", sc.describe()));
+    }
+    let question = record
+        .and_then(|r| r.question.as_deref())
+        .map(inline_text)
+        .filter(|q| !q.is_empty());
+    match question {
+        Some(q) => out.push_str(&format!("**Question:** {q}\n\n")),
+        None => {
+            let reason = task
+                .blocked_reason
+                .as_deref()
+                .map(inline_text)
+                .unwrap_or_default();
+            out.push_str(&format!("**Reason:** {reason}\n\n"));
+        }
+    }
+    out.push_str("**Next steps**\n");
+    out.push_str(
+        "- answer the question by editing the issue: an edit by someone with write access scores it again, and a passing score queues it\n",
+    );
+    out.push_str(&format!(
+        "- locally, after editing `issues.json`: `swarm-attack greenlight {f}`\n"
+    ));
+    out.push_str(&format!(
+        "- to dispatch it as it is: `swarm-attack unblock {f} --issue {n}` (or comment `/swarm unblock` here)\n"
     ));
 }
 
@@ -527,6 +586,51 @@ mod tests {
         assert!(body.contains("`src/auth.rs`"));
         assert!(body.contains("`swarm-attack unblock auth --issue 1`"));
         assert!(body.contains("`swarm-attack prompt auth --issue 1`"));
+    }
+
+    #[test]
+    fn a_needs_info_task_carries_the_needs_info_label_and_its_comment_asks_the_question() {
+        use crate::gates::specify::{Answer, Scores, apply, record, text_sha256};
+        let mut s = state();
+        s.tasks[0].stage = Stage::Ready;
+        let t = &mut s.tasks[0];
+        let r = record(
+            text_sha256(t),
+            Answer {
+                scores: Scores {
+                    goal: 1,
+                    ..Scores::default()
+                },
+                question: "Which endpoint, @bob?".into(),
+            },
+            6,
+            "llm",
+        );
+        let cfg = crate::gates::SpecifyConfig {
+            enabled: true,
+            min_score: 6,
+        };
+        apply(t, r, &cfg);
+        let d = desired_for(&s, &s.tasks[0], true, &NO_LIMITS).unwrap();
+        assert_eq!(d.label, Some("swarm:needs-info"));
+        assert!(d.body.contains("**Needs info**"), "{}", d.body);
+        assert!(d.body.contains("scored 1/10"), "{}", d.body);
+        assert!(
+            d.body
+                .contains("**Question:** Which endpoint, @\u{200b}bob?"),
+            "{}",
+            d.body
+        );
+        assert!(
+            d.body.contains("`swarm-attack unblock auth --issue 1`"),
+            "{}",
+            d.body
+        );
+        assert_eq!(label_spec("swarm:needs-info").unwrap().color, "C5DEF5");
+        // another blocked task keeps swarm:blocked
+        s.tasks[1].stage = Stage::Blocked;
+        s.tasks[1].blocked_reason = Some("tests failed".into());
+        assert_eq!(task_label(&s.tasks[1]), Some("swarm:blocked"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod events;
 pub mod evidence;
 pub mod failure_verdict;
 pub mod files_rule;
+pub mod gates;
 pub mod github_plan;
 pub mod github_status;
 pub mod governor;

@@ -20,6 +20,8 @@ pub struct PullFacts<'a> {
     pub files: &'a [String],
     pub tests_passed: Option<u64>,
     pub cost_usd: Option<f64>,
+    /// Why the issue is routed as risky (`gates.risk`, SPEC §13.8); empty when it is not.
+    pub risk: &'a [String],
 }
 
 /// The hidden marker in the body of the tool's pull requests.
@@ -43,6 +45,17 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
         "\n**swarm-attack** · feature `{}` · issue {} · `{}`\n\n",
         f.feature, f.issue, IN_REVIEW_LABEL.name
     ));
+    if !f.risk.is_empty() {
+        let why: Vec<String> = f
+            .risk
+            .iter()
+            .map(|r| commit_message::neutralise(r))
+            .collect();
+        out.push_str(&format!(
+            "**Risk:** routed as risky by `gates.risk` ({}), so it lands through this pull request for a person to review.\n\n",
+            why.join("; ")
+        ));
+    }
     if let Some(s) = f.summary.map(str::trim).filter(|s| !s.is_empty()) {
         out.push_str("**Summary**\n\n");
         out.push_str(&commit_message::neutralise(s));
@@ -88,6 +101,7 @@ mod tests {
             files: &files,
             tests_passed: Some(3),
             cost_usd: None,
+            risk: &[],
         };
         assert_eq!(pull_title(&f), "feat(auth): Implement issue #2 (#42)");
         let body = pull_body(&f);
@@ -104,6 +118,25 @@ mod tests {
         let hits = rule.matches(&message);
         assert!(hits.iter().all(|h| h.issue == 2), "{hits:?}");
         assert!(revert_targets(&message).is_empty());
+        assert!(!body.contains("**Risk:**"), "{body}");
+    }
+
+    #[test]
+    fn a_risky_issue_s_body_says_why_it_is_routed() {
+        let risk = vec!["keyword `payment` in the title".to_string()];
+        let f = PullFacts {
+            feature: "auth",
+            issue: 2,
+            risk: &risk,
+            ..Default::default()
+        };
+        let body = pull_body(&f);
+        assert!(
+            body.contains(
+                "**Risk:** routed as risky by `gates.risk` (keyword `payment` in the title)"
+            ),
+            "{body}"
+        );
     }
 
     proptest! {

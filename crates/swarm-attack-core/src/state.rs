@@ -145,6 +145,9 @@ pub struct Task {
     /// `pr_closed` was recorded); unset while it is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_state: Option<String>,
+    /// The specify gate's score of the issue text (SPEC §13.8), kept per version of the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specify: Option<crate::gates::specify::SpecifyRecord>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -185,6 +188,7 @@ impl Task {
             last_mode: None,
             pull_request: None,
             pull_request_state: None,
+            specify: None,
             extra: Map::new(),
         }
     }

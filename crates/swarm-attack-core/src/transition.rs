@@ -9,6 +9,7 @@
 //! | `interrupt` | IN_PROGRESS                      | INTERRUPTED | —                 |
 //! | `stop`      | IN_PROGRESS                      | READY       | —                 |
 //! | `block`     | IN_PROGRESS                      | BLOCKED     | `issue_blocked`   |
+//! | `hold`      | READY, BACKLOG (never dispatched) | BLOCKED    | `issue_blocked`   |
 //! | `done`      | IN_PROGRESS                      | DONE        | `issue_done`      |
 //! | `review`    | IN_PROGRESS                      | IN_REVIEW   | `pr_opened`       |
 //! | `close_review` | IN_REVIEW (closed unmerged)   | READY       | — (`pr_closed` is recorded for every closed pull request) |
@@ -33,6 +34,7 @@ pub enum Transition {
     Interrupt,
     Stop,
     Block,
+    Hold,
     Done,
     Review,
     CloseReview,
@@ -44,11 +46,12 @@ pub enum Transition {
 
 impl Transition {
     /// Every transition.
-    pub const ALL: [Transition; 11] = [
+    pub const ALL: [Transition; 12] = [
         Transition::Claim,
         Transition::Interrupt,
         Transition::Stop,
         Transition::Block,
+        Transition::Hold,
         Transition::Done,
         Transition::Review,
         Transition::CloseReview,
@@ -65,6 +68,7 @@ impl Transition {
             Transition::Interrupt => "interrupt",
             Transition::Stop => "stop",
             Transition::Block => "block",
+            Transition::Hold => "hold",
             Transition::Done => "done",
             Transition::Review => "review",
             Transition::CloseReview => "close_review",
@@ -86,6 +90,7 @@ impl Transition {
             | Transition::Done
             | Transition::Review => *stage == InProgress,
             Transition::CloseReview => *stage == InReview,
+            Transition::Hold => matches!(stage, Ready | Backlog),
             Transition::Skip => !matches!(stage, Done | Skipped),
             // READY / BACKLOG too: their retries and last failure are reset (e.g. after a
             // setup problem was fixed)
@@ -104,7 +109,7 @@ impl Transition {
             Transition::Interrupt => Stage::Interrupted,
             Transition::Stop | Transition::Revert | Transition::CloseReview => Stage::Ready,
             Transition::Review => Stage::InReview,
-            Transition::Block => Stage::Blocked,
+            Transition::Block | Transition::Hold => Stage::Blocked,
             Transition::Done => Stage::Done,
             Transition::Skip => Stage::Skipped,
             Transition::Unblock | Transition::Reopen => Stage::Backlog,
@@ -203,6 +208,18 @@ impl Task {
         })
     }
 
+    /// READY or BACKLOG → BLOCKED with `reason` before any dispatch (`issue_blocked`): a
+    /// gate before dispatch (SPEC §13.8) held it.
+    pub fn hold(&mut self, reason: String) -> Result<Event, NotAllowed> {
+        self.enter(Transition::Hold)?;
+        self.blocked_reason = Some(reason.clone());
+        Ok(Event::IssueBlocked {
+            issue: self.issue_number,
+            reason,
+            retries: self.retries,
+        })
+    }
+
     /// IN_PROGRESS → DONE (`issue_done` with the commit, the cost and the summary as the task
     /// holds them now): `commit` is recorded when given; owner, reason and last failure are
     /// cleared.
@@ -266,9 +283,15 @@ impl Task {
 
     /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason and last
     /// failure cleared (`issue_unblocked`); readiness then makes it READY when its
-    /// dependencies are DONE.
+    /// dependencies are DONE. A task the specify gate held keeps its score, marked waived:
+    /// a person decided it is dispatched anyway (SPEC §13.8).
     pub fn unblock(&mut self) -> Result<Event, NotAllowed> {
+        let needed_info = crate::gates::specify::is_needs_info(self);
         self.enter(Transition::Unblock)?;
+        if needed_info && let Some(r) = self.specify.as_mut() {
+            // a person let it through: dispatched anyway, until its text changes
+            r.waived = true;
+        }
         self.retries = 0;
         self.blocked_reason = None;
         self.last_failure = None;

@@ -106,7 +106,7 @@ pub(crate) fn publish_tasks(
             .map(String::from)
             .unwrap_or_else(|| format!("{feature}: issue {n}"));
         let label = task
-            .and_then(|t| t.stage.label())
+            .and_then(crate::core::github_status::task_label)
             .filter(|_| session.labels_ready())
             .map(|l| vec![l.to_string()])
             .unwrap_or_default();

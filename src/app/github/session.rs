@@ -303,13 +303,7 @@ impl<'p> Session<'p> {
         };
         let pairs: Vec<(String, String)> =
             existing.into_iter().map(|l| (l.name, l.color)).collect();
-        let extra: &[crate::core::github_status::LabelSpec] =
-            if self.project.config.git.landing == crate::core::config::Landing::Pr {
-                &[crate::core::github_status::IN_REVIEW_LABEL]
-            } else {
-                &[]
-            };
-        let ops = plan_labels(&pairs, extra);
+        let ops = plan_labels(&pairs, &extra_labels(&self.project.config));
         if self.dry_run {
             for op in &ops {
                 let req = self.api.label_request(op);
@@ -378,4 +372,21 @@ impl<'p> Session<'p> {
         result?;
         Ok(self.report)
     }
+}
+
+/// The labels besides the four that this configuration uses (created before their first
+/// use): `swarm:in-review` when anything lands through pull requests (`git.landing: pr`, or
+/// `gates.risk.landing: pr` with risk routing on), `swarm:needs-info` with the specify gate.
+fn extra_labels(config: &crate::io::config::Config) -> Vec<crate::core::github_status::LabelSpec> {
+    use crate::core::config::Landing;
+    use crate::core::github_status::{IN_REVIEW_LABEL, NEEDS_INFO_LABEL};
+    let mut out = Vec::new();
+    let risk = &config.gates.risk;
+    if config.git.landing == Landing::Pr || (risk.enabled && risk.landing == Landing::Pr) {
+        out.push(IN_REVIEW_LABEL);
+    }
+    if config.gates.specify.enabled {
+        out.push(NEEDS_INFO_LABEL);
+    }
+    out
 }

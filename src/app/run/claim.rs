@@ -39,6 +39,13 @@ pub struct Claim {
 #[derive(Debug)]
 pub enum ClaimResult {
     Claimed(Box<Claim>),
+    /// The specify gate held the issue before its first attempt (now BLOCKED, needs info):
+    /// a result of the run, with the reason.
+    Held {
+        issue: u32,
+        title: String,
+        reason: String,
+    },
     /// Nothing to claim now, and why.
     Nothing(String),
 }
@@ -102,7 +109,15 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
             ctx.report(Progress::Notice(format!("issue {issue} BLOCKED: {reason}")));
             continue;
         }
-        break issue;
+        // the specify gate, before the first attempt (SPEC §13.8)
+        match specify_gate(ctx, txn, issue)? {
+            Gated::Pass(back) => {
+                txn = *back;
+                break issue;
+            }
+            Gated::Held(result) => return Ok(result),
+            Gated::Scored => return claim_next(ctx, only, first),
+        }
     };
     let owner = ctx.owner_now();
     let Some(task) = txn.state.task_mut(issue) else {
@@ -120,6 +135,21 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         txn.state.phase = Phase::Implementing;
     }
     txn.events.push(started);
+    // risk routing (SPEC §13.8): recorded at each dispatch of a risky issue
+    let risk = crate::app::gates::risk_of(ctx.project, &task_snapshot);
+    if risk.is_risky() {
+        txn.events.push(Event::RiskFlagged {
+            issue,
+            signals: risk.lines(),
+        });
+        ctx.report(Progress::Notice(format!(
+            "issue {issue} is risky: {}",
+            risk.lines().join("; ")
+        )));
+        if let (_, Some(w)) = crate::app::gates::landing_for(ctx.project, &task_snapshot) {
+            ctx.report(Progress::Notice(w));
+        }
+    }
     tracing::info!(
         "claimed issue #{issue} of `{}` (attempt {attempt}) as {owner}",
         ctx.feature
@@ -142,6 +172,79 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         resumed,
         synced_head,
     })))
+}
+
+/// What the specify gate did with the picked issue.
+enum Gated<'p> {
+    /// Dispatch it (the transaction is handed back).
+    Pass(Box<FeatureTxn<'p>>),
+    /// It is held (committed): the claim's result.
+    Held(ClaimResult),
+    /// Its text was scored and recorded (committed): look for work again.
+    Scored,
+}
+
+/// The specify gate for `issue` (SPEC §13.8): a kept passing score (or the gate off)
+/// passes; a kept low score holds the task; a text with no score is scored with no lock
+/// held, and the score recorded in a new transaction.
+fn specify_gate<'p>(
+    ctx: &RunContext<'p>,
+    mut txn: FeatureTxn<'p>,
+    issue: u32,
+) -> CmdResult<Gated<'p>> {
+    use crate::core::gates::specify::{self, Check};
+    let cfg = ctx.project.config.gates.specify;
+    let Some(task) = txn.state.task(issue).cloned() else {
+        return Ok(Gated::Pass(Box::new(txn)));
+    };
+    match specify::check(&task, &cfg) {
+        Check::Pass => Ok(Gated::Pass(Box::new(txn))),
+        Check::Hold(reason) => {
+            // a kept low score (e.g. the task was made READY by hand): held again
+            if let Some(t) = txn.state.task_mut(issue)
+                && let Ok(ev) = t.hold(reason.clone())
+            {
+                txn.events.push(ev);
+                if t.github_issue.is_some() {
+                    txn.mirror_after_commit();
+                }
+            }
+            readiness::recompute(&mut txn.state);
+            txn.commit()?;
+            Ok(Gated::Held(ClaimResult::Held {
+                issue,
+                title: task.title.clone(),
+                reason,
+            }))
+        }
+        Check::Score => {
+            txn.commit()?;
+            ctx.report(Progress::Notice(format!(
+                "issue {issue}: scoring its specification (gates.specify)"
+            )));
+            let rec = crate::app::gates::score(ctx.project, &ctx.feature, &task);
+            let mut txn = ctx.project.begin(&ctx.feature)?;
+            let notices = crate::app::gates::record(&mut txn, vec![(issue, rec)]);
+            let now = txn.state.task(issue).cloned();
+            if now.as_ref().is_some_and(|t| t.github_issue.is_some()) {
+                txn.mirror_after_commit();
+            }
+            txn.commit()?;
+            for n in notices {
+                if !n.contains("is not dispatched") {
+                    ctx.report(Progress::Notice(n));
+                }
+            }
+            match now {
+                Some(t) if specify::is_needs_info(&t) => Ok(Gated::Held(ClaimResult::Held {
+                    issue,
+                    title: t.title.clone(),
+                    reason: t.blocked_reason.clone().unwrap_or_default(),
+                })),
+                _ => Ok(Gated::Scored),
+            }
+        }
+    }
 }
 
 /// The supersession gate (SPEC §12): the open pull requests that link dispatchable issues

@@ -127,7 +127,9 @@ pub(super) fn finish_done(
         issue,
         phase: "landing",
     });
-    if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
+    // a risky issue lands with `gates.risk.landing` (SPEC §13.8)
+    let (landing, _) = crate::app::gates::landing_for(ctx.project, &claim.task);
+    if landing == crate::core::config::Landing::Pr {
         return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
     }
     let outcome = record::with_txn(ctx, |txn| {

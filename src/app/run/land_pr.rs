@@ -119,6 +119,7 @@ pub fn finish_in_review(
     let issue = claim.issue;
     let mut files = p.files_created.clone();
     files.extend(p.files_modified.iter().cloned());
+    let risk = crate::app::gates::risk_of(ctx.project, &claim.task).lines();
     let facts = PullFacts {
         feature: &ctx.feature,
         issue,
@@ -127,6 +128,7 @@ pub fn finish_in_review(
         files: &files,
         tests_passed: p.tests_passed,
         cost_usd: p.cost_usd,
+        risk: &risk,
     };
     record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());

@@ -230,6 +230,26 @@ fn schedule(
                             ctx.remove_pending_worktrees();
                         });
                     }
+                    Ok(ClaimResult::Held {
+                        issue,
+                        title,
+                        reason,
+                    }) => {
+                        // held by the specify gate: a BLOCKED result, no attempt
+                        first = false;
+                        let res = IssueResult {
+                            issue,
+                            title,
+                            attempts: 0,
+                            cost_usd: None,
+                            outcome: Outcome::Blocked { reason },
+                        };
+                        ctx.report(Progress::Finished(res.clone()));
+                        report.results.push(res);
+                        if opts.issue.is_some() {
+                            break;
+                        }
+                    }
                     Ok(ClaimResult::Nothing(why)) => {
                         if first {
                             first_nothing = Some(why);

@@ -304,6 +304,55 @@ pub static GITHUB: Section = Section {
     ],
 };
 
+pub static SPECIFY_GATE: Section = Section {
+    fields: &[
+        f("enabled", Ty::Bool),
+        f(
+            "min_score",
+            Ty::Uint {
+                min: 0,
+                max: 10,
+                unit: "points",
+            },
+        ),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
+pub static RISK_GATE: Section = Section {
+    fields: &[
+        f("enabled", Ty::Bool),
+        f(
+            "keywords",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::NonEmpty,
+            },
+        ),
+        f(
+            "paths",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::NonEmpty,
+            },
+        ),
+        f("review", Ty::Enum(&["single", "cross"])),
+        f("landing", Ty::Enum(&["commit", "pr"])),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
+pub static GATES: Section = Section {
+    fields: &[
+        f("specify", Ty::Section(&SPECIFY_GATE)),
+        f("risk", Ty::Section(&RISK_GATE)),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
 pub static BUDGETS: Section = Section {
     fields: &[
         f("issue_usd", Ty::Amount),
@@ -371,6 +420,7 @@ pub static ROOT: Section = Section {
         f("sessions", Ty::Section(&SESSIONS)),
         f("git", Ty::Section(&GIT)),
         f("github", Ty::Section(&GITHUB)),
+        f("gates", Ty::Section(&GATES)),
         f("budgets", Ty::Section(&BUDGETS)),
         f("pricing", Ty::MapOf(&PRICE)),
         f("secrets", Ty::Section(&SECRETS)),
@@ -401,7 +451,7 @@ pub fn expected(ty: &Ty) -> String {
         Ty::OptStr(_) => "a string (or `null`)".into(),
         Ty::Uint { min, unit, .. } => {
             let unit = match *unit {
-                "retries" | "failures" | "tokens" => String::new(),
+                "retries" | "failures" | "tokens" | "points" => String::new(),
                 u => format!(" of {u}"),
             };
             format!("a whole number{unit} ≥ {min}")

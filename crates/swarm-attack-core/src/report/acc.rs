@@ -98,6 +98,8 @@ impl IssueAcc {
                 evidence: None,
                 reason: None,
                 budget: Vec::new(),
+                specify: None,
+                risk: Vec::new(),
                 attempts: Vec::new(),
                 aggregated: None,
             },
@@ -226,6 +228,30 @@ impl IssueAcc {
                 a.runs.push(r);
             }
             "agent_finished" => self.agent_finished(rec, now),
+            "specify_scored" => {
+                let score =
+                    u(rec, "score").map_or_else(|| "unscored".to_string(), |n| format!("{n}/10"));
+                let mut line = format!("{score} ({})", s(rec, "source").unwrap_or_default());
+                if let Some(w) = s(rec, "warning") {
+                    line.push_str(&format!(", passed: {w}"));
+                } else if rec.get("passed").and_then(Value::as_bool) == Some(false)
+                    && let Some(q) = s(rec, "question")
+                {
+                    line.push_str(&format!(": {q}"));
+                }
+                self.r.specify = Some(line);
+            }
+            "risk_flagged" => {
+                self.r.risk = rec
+                    .get("signals")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|v| v.as_str().map(String::from))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
             "implementation_complete" => self.impl_ms = Some(now),
             "verification_passed" | "verification_failed" => self.verification(event, rec, now),
             "issue_done" => {

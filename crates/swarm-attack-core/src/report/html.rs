@@ -353,6 +353,16 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
             esc(r)
         );
     }
+    if let Some(sp) = &i.specify {
+        let _ = write!(out, r#"<div class="kv"><b>specify</b> {}</div>"#, esc(sp));
+    }
+    if !i.risk.is_empty() {
+        let _ = write!(
+            out,
+            r#"<div class="kv"><b>risky</b> {}</div>"#,
+            esc(&i.risk.join("; "))
+        );
+    }
     for b in &i.budget {
         let _ = write!(
             out,

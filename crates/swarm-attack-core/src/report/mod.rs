@@ -143,6 +143,12 @@ pub struct IssueReport {
     /// Why it is blocked or skipped.
     pub reason: Option<String>,
     pub budget: Vec<BudgetHit>,
+    /// The last specify-gate score (SPEC §13.8): `4/10 (llm): <question>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specify: Option<String>,
+    /// Why the issue was routed as risky (its last `risk_flagged`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub risk: Vec<String>,
     pub attempts: Vec<Attempt>,
     /// Attempts beyond [`MAX_ATTEMPTS`], folded.
     pub aggregated: Option<Aggregate>,

@@ -28,6 +28,7 @@ fn apply(task: &mut Task, t: Transition, n: u32) -> Result<Option<Event>, NotAll
         Transition::Interrupt => task.interrupt().map(|()| None),
         Transition::Stop => task.stop().map(|()| None),
         Transition::Block => task.block(format!("reason {n}")).map(Some),
+        Transition::Hold => task.hold(format!("needs info ({n}/10): why?")).map(Some),
         Transition::Done => task
             .done(Some(format!("c{n}")), Some(f64::from(n)), None)
             .map(Some),
