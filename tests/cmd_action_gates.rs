@@ -12,12 +12,7 @@ use serde_json::json;
 /// `github.run_agents: true`.
 fn gated() -> (Gh, std::path::PathBuf) {
     let gh = setup(false);
-    let origin = gh.env.tmp.path().join("origin.git");
-    gh.env
-        .git(&["init", "-q", "--bare", origin.to_str().unwrap()]);
-    gh.env
-        .git(&["remote", "add", "origin", origin.to_str().unwrap()]);
-    gh.env.git(&["push", "-q", "origin", "main"]);
+    gh.env.add_origin();
     let log = gh.env.tmp.path().join("llm.log");
     let llm = specify_llm(&gh.env, &log);
     let agent = gh.env.script(

@@ -304,11 +304,7 @@ fn a_risky_issue_lands_as_a_pull_request_whose_body_says_why_and_a_plain_one_as_
             "1".to_string(),
         ),
     ]);
-    let origin = env.tmp.path().join("origin.git");
-    std::fs::create_dir_all(&origin).unwrap();
-    env.git_in(&origin, &["init", "-q", "--bare", "-b", "main"]);
-    env.git(&["remote", "add", "origin", origin.to_str().unwrap()]);
-    env.git(&["push", "-q", "origin", "main"]);
+    env.add_origin();
     let agent = env.script(
         "agent.sh",
         "#!/bin/sh\ncat > /dev/null\nmkdir -p src\necho \"issue $SWARM_ISSUE\" > \"src/issue_$SWARM_ISSUE.txt\"\n",

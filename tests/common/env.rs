@@ -131,6 +131,17 @@ impl TestEnv {
         self.git(&["rev-parse", "HEAD"])
     }
 
+    /// A bare repository `origin.git` (in the temp folder) as the `origin` remote, with
+    /// `main` pushed; returns its path.
+    pub fn add_origin(&self) -> PathBuf {
+        let origin = self.tmp.path().join("origin.git");
+        std::fs::create_dir_all(&origin).unwrap();
+        self.git_in(&origin, &["init", "-q", "--bare", "-b", "main"]);
+        self.git(&["remote", "add", "origin", origin.to_str().unwrap()]);
+        self.git(&["push", "-q", "origin", "main"]);
+        origin
+    }
+
     /// Writes a file (creating folders).
     pub fn write(&self, rel: &str, content: &str) {
         let p = self.path(rel);
