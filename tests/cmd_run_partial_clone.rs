@@ -7,6 +7,7 @@
 
 use crate::common::TestEnv;
 use crate::common::agents::{GOOD_AGENT, Setup};
+use crate::common::fake_github::FakeGithub;
 use crate::common::output::git_commands;
 use serde_json::json;
 use std::path::Path;
@@ -108,4 +109,74 @@ fn a_run_in_a_treeless_clone_fetches_old_trees_in_one_request_and_commits_in_pro
         .find(|t| t["issue_number"] == 1)
         .unwrap();
     assert!(first.to_string().contains("lib/m1/impl.txt"), "{first}");
+}
+
+#[test]
+fn a_pull_request_landing_from_a_treeless_clone_pushes_the_issue_branch() {
+    const REPO: &str = "octo/app";
+    const TOKEN: &str = "ghs_partialclonetoken000000000000000000";
+    let fake = FakeGithub::start(REPO, TOKEN);
+    // the origin: config and a DONE issue whose trees the clone will lack
+    let src = TestEnv::new();
+    let agent = src.script(
+        "agent.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p src\necho \"issue $SWARM_ISSUE\" > \"src/issue_$SWARM_ISSUE.txt\"\n",
+    );
+    src.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngit:\n  landing: pr\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\n",
+            agent.display()
+        ),
+    );
+    let g1 = fake.add_issue("Model", &["swarm"]);
+    let g2 = fake.add_issue("API", &["swarm"]);
+    src.issues(
+        "auth",
+        json!([
+            {"order": 1, "title": "Model", "github_issue": g1},
+            {"order": 2, "title": "API", "github_issue": g2}
+        ]),
+    );
+    src.write("lib/model/model.txt", "model\n");
+    src.git(&["add", "config.yaml", "specs", "lib"]);
+    src.commit("feat(auth): Implement issue #1");
+    let origin = src.tmp.path().join("origin.git");
+    let origin_s = origin.to_string_lossy().to_string();
+    src.git(&["clone", "-q", "--bare", ".", &origin_s]);
+    src.git(&["-C", &origin_s, "config", "uploadpack.allowFilter", "true"]);
+
+    let mut clone = TestEnv::empty();
+    clone.extra_env.extend([
+        ("GITHUB_API_URL".to_string(), fake.url.clone()),
+        ("GITHUB_TOKEN".to_string(), TOKEN.to_string()),
+        (
+            "SWARM_ATTACK_GITHUB_BACKOFF_MS".to_string(),
+            "1".to_string(),
+        ),
+    ]);
+    let root = clone.root.to_string_lossy().to_string();
+    clone.git_in(
+        clone.tmp.path(),
+        &[
+            "clone",
+            "-q",
+            "--filter=tree:0",
+            &format!("file://{origin_s}"),
+            &root,
+        ],
+    );
+    clone.run(&["greenlight", "auth"]).ok();
+    assert_eq!(clone.stage("auth", 1), "DONE");
+    let r = clone.run(&["run", "auth"]);
+    r.ok();
+    assert_eq!(clone.stage("auth", 2), "IN_REVIEW", "{}", r.stderr);
+    let pulls = fake.pulls();
+    assert_eq!(pulls.len(), 1, "{}", r.stderr);
+    // the issue's branch reached the origin with the agent's file
+    let file = clone.git_in(
+        &origin,
+        &["show", "refs/heads/swarm/auth/issue-2:src/issue_2.txt"],
+    );
+    assert_eq!(file, "issue 2");
 }
