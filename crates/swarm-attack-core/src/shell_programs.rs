@@ -15,6 +15,8 @@
 //!   reported; nor is a relative path (`./x`) once a `cd`/`pushd` may have moved the
 //!   shell elsewhere.
 
+use crate::command_line::is_assignment;
+
 /// What a shell command line runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ShellScan {
@@ -206,17 +208,6 @@ fn tokens(script: &str) -> Vec<Token> {
     }
     w.end(&mut out);
     out
-}
-
-fn is_assignment(word: &str) -> bool {
-    match word.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        }
-        None => false,
-    }
 }
 
 /// Reads a shell command line (see the module documentation).
