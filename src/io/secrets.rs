@@ -249,12 +249,6 @@ fn write_or_stop(
     }
 }
 
-/// Whether stdout was found closed (a write to it failed): nothing is printed there any
-/// more.
-pub fn stdout_gone() -> bool {
-    STDOUT_GONE.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 /// Prints `text` on stdout (with a newline when `line`): the one place that writes the
 /// command's output. clippy's `print_stdout` lint is denied everywhere else (`lib.rs`);
 /// call it through [`outln!`](crate::outln) or [`out!`](crate::out), which mask secrets.
