@@ -55,15 +55,21 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
         if info.state != "closed" {
             continue;
         }
-        let reviewer = if info.merged {
+        let comments = if info.merged {
+            Vec::new()
+        } else {
+            api.list_comments(pr).unwrap_or_default()
+        };
+        let reviewer = comments
+            .iter()
+            .rev()
+            .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
+            .map(|c| neutralise(c.body.trim()));
+        // a `pr_feedback` lesson: the last comment by a user with write access (SPEC §13.7)
+        let feedback = if info.merged || !project.config.lessons.enabled {
             None
         } else {
-            api.list_comments(pr).ok().and_then(|cs| {
-                cs.into_iter()
-                    .rev()
-                    .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
-                    .map(|c| neutralise(c.body.trim()))
-            })
+            writer_feedback(&mut api, &comments, &project.config.github.bot_login)
         };
         if info.merged && project.config.git.stack {
             retarget_stacked(
@@ -73,19 +79,23 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
                 &project.config.git.base_branch,
             )?;
         }
-        ended.push((issue, pr, info.merged, reviewer));
+        ended.push((issue, pr, info.merged, reviewer, feedback));
     }
     if ended.is_empty() {
         return Ok(Vec::new());
     }
     let mut txn = project.begin(feature)?;
     let mut out = Vec::new();
-    for (issue, pr, merged, reviewer) in ended {
+    let mut lessons = Vec::new();
+    for (issue, pr, merged, reviewer, feedback) in ended {
         let Some(t) = txn.state.task_mut(issue) else {
             continue;
         };
         if t.pull_request != Some(pr) || t.pull_request_state.is_some() {
             continue;
+        }
+        if let Some((author, body)) = feedback {
+            lessons.push((t.clone(), pr, author, body));
         }
         t.pull_request_state = Some(if merged { "merged" } else { "closed" }.into());
         if !merged && t.stage == Stage::InReview {
@@ -100,7 +110,45 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
     }
     readiness::recompute(&mut txn.state);
     txn.commit()?;
+    for (task, pr, author, body) in lessons {
+        match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {
+            Ok(l) => tracing::info!("pull request #{pr}: lesson {} recorded (pr_feedback)", l.id),
+            Err(e) => crate::io::notice::warn(&format!(
+                "pull request #{pr}: the reviewer's comment was not recorded as a lesson: {}",
+                e.message
+            )),
+        }
+    }
     Ok(out)
+}
+
+/// The last comment (author, text) on a closed pull request written by a user with write
+/// access: `author_association` OWNER, MEMBER or COLLABORATOR, or else a permission of
+/// write, maintain or admin (SPEC §8.1). The tool's own comments (status comments, its bot)
+/// are not feedback; a comment whose author's access cannot be read is never trusted.
+fn writer_feedback(
+    api: &mut Api,
+    comments: &[crate::io::github::api::CommentInfo],
+    bot_login: &str,
+) -> Option<(String, String)> {
+    use crate::core::prompt::sanitize::is_trusted_association;
+    for c in comments.iter().rev() {
+        if is_status_comment(&c.body)
+            || c.body.trim().is_empty()
+            || c.author.is_empty()
+            || c.author.eq_ignore_ascii_case(bot_login)
+        {
+            continue;
+        }
+        let writer = is_trusted_association(&c.association)
+            || api
+                .permission(&c.author)
+                .is_ok_and(|p| crate::core::action::permission_grants_write(&p));
+        if writer {
+            return Some((c.author.clone(), c.body.trim().to_string()));
+        }
+    }
+    None
 }
 
 /// Retargets the open pull requests based on `merged_branch` to `base` (before the merge is

@@ -145,6 +145,9 @@ pub struct Task {
     /// `pr_closed` was recorded); unset while it is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_state: Option<String>,
+    /// What the agent whose work landed left for later issues (SPEC §13.7), neutralised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<crate::handoff::Handoff>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -185,6 +188,7 @@ impl Task {
             last_mode: None,
             pull_request: None,
             pull_request_state: None,
+            handoff: None,
             extra: Map::new(),
         }
     }
