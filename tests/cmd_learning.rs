@@ -111,8 +111,8 @@ echo '{"result": "ok", "total_cost_usd": 0.1}'
         agent,
         "",
     );
-    let script = s.env.path("agent.sh");
-    let runner = s.env.path("runner.sh");
+    let script = s.env.tmp.path().join("agent.sh");
+    let runner = s.env.tmp.path().join("runner.sh");
     s.env.write(
         "config.yaml",
         &format!(
@@ -217,7 +217,7 @@ fn learning_routes_to_the_agent_that_succeeds_in_the_class_and_plan_and_run_agre
     // the text plan names what was learned
     let text = s.env.run(&["plan", "auth", "--issue", "1"]);
     text.ok();
-    assert!(text.stdout.contains("learned (backend): n 10, s 10"), "{}", text.stdout);
+    assert!(text.stdout.contains("learned (backend): n 11, s 11"), "{}", text.stdout);
     // the report's table per agent and class
     let out = s.env.tmp.path().join("r.html");
     s.env

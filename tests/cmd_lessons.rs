@@ -173,7 +173,7 @@ fn stale_and_expired_lessons_are_not_used() {
     // a longer ttl brings the expired one back
     let cfg = s.env.read("config.yaml");
     s.env
-        .write("config.yaml", &format!("{cfg}lessons:\n  ttl_days: 100000\n"));
+        .write("config.yaml", &format!("{cfg}lessons:\n  ttl_days: 3650\n"));
     let p = s.env.run(&["prompt", "auth", "--issue", "1"]);
     assert!(p.stdout.contains("expired fact"), "{}", p.stdout);
     assert!(!p.stdout.contains("missing file"));

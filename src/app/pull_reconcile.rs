@@ -3,8 +3,9 @@
 //! A merged pull request needs nothing more here — its commit makes the task DONE through
 //! the git rule once the merge is in the synced history (merge commit, squash and rebase
 //! all keep the rule-1 subject or the trailers). A pull request closed unmerged returns an
-//! IN_REVIEW task to READY, with the reason (and the reviewer's last comment) fed into the
-//! next attempt's prompt. With `git.stack`, the open pull requests stacked on a merged
+//! IN_REVIEW task to READY, with the reason (and the last comment by a user with write
+//! access) fed into the next attempt's prompt, and that comment recorded as a `pr_feedback`
+//! lesson (docs/learning.md). With `git.stack`, the open pull requests stacked on a merged
 //! one's branch are retargeted to `git.base_branch` (GitHub does this by itself only when
 //! the merged branch is deleted; a stacked pull request left on a merged branch would merge
 //! into that branch, not the base).
@@ -60,17 +61,15 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
         } else {
             api.list_comments(pr).unwrap_or_default()
         };
-        let reviewer = comments
-            .iter()
-            .rev()
-            .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
-            .map(|c| neutralise(c.body.trim()));
-        // a `pr_feedback` lesson: the last comment by a user with write access (SPEC §13.7)
-        let feedback = if info.merged || !project.config.lessons.enabled {
+        // the last comment by a user with write access: fed to the next attempt, and a
+        // `pr_feedback` lesson (SPEC §13.7); a comment by anyone else is neither
+        let writer = if info.merged {
             None
         } else {
             writer_feedback(&mut api, &comments, &project.config.github.bot_login)
         };
+        let reviewer = writer.as_ref().map(|(_, body)| neutralise(body));
+        let feedback = writer.filter(|_| project.config.lessons.enabled);
         if info.merged && project.config.git.stack {
             retarget_stacked(
                 &mut api,
