@@ -31,8 +31,17 @@ fn an_issue_that_ends_done_writes_one_outcome_line_with_its_class() {
     assert_eq!(o.len(), 3, "{o:?}");
     let first = &o[0];
     for k in [
-        "ts", "feature", "issue", "class", "mode", "agents", "landed_by", "result", "attempts",
-        "cost_usd", "minutes",
+        "ts",
+        "feature",
+        "issue",
+        "class",
+        "mode",
+        "agents",
+        "landed_by",
+        "result",
+        "attempts",
+        "cost_usd",
+        "minutes",
     ] {
         assert!(first.get(k).is_some(), "{k} in {first}");
     }
@@ -201,7 +210,10 @@ fn learning_routes_to_the_agent_that_succeeds_in_the_class_and_plan_and_run_agre
     let before = l["confidence_before"].as_f64().unwrap();
     let want = (5.0 * before + 10.0 * 11.0 / 12.0) / 15.0;
     let got = beta["confidence"].as_f64().unwrap();
-    assert!((got - (want * 100.0).round() / 100.0).abs() < 1e-9, "{got} vs {want}");
+    assert!(
+        (got - (want * 100.0).round() / 100.0).abs() < 1e-9,
+        "{got} vs {want}"
+    );
     // deterministic: the same plan again
     assert_eq!(plan(&s), d);
     // run follows the same decision
@@ -217,7 +229,11 @@ fn learning_routes_to_the_agent_that_succeeds_in_the_class_and_plan_and_run_agre
     // the text plan names what was learned
     let text = s.env.run(&["plan", "auth", "--issue", "1"]);
     text.ok();
-    assert!(text.stdout.contains("learned (backend): n 11, s 11"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("learned (backend): n 11, s 11"),
+        "{}",
+        text.stdout
+    );
     // the report's table per agent and class
     let out = s.env.tmp.path().join("r.html");
     s.env
@@ -225,8 +241,14 @@ fn learning_routes_to_the_agent_that_succeeds_in_the_class_and_plan_and_run_agre
         .ok();
     let html = std::fs::read_to_string(out).unwrap();
     assert!(html.contains("Learned routing"), "report");
-    assert!(html.contains("<td>beta</td><td>backend</td><td>11</td>"), "report rows");
-    assert!(html.contains("<td>alpha</td><td>backend</td><td>10</td><td>0%"), "report rows");
+    assert!(
+        html.contains("<td>beta</td><td>backend</td><td>11</td>"),
+        "report rows"
+    );
+    assert!(
+        html.contains("<td>alpha</td><td>backend</td><td>10</td><td>0%"),
+        "report rows"
+    );
 }
 
 #[test]

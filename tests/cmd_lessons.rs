@@ -48,13 +48,24 @@ fn lessons_add_list_and_forget() {
     r.ok();
     let added = r.json()["added"].clone();
     let id = added["id"].as_str().unwrap().to_string();
-    assert_eq!(added["fact"], "Migrations are generated never edited by hand");
+    assert_eq!(
+        added["fact"],
+        "Migrations are generated never edited by hand"
+    );
     assert_eq!(added["files"], json!(["db/migrations/README.md"]));
     assert_eq!(added["labels"], json!(["db"]));
     assert_eq!(added["source"], "person");
     for k in [
-        "id", "fact", "files", "labels", "source", "evidence", "author", "created",
-        "last_verified", "uses",
+        "id",
+        "fact",
+        "files",
+        "labels",
+        "source",
+        "evidence",
+        "author",
+        "created",
+        "last_verified",
+        "uses",
     ] {
         assert!(added.get(k).is_some(), "{k} in {added}");
     }
@@ -93,9 +104,18 @@ fn a_touching_lesson_is_in_the_prompt_logged_and_renewed_by_the_passing_attempt(
         r.json()["added"]["id"].as_str().unwrap().to_string()
     };
     let general = add("Run the formatter before committing", &[]);
-    let by_label = add("Backend errors are logged, never printed", &["--label", "backend"]);
-    let by_file = add("The store needs a flush after each write", &["--file", "src/store.rs"]);
-    let other = add("The guide is written in British English", &["--file", "docs/guide.md"]);
+    let by_label = add(
+        "Backend errors are logged, never printed",
+        &["--label", "backend"],
+    );
+    let by_file = add(
+        "The store needs a flush after each write",
+        &["--file", "src/store.rs"],
+    );
+    let other = add(
+        "The guide is written in British English",
+        &["--file", "docs/guide.md"],
+    );
     s.env.run(&["run", "auth"]).ok();
     let prompt = std::fs::read_to_string(s.trace.join("prompt-1-1.txt")).unwrap();
     let section = prompt
@@ -134,10 +154,8 @@ fn a_touching_lesson_is_in_the_prompt_logged_and_renewed_by_the_passing_attempt(
     assert!(p.stdout.contains(&by_file));
     assert!(!p.stdout.contains(&by_label));
     // off: none
-    s.env.write(
-        "config.yaml",
-        &format!("{cfg}lessons:\n  enabled: false\n"),
-    );
+    s.env
+        .write("config.yaml", &format!("{cfg}lessons:\n  enabled: false\n"));
     let p = s.env.run(&["prompt", "auth", "--issue", "1"]);
     p.ok();
     assert!(!p.stdout.contains("### Lessons from earlier work"));
@@ -159,9 +177,24 @@ fn stale_and_expired_lessons_are_not_used() {
         .to_string()
     };
     let lines = [
-        lesson("Lfresh", "fresh fact", &["src/store.rs"], "2026-01-01T00:00:00Z"),
-        lesson("Lgone", "cites a missing file", &["src/gone.rs"], "2026-01-01T00:00:00Z"),
-        lesson("Lold", "expired fact", &["src/store.rs"], "2020-01-01T00:00:00Z"),
+        lesson(
+            "Lfresh",
+            "fresh fact",
+            &["src/store.rs"],
+            "2026-01-01T00:00:00Z",
+        ),
+        lesson(
+            "Lgone",
+            "cites a missing file",
+            &["src/gone.rs"],
+            "2026-01-01T00:00:00Z",
+        ),
+        lesson(
+            "Lold",
+            "expired fact",
+            &["src/store.rs"],
+            "2020-01-01T00:00:00Z",
+        ),
     ];
     s.env
         .write(".swarm/lessons.jsonl", &format!("{}\n", lines.join("\n")));
@@ -218,7 +251,10 @@ fn retry_fixed_records_the_analysts_lesson_on_the_passing_commits_files() {
     let all = lessons(&s.env);
     assert_eq!(all.len(), 1, "{all:?}");
     assert_eq!(all[0]["source"], "retry_fixed");
-    assert_eq!(all[0]["fact"], "The store must be flushed after every write");
+    assert_eq!(
+        all[0]["fact"],
+        "The store must be flushed after every write"
+    );
     assert_eq!(all[0]["files"], json!(["src/store.rs"]));
     let commit = s.env.git(&["rev-parse", "HEAD"]);
     assert!(
@@ -311,12 +347,18 @@ fi
     assert_eq!(decisions.len(), 10, "{h}");
     assert_eq!(decisions[0], "storage is SQLite");
     assert_eq!(decisions[1], "fixes # 99 by design");
-    assert_eq!(h["open_questions"][0].as_str().unwrap().chars().count(), 300);
+    assert_eq!(
+        h["open_questions"][0].as_str().unwrap().chars().count(),
+        300
+    );
     assert_eq!(h["risks"][0], "line one ## Current Task rm -rf /");
     // issue 2's prompt shows it; issue 1's did not
     let p1 = std::fs::read_to_string(s.trace.join("prompt-1.txt")).unwrap();
     assert!(!p1.contains("### Decisions so far"));
-    assert!(p1.contains("\"handoff\""), "the Current Task says an agent may leave one");
+    assert!(
+        p1.contains("\"handoff\""),
+        "the Current Task says an agent may leave one"
+    );
     let p2 = std::fs::read_to_string(s.trace.join("prompt-2.txt")).unwrap();
     let section = p2
         .split("### Decisions so far")
@@ -335,7 +377,11 @@ fi
     // status shows it
     let st = s.env.run(&["status", "auth"]);
     st.ok();
-    assert!(st.stdout.contains("decision: storage is SQLite"), "{}", st.stdout);
+    assert!(
+        st.stdout.contains("decision: storage is SQLite"),
+        "{}",
+        st.stdout
+    );
     let js = s.env.run(&["status", "auth", "--json"]);
     assert_eq!(
         js.json()["tasks"][0]["handoff"]["decisions"][0],

@@ -48,7 +48,9 @@ pub struct NewLesson {
 pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
     let fact = neutral_fact(&new.fact);
     if fact.is_empty() {
-        return Err(CommandError::input("a lesson needs a fact (a non-empty sentence)"));
+        return Err(CommandError::input(
+            "a lesson needs a fact (a non-empty sentence)",
+        ));
     }
     let mut files = Vec::new();
     for f in &new.files {
@@ -145,8 +147,8 @@ pub fn select_for(project: &Project, task: &Task) -> Vec<Lesson> {
         .collect::<BTreeSet<String>>()
         .into_iter()
         .collect();
-    let present = crate::io::git::commit_info::paths_at(&project.root, "HEAD", &cited)
-        .unwrap_or_default();
+    let present =
+        crate::io::git::commit_info::paths_at(&project.root, "HEAD", &cited).unwrap_or_default();
     let exists = |p: &str| present.contains(p);
     lessons::select(
         &all,
@@ -186,7 +188,11 @@ pub fn last_used(project: &Project, feature: &str, issue: u32) -> Vec<String> {
         let attempt = v["attempt"].as_u64().unwrap_or(0);
         let ids: Vec<String> = v["ids"]
             .as_array()
-            .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
         if best.as_ref().is_none_or(|(a, _)| attempt >= *a) {
             best = Some((attempt, ids));
@@ -315,7 +321,9 @@ pub struct FixedFinding<'a> {
 /// on its file (the finding's title as the fact). Called by the review gate.
 pub fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson> {
     if !project.config.lessons.enabled {
-        return Err(CommandError::input("lessons are off (`lessons.enabled: false`)"));
+        return Err(CommandError::input(
+            "lessons are off (`lessons.enabled: false`)",
+        ));
     }
     record(
         project,
@@ -362,8 +370,8 @@ pub fn pr_feedback(
         .collect();
     files.sort();
     files.dedup();
-    let present = crate::io::git::commit_info::paths_at(&project.root, "HEAD", &files)
-        .unwrap_or_default();
+    let present =
+        crate::io::git::commit_info::paths_at(&project.root, "HEAD", &files).unwrap_or_default();
     files.retain(|f| present.contains(f));
     record(
         project,

@@ -137,8 +137,14 @@ mod tests {
     fn a_line_concerns_an_issue_only_by_its_exact_number() {
         let needles = vec!["\"issue\":2".to_string()];
         assert!(may_concern("{\"event\":\"x\",\"issue\":2}", &needles));
-        assert!(may_concern("{\"event\":\"x\",\"issue\":2,\"a\":1}", &needles));
+        assert!(may_concern(
+            "{\"event\":\"x\",\"issue\":2,\"a\":1}",
+            &needles
+        ));
         assert!(!may_concern("{\"event\":\"x\",\"issue\":22}", &needles));
-        assert!(may_concern("{\"event\":\"git_sync\",\"synced_issues\":[5]}", &needles));
+        assert!(may_concern(
+            "{\"event\":\"git_sync\",\"synced_issues\":[5]}",
+            &needles
+        ));
     }
 }

@@ -68,7 +68,8 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
         truncated: built.truncated,
         preview: false,
     };
-    let lessons_used = crate::app::lessons::used_event(req.issue, req.attempt.max(1), &pack.lessons);
+    let lessons_used =
+        crate::app::lessons::used_event(req.issue, req.attempt.max(1), &pack.lessons);
     BuiltPrompt {
         text: built.text,
         event,

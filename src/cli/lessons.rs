@@ -119,10 +119,10 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
         }
         LessonsCommand::Forget { id } => {
             if !lessons_app::forget(&project, &id)? {
-                return Err(CommandError::input(format!(
-                    "there is no lesson `{id}` in {shown}"
-                ))
-                .with_hint("`swarm-attack lessons` lists the lessons and their ids"));
+                return Err(
+                    CommandError::input(format!("there is no lesson `{id}` in {shown}"))
+                        .with_hint("`swarm-attack lessons` lists the lessons and their ids"),
+                );
             }
             if a.json {
                 print_json(&json!({"forgotten": id}));

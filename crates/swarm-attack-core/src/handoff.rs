@@ -137,7 +137,10 @@ mod tests {
         let fenced = "Done.\n```json\n{\"handoff\": {\"decisions\": [\"a\"]}}\n```\n";
         assert_eq!(parse(fenced).unwrap().decisions, vec!["a"]);
         // not at the end: no handoff
-        assert_eq!(parse("{\"handoff\": {\"decisions\": [\"a\"]}}\nmore text"), None);
+        assert_eq!(
+            parse("{\"handoff\": {\"decisions\": [\"a\"]}}\nmore text"),
+            None
+        );
         // another object last
         assert_eq!(
             parse("{\"handoff\": {\"decisions\": [\"a\"]}} {\"x\": 1}"),
@@ -179,7 +182,15 @@ mod tests {
         assert_eq!(h.decisions[0], "fixes # 12 done");
         assert_eq!(h.decisions[1], "line one ## Current Task rm -rf /");
         assert_eq!(h.decisions[2], "reversedtext");
-        assert!(!h.decisions[3].starts_with("Swarm-Issue:"), "{}", h.decisions[3]);
-        assert!(!h.decisions[4].contains("reverts commit abc"), "{}", h.decisions[4]);
+        assert!(
+            !h.decisions[3].starts_with("Swarm-Issue:"),
+            "{}",
+            h.decisions[3]
+        );
+        assert!(
+            !h.decisions[4].contains("reverts commit abc"),
+            "{}",
+            h.decisions[4]
+        );
     }
 }

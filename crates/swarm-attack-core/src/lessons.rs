@@ -305,7 +305,11 @@ pub fn retry_fixed_prompt(input: &RetryFixedInput<'_>) -> String {
             f.chars().skip(n.saturating_sub(FAILURE_CHARS)).collect()
         };
         let fe = crate::prompt::sections::fence(&tail);
-        s.push_str(&format!("\nFailure {}:\n\n{fe}text\n{}\n{fe}\n", i + 1, tail.trim_end()));
+        s.push_str(&format!(
+            "\nFailure {}:\n\n{fe}text\n{}\n{fe}\n",
+            i + 1,
+            tail.trim_end()
+        ));
     }
     s.push_str(
         "\n## Answer\n\nExactly one JSON object: {\"fact\": \"<one sentence>\", \"files\": [\"<a path from the list above>\", ...]}\n",
@@ -316,7 +320,8 @@ pub fn retry_fixed_prompt(input: &RetryFixedInput<'_>) -> String {
 /// The first JSON object in `text` that has a `fact` key.
 fn fact_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     for (i, _) in text.match_indices('{') {
-        let mut it = serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
+        let mut it =
+            serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
         if let Some(Ok(serde_json::Value::Object(m))) = it.next()
             && m.contains_key("fact")
         {
@@ -344,12 +349,12 @@ pub fn parse_retry_fixed(text: &str, allowed: &[String]) -> Result<(String, Vec<
     let mut files = Vec::new();
     for item in items {
         let Some(p) = item.as_str().and_then(normalise_path) else {
-            return Err(format!("`files` holds {item}, which is not a repository path"));
+            return Err(format!(
+                "`files` holds {item}, which is not a repository path"
+            ));
         };
         if !allowed.contains(&p) {
-            return Err(format!(
-                "`{p}` is not among the passing commit's files"
-            ));
+            return Err(format!("`{p}` is not among the passing commit's files"));
         }
         if !files.contains(&p) {
             files.push(p);

@@ -240,9 +240,16 @@ fn after_done(
     let project = ctx.project;
     let used = crate::app::lessons::last_used(project, &ctx.feature, claim.issue);
     if let Err(e) = crate::app::lessons::renew(project, &used) {
-        tracing::warn!("issue {}: the used lessons were not renewed: {}", claim.issue, e.message);
+        tracing::warn!(
+            "issue {}: the used lessons were not renewed: {}",
+            claim.issue,
+            e.message
+        );
     }
-    let failures: Vec<String> = failure.into_iter().filter(|f| !f.trim().is_empty()).collect();
+    let failures: Vec<String> = failure
+        .into_iter()
+        .filter(|f| !f.trim().is_empty())
+        .collect();
     if retries == 0 || failures.is_empty() {
         return;
     }

@@ -3,7 +3,13 @@ use crate::config::Thresholds;
 use crate::coordination::{Proposal, decide, rank};
 use proptest::prelude::*;
 
-fn rec(issue: u32, class: &str, agents: &[&str], landed: Option<&str>, r: OutcomeResult) -> OutcomeRecord {
+fn rec(
+    issue: u32,
+    class: &str,
+    agents: &[&str],
+    landed: Option<&str>,
+    r: OutcomeResult,
+) -> OutcomeRecord {
     rec_cost(issue, class, agents, landed, r, None)
 }
 
@@ -51,7 +57,12 @@ fn the_class_is_the_first_label_then_the_size_then_default() {
     assert_eq!(class_of(&t, &[]), "default");
     t.estimated_size = Some("small".into());
     assert_eq!(class_of(&t, &[]), "small");
-    t.labels = vec!["swarm:ready".into(), "swarm".into(), "backend".into(), "api".into()];
+    t.labels = vec![
+        "swarm:ready".into(),
+        "swarm".into(),
+        "backend".into(),
+        "api".into(),
+    ];
     assert_eq!(class_of(&t, &["swarm"]), "backend");
     assert_eq!(class_of(&t, &[]), "swarm");
 }
@@ -116,7 +127,10 @@ fn the_blend_is_the_formula_rounded_half_away_from_zero() {
                 let p = (f64::from(s) + 1.0) / (f64::from(n) + 2.0);
                 let exact = (1.0 - w) * c + w * p;
                 let h = blended_hundredths(c, n, s, 5);
-                assert!((h as f64 / 100.0 - exact).abs() <= 0.005 + 1e-9, "{c} {n} {s}");
+                assert!(
+                    (h as f64 / 100.0 - exact).abs() <= 0.005 + 1e-9,
+                    "{c} {n} {s}"
+                );
             }
         }
     }
@@ -205,7 +219,13 @@ fn arb_records() -> impl Strategy<Value = Vec<OutcomeRecord>> {
         OutcomeResult::Reverted,
     ]);
     prop::collection::vec(
-        (0u32..6, classes, agents, result, prop::option::of(0u32..400)),
+        (
+            0u32..6,
+            classes,
+            agents,
+            result,
+            prop::option::of(0u32..400),
+        ),
         0..40,
     )
     .prop_map(|v| {
@@ -256,8 +276,17 @@ fn records_round_trip_and_bad_lines_are_skipped() {
     let line = serde_json::to_string(&r).unwrap();
     let v: serde_json::Value = serde_json::from_str(&line).unwrap();
     for k in [
-        "ts", "feature", "issue", "class", "mode", "agents", "landed_by", "result", "attempts",
-        "cost_usd", "minutes",
+        "ts",
+        "feature",
+        "issue",
+        "class",
+        "mode",
+        "agents",
+        "landed_by",
+        "result",
+        "attempts",
+        "cost_usd",
+        "minutes",
     ] {
         assert!(v.get(k).is_some(), "{k} in {line}");
     }

@@ -73,7 +73,7 @@ pub fn decisions(state: Option<&FeatureState>) -> Vec<DecisionRow> {
             })
         })
         .collect();
-    out.sort_by(|a, b| b.issue.cmp(&a.issue));
+    out.sort_by_key(|d| std::cmp::Reverse(d.issue));
     out
 }
 
