@@ -15,6 +15,7 @@
 #    Goal: ≥ 30 % fewer.
 #
 #   scripts/bench-learning.sh [--issues N] [--last L] [--lesson-issues M] [--seed S]
+#                             [--part all|routing|lessons]
 #
 # The binary: $SWARM_ATTACK_BIN, else target/debug/swarm-attack under $CARGO_TARGET_DIR
 # (or ./target), built with `cargo build` when missing.
@@ -24,13 +25,15 @@ issues=200
 last=150
 lesson_issues=8
 seed=7
+part=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --issues) issues=$2; shift 2 ;;
     --last) last=$2; shift 2 ;;
     --lesson-issues) lesson_issues=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
-    *) echo "usage: $0 [--issues N] [--last L] [--lesson-issues M] [--seed S]" >&2; exit 2 ;;
+    --part) part=$2; shift 2 ;;
+    *) echo "usage: $0 [--issues N] [--last L] [--lesson-issues M] [--seed S] [--part all|routing|lessons]" >&2; exit 2 ;;
   esac
 done
 [ "$last" -le "$issues" ] || last=$issues
@@ -149,6 +152,7 @@ CONFIG
 # the best single agent's expected success rate over the classes (uniform mix)
 best_single=$(printf '%s\n' "$TABLE" | awk '{ s[$1] += $3; n[$1]++ } END { b = 0; for (a in s) if (s[a] / n[a] > b) b = s[a] / n[a]; printf "%.1f\n", b }')
 
+if [ "$part" != lessons ]; then
 echo "routing: $issues issues in 4 classes, 3 agents, one attempt each; figures over the last $last"
 t0=$(date +%s)
 off=$(routing off)
@@ -162,6 +166,8 @@ echo "  best single agent (expected): $best_single %"
 awk -v on="$on_rate" -v off="$off_rate" -v best="$best_single" -v oc="$on_cost" -v fc="$off_cost" 'BEGIN {
   printf "  on - off: %+.1f points (goal ≥ +15); on vs best single: %+.1f points (goal ≥ 0); cost per success on/off: %.2f (goal ≤ 1)\n", on - off, on - best, (fc > 0 ? oc / fc : 0) }'
 echo "  ($((t1 - t0)) s)"
+fi
+[ "$part" != routing ] || exit 0
 
 # 2. lessons
 lessons_run() {
@@ -215,7 +221,7 @@ CONFIG
     i=1
     while [ "$i" -le "$lesson_issues" ]; do
       sep=","; [ "$i" -eq "$lesson_issues" ] && sep=""
-      echo "{\"order\": $i, \"title\": \"Store change $i\", \"files\": [\"src/store.rs\"]}$sep"
+      echo "{\"order\": $i, \"title\": \"Store change $i\", \"files\": [\"src/store_$i.rs\"]}$sep"
       i=$((i + 1))
     done
     echo ']}'
