@@ -96,7 +96,7 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     output of demo-agent: .swarm/runs/greeter/issue-2/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
-    2026-01-02T03:04:05.000Z  context_injected         prompt 1774 bytes, CLAUDE.md yes, 1 summaries
+    2026-01-02T03:04:05.000Z  context_injected         prompt 2045 bytes, CLAUDE.md yes, 1 summaries
     2026-01-02T03:04:05.000Z  agent_started            demo-agent started (primary)
     2026-01-02T03:04:05.000Z  agent_finished           demo-agent exited 0 after [DURATION], $0.00
     2026-01-02T03:04:05.000Z  implementation_complete  created: lib/farewell.sh, tests/test_farewell.sh; modified: -
@@ -109,7 +109,7 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     output of demo-agent: .swarm/runs/greeter/issue-3/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
-    2026-01-02T03:04:05.000Z  context_injected         prompt 1777 bytes, CLAUDE.md yes, 1 summaries
+    2026-01-02T03:04:05.000Z  context_injected         prompt 2048 bytes, CLAUDE.md yes, 1 summaries
     2026-01-02T03:04:05.000Z  agent_started            demo-agent started (primary)
     2026-01-02T03:04:05.000Z  agent_finished           demo-agent exited 0 after [DURATION], $0.00
     2026-01-02T03:04:05.000Z  implementation_complete  created: lib/shout.sh, tests/test_shout.sh; modified: -
@@ -122,7 +122,7 @@ issues: 4 (4 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     output of demo-agent: .swarm/runs/greeter/issue-4/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner demo-agent (one eligible agent (demo-agent 0.87) → SOLO demo-agent)
-    2026-01-02T03:04:05.000Z  context_injected         prompt 2348 bytes, CLAUDE.md yes, 3 summaries
+    2026-01-02T03:04:05.000Z  context_injected         prompt 2619 bytes, CLAUDE.md yes, 3 summaries
     2026-01-02T03:04:05.000Z  agent_started            demo-agent started (primary)
     2026-01-02T03:04:05.000Z  agent_finished           demo-agent exited 0 after [DURATION], $0.00
     2026-01-02T03:04:05.000Z  implementation_complete  created: bin/greeter, tests/test_cli.sh; modified: -

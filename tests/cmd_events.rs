@@ -947,7 +947,7 @@ exit: 0
      3  2026-01-02T03:04:05.000Z  agents_selected             #1  SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
      4  2026-01-02T03:04:05.000Z  issue_started               #1  attempt 1 started
      5  2026-01-02T03:04:05.000Z  agents_selected             #1  SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
-     6  2026-01-02T03:04:05.000Z  context_injected            #1  prompt 964 bytes, CLAUDE.md no, 0 summaries
+     6  2026-01-02T03:04:05.000Z  context_injected            #1  prompt 1235 bytes, CLAUDE.md no, 0 summaries
      7  2026-01-02T03:04:05.000Z  agent_started               #1  fake started (primary)
      8  2026-01-02T03:04:05.000Z  agent_finished              #1  fake exited 0 after [DURATION], $0.25
      9  2026-01-02T03:04:05.000Z  implementation_complete     #1  created: checks/t_1.sh, src/1.txt; modified: -
@@ -963,7 +963,7 @@ exit: 0
 {"ts":"2026-01-02T03:04:05.000Z","event":"agents_selected","feature":"auth","session":"20260102T030405Z-[PID]","seq":3,"issue":1,"mode":"SOLO","winner":"fake","runner_up":null,"reason":"one eligible agent (fake 0.35) → SOLO fake","proposals":[{"agent":"fake","source":"heuristic","angle":"","confidence":0.35,"covers":[],"solo_sufficient":false,"builds_on_other":false}],"preview":true}
 {"ts":"2026-01-02T03:04:05.000Z","event":"issue_started","feature":"auth","session":"20260102T030405Z-[PID]","seq":4,"issue":1,"attempt":1}
 {"ts":"2026-01-02T03:04:05.000Z","event":"agents_selected","feature":"auth","session":"20260102T030405Z-[PID]","seq":5,"issue":1,"mode":"SOLO","winner":"fake","runner_up":null,"reason":"one eligible agent (fake 0.35) → SOLO fake","proposals":[{"agent":"fake","source":"heuristic","angle":"","confidence":0.35,"covers":[],"solo_sufficient":false,"builds_on_other":false}]}
-{"ts":"2026-01-02T03:04:05.000Z","event":"context_injected","feature":"auth","session":"20260102T030405Z-[PID]","seq":6,"issue":1,"has_claude_md":false,"summaries_count":0,"prompt_bytes":964,"truncated":[]}
+{"ts":"2026-01-02T03:04:05.000Z","event":"context_injected","feature":"auth","session":"20260102T030405Z-[PID]","seq":6,"issue":1,"has_claude_md":false,"summaries_count":0,"prompt_bytes":1235,"truncated":[]}
 {"ts":"2026-01-02T03:04:05.000Z","event":"agent_started","feature":"auth","session":"20260102T030405Z-[PID]","seq":7,"issue":1,"agent":"fake","role":"primary"}
 {"ts":"2026-01-02T03:04:05.000Z","event":"agent_finished","feature":"auth","session":"20260102T030405Z-[PID]","seq":8,"issue":1,"agent":"fake","exit_code":0,"duration_ms":[DURATION],"timed_out":false,"cost_usd":0.25,"tokens_in":null,"tokens_out":null,"tokens_cached":null,"turns":null,"session_id":null,"error_kind":null,"permission_denials":0,"output":".swarm/runs/auth/issue-1/attempt-1/agent.stdout"}
 {"ts":"2026-01-02T03:04:05.000Z","event":"implementation_complete","feature":"auth","session":"20260102T030405Z-[PID]","seq":9,"issue":1,"files_created":["checks/t_1.sh","src/1.txt"],"files_modified":[]}
@@ -983,7 +983,7 @@ issues: 1 (1 done, 0 blocked, 0 skipped, 0 in progress, 0 ready, 0 not started);
     output of fake: .swarm/runs/auth/issue-1/attempt-1/agent.stdout
     2026-01-02T03:04:05.000Z  issue_started            attempt 1 started
     2026-01-02T03:04:05.000Z  agents_selected          SOLO — winner fake (one eligible agent (fake 0.35) → SOLO fake)
-    2026-01-02T03:04:05.000Z  context_injected         prompt 964 bytes, CLAUDE.md no, 0 summaries
+    2026-01-02T03:04:05.000Z  context_injected         prompt 1235 bytes, CLAUDE.md no, 0 summaries
     2026-01-02T03:04:05.000Z  agent_started            fake started (primary)
     2026-01-02T03:04:05.000Z  agent_finished           fake exited 0 after [DURATION], $0.25
     2026-01-02T03:04:05.000Z  implementation_complete  created: checks/t_1.sh, src/1.txt; modified: -

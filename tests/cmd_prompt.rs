@@ -300,6 +300,8 @@ You are `claude`, implementing issue #2 of feature `auth` as described in the Or
 
 Work in the current directory (your own git worktree). Keep the change focused on this issue and reuse what completed issues already provide. You do not need to commit: swarm-attack runs the tests and commits your change.
 
+You may end your final message with one JSON object `{"handoff": {"decisions": [...], "open_questions": [...], "risks": [...]}}` (strings; at most 10 each, 300 characters each) to pass the decisions you took, open questions and risks on to later issues of this feature.
+
 ## Acceptance Criteria
 
 - [ ] login returns a token

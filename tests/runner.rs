@@ -30,6 +30,8 @@ mod cmd_greenlight;
 mod cmd_init;
 mod cmd_init_journey;
 mod cmd_init_setup;
+mod cmd_learning;
+mod cmd_lessons;
 mod cmd_matrix;
 mod cmd_plan;
 mod cmd_prompt;

@@ -89,6 +89,7 @@ fn heuristic_proposal(agent: &AgentConfig, task: &Task, source: String) -> Named
         agent: agent.name.clone(),
         source,
         proposal: heuristic::propose(agent, &issue),
+        learned: None,
     }
 }
 
@@ -141,6 +142,7 @@ fn llm_proposal(
             agent: agent.name.clone(),
             source: SOURCE_LLM.into(),
             proposal,
+            learned: None,
         },
         Err(why) => {
             let why = one_line(&why, 200);
@@ -196,7 +198,8 @@ pub fn proposals_for_task(project: &Project, feature: &str, task: &Task) -> Vec<
 /// The coordination decision for `task` (never fails: fail-open to SOLO with the first
 /// configured agent when there are no proposals).
 pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decision {
-    let proposals = proposals_for_task(project, feature, task);
+    let mut proposals = proposals_for_task(project, feature, task);
+    learn(project, task, &mut proposals);
     let fallback = project
         .config
         .agents
@@ -208,6 +211,22 @@ pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decisio
         &project.config.coordination.thresholds,
         fallback,
     )
+}
+
+/// With `coordination.learn: on`, blends each proposal with the agent's recorded outcomes
+/// in the task's class (SPEC §13.6): the same outcomes file gives `plan` and `run` the same
+/// decision. Without outcomes, nothing changes.
+pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
+    let c = &project.config.coordination;
+    if !c.learn {
+        return;
+    }
+    let stats = crate::app::outcomes::stats(&project.paths);
+    if stats.by.is_empty() {
+        return;
+    }
+    let class = crate::app::outcomes::class_of(&project.config, task);
+    crate::core::outcomes::apply(proposals, &class, &stats, c.learn_prior);
 }
 
 /// Decisions for the given tasks, in the given order.

@@ -2,7 +2,8 @@
 //! transaction (lock → load → change → write only if changed → append events → release the
 //! lock → run the finish hook).
 //!
-//! This is the bottom of `app`: it imports no other `app` module but the leaf `ledger`. The git sync that most
+//! This is the bottom of `app`: it imports no other `app` module but the leaves `ledger` and
+//! `outcomes`. The git sync that most
 //! transactions start with is [`crate::app::sync::open_synced`]; the finish hook that mirrors
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
@@ -375,6 +376,15 @@ impl FeatureTxn<'_> {
                 &mut self.state,
             );
         }
+        // the issues these events ended: their outcome records (learning, SPEC §13.6)
+        crate::app::outcomes::record(
+            &self.project.paths,
+            &self.project.config,
+            &self.feature,
+            &self.state,
+            &events,
+            &now,
+        );
         let state = std::mem::replace(&mut self.state, FeatureState::new("", ""));
         let (wrote, state) =
             state_store::save_if_changed(&self.lock, &path, self.old.as_deref(), state, &now)?;

@@ -10,6 +10,7 @@ use crate::app::project::Project;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
+use crate::core::handoff::DoneHandoff;
 use crate::core::prompt::{
     self, ContextPack, DoneIssue, GITHUB_ASSOCIATION_KEY, GITHUB_AUTHOR_KEY, GithubAuthor,
     Instructions, IssueInput, RegistryFile, TestCommands, sections::INSTRUCTION_FILES,
@@ -40,11 +41,13 @@ pub struct PromptRequest {
     pub previous_failures: Vec<String>,
 }
 
-/// A built prompt and its `context_injected` event.
+/// A built prompt, its `context_injected` event, and the `lessons_used` event when it holds
+/// lessons.
 #[derive(Debug, Clone)]
 pub struct BuiltPrompt {
     pub text: String,
     pub event: Event,
+    pub lessons_used: Option<Event>,
 }
 
 /// Builds the prompt for `req` from the project files and `state`.
@@ -65,9 +68,12 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
         truncated: built.truncated,
         preview: false,
     };
+    let lessons_used =
+        crate::app::lessons::used_event(req.issue, req.attempt.max(1), &pack.lessons);
     BuiltPrompt {
         text: built.text,
         event,
+        lessons_used,
     }
 }
 
@@ -178,6 +184,24 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
         .filter_map(|t| task_commit(t).map(str::to_string))
         .collect();
     let times = commit_info::commit_times(&project.root, &shas);
+    // the handoffs of DONE issues, newest first (as the summaries: commit time, then number)
+    let mut handoffs: Vec<(Option<i64>, DoneHandoff)> = done_tasks
+        .iter()
+        .filter_map(|t| {
+            let h = t.handoff.clone().filter(|h| !h.is_empty())?;
+            Some((
+                task_commit(t).and_then(|c| times.get(c).copied()),
+                DoneHandoff {
+                    issue: t.issue_number,
+                    title: t.title.clone(),
+                    handoff: h,
+                },
+            ))
+        })
+        .collect();
+    handoffs.sort_by(|(ta, a), (tb, b)| {
+        (tb.is_some(), tb.unwrap_or(0), b.issue).cmp(&(ta.is_some(), ta.unwrap_or(0), a.issue))
+    });
     let done = done_tasks
         .iter()
         .map(|t| DoneIssue {
@@ -222,6 +246,10 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
             issue_command: config.tests.issue_command.clone(),
         },
         max_prompt_tokens: config.context.max_prompt_tokens,
+        lessons: task
+            .map(|t| crate::app::lessons::select_for(project, t))
+            .unwrap_or_default(),
+        handoffs: handoffs.into_iter().map(|(_, h)| h).collect(),
     }
 }
 

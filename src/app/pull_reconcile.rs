@@ -3,8 +3,9 @@
 //! A merged pull request needs nothing more here — its commit makes the task DONE through
 //! the git rule once the merge is in the synced history (merge commit, squash and rebase
 //! all keep the rule-1 subject or the trailers). A pull request closed unmerged returns an
-//! IN_REVIEW task to READY, with the reason (and the reviewer's last comment) fed into the
-//! next attempt's prompt. With `git.stack`, the open pull requests stacked on a merged
+//! IN_REVIEW task to READY, with the reason (and the last comment by a user with write
+//! access) fed into the next attempt's prompt, and that comment recorded as a `pr_feedback`
+//! lesson (docs/learning.md). With `git.stack`, the open pull requests stacked on a merged
 //! one's branch are retargeted to `git.base_branch` (GitHub does this by itself only when
 //! the merged branch is deleted; a stacked pull request left on a merged branch would merge
 //! into that branch, not the base).
@@ -55,16 +56,20 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
         if info.state != "closed" {
             continue;
         }
-        let reviewer = if info.merged {
+        let comments = if info.merged {
+            Vec::new()
+        } else {
+            api.list_comments(pr).unwrap_or_default()
+        };
+        // the last comment by a user with write access: fed to the next attempt, and a
+        // `pr_feedback` lesson (SPEC §13.7); a comment by anyone else is neither
+        let writer = if info.merged {
             None
         } else {
-            api.list_comments(pr).ok().and_then(|cs| {
-                cs.into_iter()
-                    .rev()
-                    .find(|c| !is_status_comment(&c.body) && !c.body.trim().is_empty())
-                    .map(|c| neutralise(c.body.trim()))
-            })
+            writer_feedback(&mut api, &comments, &project.config.github.bot_login)
         };
+        let reviewer = writer.as_ref().map(|(_, body)| neutralise(body));
+        let feedback = writer.filter(|_| project.config.lessons.enabled);
         if info.merged && project.config.git.stack {
             retarget_stacked(
                 &mut api,
@@ -73,19 +78,23 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
                 &project.config.git.base_branch,
             )?;
         }
-        ended.push((issue, pr, info.merged, reviewer));
+        ended.push((issue, pr, info.merged, reviewer, feedback));
     }
     if ended.is_empty() {
         return Ok(Vec::new());
     }
     let mut txn = project.begin(feature)?;
     let mut out = Vec::new();
-    for (issue, pr, merged, reviewer) in ended {
+    let mut lessons = Vec::new();
+    for (issue, pr, merged, reviewer, feedback) in ended {
         let Some(t) = txn.state.task_mut(issue) else {
             continue;
         };
         if t.pull_request != Some(pr) || t.pull_request_state.is_some() {
             continue;
+        }
+        if let Some((author, body)) = feedback {
+            lessons.push((t.clone(), pr, author, body));
         }
         t.pull_request_state = Some(if merged { "merged" } else { "closed" }.into());
         if !merged && t.stage == Stage::InReview {
@@ -100,7 +109,45 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
     }
     readiness::recompute(&mut txn.state);
     txn.commit()?;
+    for (task, pr, author, body) in lessons {
+        match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {
+            Ok(l) => tracing::info!("pull request #{pr}: lesson {} recorded (pr_feedback)", l.id),
+            Err(e) => crate::io::notice::warn(&format!(
+                "pull request #{pr}: the reviewer's comment was not recorded as a lesson: {}",
+                e.message
+            )),
+        }
+    }
     Ok(out)
+}
+
+/// The last comment (author, text) on a closed pull request written by a user with write
+/// access: `author_association` OWNER, MEMBER or COLLABORATOR, or else a permission of
+/// write, maintain or admin (SPEC §8.1). The tool's own comments (status comments, its bot)
+/// are not feedback; a comment whose author's access cannot be read is never trusted.
+fn writer_feedback(
+    api: &mut Api,
+    comments: &[crate::io::github::api::CommentInfo],
+    bot_login: &str,
+) -> Option<(String, String)> {
+    use crate::core::prompt::sanitize::is_trusted_association;
+    for c in comments.iter().rev() {
+        if is_status_comment(&c.body)
+            || c.body.trim().is_empty()
+            || c.author.is_empty()
+            || c.author.eq_ignore_ascii_case(bot_login)
+        {
+            continue;
+        }
+        let writer = is_trusted_association(&c.association)
+            || api
+                .permission(&c.author)
+                .is_ok_and(|p| crate::core::action::permission_grants_write(&p));
+        if writer {
+            return Some((c.author.clone(), c.body.trim().to_string()));
+        }
+    }
+    None
 }
 
 /// Retargets the open pull requests based on `merged_branch` to `base` (before the merge is

@@ -57,6 +57,8 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
         format!("{}/{r}", server.trim_end_matches('/'))
     });
     let mut report = builder.finish(state.as_ref(), repo_url.as_deref());
+    report.learned =
+        crate::core::report::learning::rows(&crate::app::outcomes::stats(&project.paths));
     let limits = project.config.budgets;
     if limits != Default::default() {
         report.limits = Some(limits);

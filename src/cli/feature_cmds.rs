@@ -332,6 +332,17 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 format!("  [{why}]")
             }
         );
+        if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
+            for (what, items) in [
+                ("decision", &h.decisions),
+                ("open question", &h.open_questions),
+                ("risk", &h.risks),
+            ] {
+                for i in items {
+                    crate::outln!("        {what}: {i}");
+                }
+            }
+        }
     }
 }
 
@@ -364,6 +375,9 @@ struct TaskView<'a> {
     blocked_reason: &'a Option<String>,
     retries: u32,
     summary: Option<&'a str>,
+    /// The handoff the issue's agent left (SPEC §13.7); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handoff: Option<&'a crate::core::handoff::Handoff>,
     missing_from_issues: bool,
     /// The specify gate's kept score (SPEC §13.8), when the issue was scored.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -397,6 +411,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
                 blocked_reason: &t.blocked_reason,
                 retries: t.retries,
                 summary: t.summary(),
+                handoff: t.handoff.as_ref(),
                 missing_from_issues: t.missing_from_issues,
                 specify: t.specify.as_ref(),
                 budget: None,

@@ -9,6 +9,7 @@ pub mod events;
 pub mod feature_cmds;
 pub mod github;
 pub mod help_text;
+pub mod lessons;
 pub mod matrix;
 pub mod output;
 pub mod plan;
@@ -147,6 +148,8 @@ pub enum Command {
     Github(github::GithubCommand),
     /// Print the dispatchable issues as a GitHub Actions matrix (fan-out over runners).
     Matrix(matrix::MatrixArgs),
+    /// List, add or forget lessons: verified facts from earlier work shown in prompts.
+    Lessons(lessons::LessonsArgs),
     /// The GitHub Action entry point.
     Action(action::ActionArgs),
     /// Build a throw-away example repository and run the main job on it, offline.
@@ -221,6 +224,7 @@ pub fn dispatch(cli: Cli) -> CmdResult<u8> {
         Command::Report(a) => report::report(g, a),
         Command::Github(c) => github::github(g, c),
         Command::Matrix(a) => matrix::matrix(g, a),
+        Command::Lessons(a) => lessons::lessons(g, a),
         Command::Action(a) => action::run(g, a),
         Command::Demo(a) => demo::demo(g, a),
         Command::Completions { shell } => completions::completions(shell),

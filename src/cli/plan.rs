@@ -176,8 +176,27 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             } else {
                 format!("  [{}]", flags.join(", "))
             };
+            let learned = np
+                .learned
+                .as_ref()
+                .map(|l| {
+                    let cost = l
+                        .mean_cost
+                        .map(|c| format!(", ${c:.4} per success"))
+                        .unwrap_or_default();
+                    format!(
+                        "  learned ({}): n {}, s {}, p {:.2}, w {:.2}, was {}{cost}",
+                        l.class,
+                        l.n,
+                        l.s,
+                        l.p,
+                        l.w,
+                        fmt_h(hundredths(l.confidence_before))
+                    )
+                })
+                .unwrap_or_default();
             crate::outln!(
-                "        {:<width$}  {}  {}{covers}{flags}",
+                "        {:<width$}  {}  {}{covers}{flags}{learned}",
                 np.agent,
                 fmt_h(hundredths(pr.confidence)),
                 np.source

@@ -18,6 +18,7 @@ pub mod history_pack;
 pub mod history_seen;
 pub mod interrupt;
 pub mod issues_file;
+pub mod jsonl;
 pub mod llm;
 pub mod lock;
 pub mod notice;

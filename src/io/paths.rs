@@ -45,6 +45,14 @@ impl Paths {
             .join("github")
             .join(format!("{feature}.lock"))
     }
+    /// `.swarm/outcomes.jsonl`: how issues of every feature ended (SPEC §13.6).
+    pub fn outcomes_file(&self) -> PathBuf {
+        self.swarm_dir.join("outcomes.jsonl")
+    }
+    /// The lock every change of the lessons file holds.
+    pub fn lessons_lock(&self) -> PathBuf {
+        self.locks_dir().join("lessons.lock")
+    }
     pub fn cache_dir(&self) -> PathBuf {
         self.swarm_dir.join("cache")
     }

@@ -14,6 +14,8 @@ pub struct Config {
     pub agents: Vec<AgentConfig>,
     pub llm: LlmConfig,
     pub context: ContextConfig,
+    /// Lessons from verified outcomes (SPEC §13.7; docs/learning.md).
+    pub lessons: LessonsConfig,
     pub tests: TestsConfig,
     pub sessions: SessionsConfig,
     pub git: GitConfig,
@@ -64,6 +66,7 @@ impl Default for Config {
             agents: vec![AgentConfig::default()],
             llm: LlmConfig::default(),
             context: ContextConfig::default(),
+            lessons: LessonsConfig::default(),
             tests: TestsConfig::default(),
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
@@ -148,6 +151,11 @@ pub struct CoordinationConfig {
     pub proposal_source: ProposalSource,
     pub thresholds: Thresholds,
     pub join: JoinStrategy,
+    /// `learn: on`: blend each proposal's confidence with the agent's recorded outcomes in
+    /// the class (SPEC §13.6; `on`/`off` in config.yaml).
+    pub learn: bool,
+    /// The prior weight of the blend (`w = n / (n + learn_prior)`).
+    pub learn_prior: u32,
     pub synthesis_wait_seconds: u64,
 }
 
@@ -162,6 +170,8 @@ impl Default for CoordinationConfig {
             proposal_source: ProposalSource::Heuristic,
             thresholds: Thresholds::default(),
             join: JoinStrategy::First,
+            learn: false,
+            learn_prior: 5,
             synthesis_wait_seconds: 15,
         }
     }
@@ -270,6 +280,31 @@ impl Default for ContextConfig {
     fn default() -> Self {
         ContextConfig {
             max_prompt_tokens: 15000,
+        }
+    }
+}
+
+/// `lessons`: verified facts from earlier work, shown in prompts (SPEC §13.7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LessonsConfig {
+    pub enabled: bool,
+    /// The lessons file, relative to the repository root.
+    pub path: String,
+    /// The most lessons one prompt holds.
+    pub max: u32,
+    /// A lesson not verified (created, or renewed by a passing attempt that used it) for
+    /// this many days is not used.
+    pub ttl_days: u64,
+}
+
+impl Default for LessonsConfig {
+    fn default() -> Self {
+        LessonsConfig {
+            enabled: true,
+            path: ".swarm/lessons.jsonl".into(),
+            max: 5,
+            ttl_days: 60,
         }
     }
 }

@@ -62,6 +62,10 @@ pub struct NamedProposal {
     pub source: String,
     #[serde(flatten)]
     pub proposal: Proposal,
+    /// Set when learning from outcomes changed the confidence (SPEC §13.6,
+    /// `coordination.learn: on`): the statistics and the confidence before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned: Option<crate::outcomes::Learned>,
 }
 
 /// The decision for one issue.
@@ -183,7 +187,15 @@ fn rank_cmp(x: &NamedProposal, y: &NamedProposal) -> Ordering {
         .then_with(|| x.proposal.builds_on_other.cmp(&y.proposal.builds_on_other))
 }
 
-/// The proposals clamped and ranked (confidence desc, name asc).
+/// The most two learned confidences may differ, in hundredths, for the lower mean cost per
+/// success to rank first (SPEC §13.6).
+pub const COST_TIE_HUNDREDTHS: i64 = 5;
+
+/// The proposals clamped and ranked (confidence desc, name asc). With learning (proposals
+/// carrying [`crate::outcomes::Learned`] with a mean cost per success), two neighbours whose
+/// confidences are within 0.05 are swapped when the second has the lower mean cost per
+/// success, until no such pair is left (each swap removes one cost inversion, so this
+/// ends; the result depends only on the proposals, never on their input order).
 pub fn rank(proposals: &[NamedProposal]) -> Vec<NamedProposal> {
     let mut ranked: Vec<NamedProposal> = proposals
         .iter()
@@ -194,12 +206,59 @@ pub fn rank(proposals: &[NamedProposal]) -> Vec<NamedProposal> {
         })
         .collect();
     ranked.sort_by(rank_cmp);
-    ranked
+    let cost = |p: &NamedProposal| p.learned.as_ref().and_then(|l| l.mean_cost);
+    loop {
+        let mut swapped = false;
+        for i in 1..ranked.len() {
+            let (x, y) = (&ranked[i - 1], &ranked[i]);
+            if let (Some(cx), Some(cy)) = (cost(x), cost(y))
+                && (hundredths(x.proposal.confidence) - hundredths(y.proposal.confidence)).abs()
+                    <= COST_TIE_HUNDREDTHS
+                && cy < cx
+            {
+                ranked.swap(i - 1, i);
+                swapped = true;
+            }
+        }
+        if !swapped {
+            return ranked;
+        }
+    }
+}
+
+/// Says why the first two ranked proposals are not in confidence order: the cost tie-break.
+fn cost_tie_note(ranked: &[NamedProposal]) -> Option<String> {
+    let [a, b, ..] = ranked else {
+        return None;
+    };
+    if rank_cmp(a, b) != Ordering::Greater {
+        return None;
+    }
+    let (ca, cb) = (
+        a.learned.as_ref()?.mean_cost?,
+        b.learned.as_ref()?.mean_cost?,
+    );
+    Some(format!(
+        "; cost tie-break: {} (${ca:.4} per success) ranks before {} (${cb:.4} per success), confidences within 0.05",
+        a.agent, b.agent
+    ))
 }
 
 /// Decides who works on an issue from the proposals (SPEC §6). `fallback_agent` is used
 /// when there are no proposals at all (fail-open: SOLO with the first configured agent).
 pub fn decide(
+    proposals: &[NamedProposal],
+    thresholds: &Thresholds,
+    fallback_agent: &str,
+) -> Decision {
+    let mut d = decide_ranked(proposals, thresholds, fallback_agent);
+    if let Some(note) = cost_tie_note(&d.proposals) {
+        d.reason.push_str(&note);
+    }
+    d
+}
+
+fn decide_ranked(
     proposals: &[NamedProposal],
     thresholds: &Thresholds,
     fallback_agent: &str,

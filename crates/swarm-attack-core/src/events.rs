@@ -153,6 +153,12 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         convergence: Option<Value>,
     },
+    /// The lessons a prompt held (SPEC §13.7), by id.
+    LessonsUsed {
+        issue: u32,
+        attempt: u32,
+        ids: Vec<String>,
+    },
     IssueSkipped {
         issue: u32,
         blocking_issue: Option<u32>,
@@ -257,6 +263,7 @@ impl Event {
         "retry_started",
         "issue_blocked",
         "issue_done",
+        "lessons_used",
         "issue_skipped",
         "issue_unblocked",
         "state_reverted",
@@ -290,6 +297,7 @@ impl Event {
             Event::RetryStarted { .. } => "retry_started",
             Event::IssueBlocked { .. } => "issue_blocked",
             Event::IssueDone { .. } => "issue_done",
+            Event::LessonsUsed { .. } => "lessons_used",
             Event::IssueSkipped { .. } => "issue_skipped",
             Event::IssueUnblocked { .. } => "issue_unblocked",
             Event::StateReverted { .. } => "state_reverted",
@@ -328,6 +336,7 @@ impl Event {
             | Event::RetryStarted { issue, .. }
             | Event::IssueBlocked { issue, .. }
             | Event::IssueDone { issue, .. }
+            | Event::LessonsUsed { issue, .. }
             | Event::IssueSkipped { issue, .. }
             | Event::IssueUnblocked { issue }
             | Event::StateReverted { issue, .. }
@@ -456,6 +465,11 @@ mod tests {
                 cost_usd: Some(0.5),
                 summary: Some("added a".into()),
                 convergence: Some(json!({"join": "first", "winner": "claude"})),
+            },
+            Event::LessonsUsed {
+                issue: 2,
+                attempt: 1,
+                ids: vec!["L0000abcd".into()],
             },
             Event::IssueSkipped {
                 issue: 2,

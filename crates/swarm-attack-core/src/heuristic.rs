@@ -245,6 +245,7 @@ mod tests {
                 agent: a.name.clone(),
                 source: "heuristic".into(),
                 proposal: propose(a, &issue),
+                learned: None,
             })
             .collect();
         (decide(&ps, &Thresholds::default(), "backend"), ps)

@@ -148,6 +148,9 @@ pub struct Task {
     /// The specify gate's score of the issue text (SPEC §13.8), kept per version of the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specify: Option<crate::gates::specify::SpecifyRecord>,
+    /// What the agent whose work landed left for later issues (SPEC §13.7), neutralised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<crate::handoff::Handoff>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -189,6 +192,7 @@ impl Task {
             pull_request: None,
             pull_request_state: None,
             specify: None,
+            handoff: None,
             extra: Map::new(),
         }
     }

@@ -197,6 +197,7 @@ fn decision(mode: Mode) -> Decision {
             solo_sufficient: false,
             builds_on_other: true,
         },
+        learned: None,
     };
     Decision {
         mode,

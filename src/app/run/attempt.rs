@@ -62,6 +62,8 @@ pub struct Passed {
     pub cost_usd: Option<f64>,
     /// Events the caller appends with the attempt's record (`verification_passed`).
     pub pending_events: Vec<Event>,
+    /// The handoff the agent's final text ended with (SPEC §13.7), neutralised.
+    pub handoff: Option<crate::core::handoff::Handoff>,
 }
 
 /// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.
@@ -419,6 +421,10 @@ pub fn run_attempt(
             tests_passed: v.counts.passed,
             cost_usd: cost,
             pending_events: pending,
+            // the final text: a preset's result text, a custom agent's stdout
+            handoff: crate::core::handoff::parse(&crate::core::agent_report::unwrap_text(
+                &outcome.stdout,
+            )),
         }),
     ))
 }

@@ -132,6 +132,8 @@ pub(super) fn finish_done(
     if landing == crate::core::config::Landing::Pr {
         return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
     }
+    // what the landed attempt followed: its failures (for a `retry_fixed` lesson)
+    let mut followed: Option<(u32, u32, Option<String>)> = None;
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());
         // the task's cost (in `issue_done`) holds this attempt's agents
@@ -195,6 +197,10 @@ pub(super) fn finish_done(
                 if !t.evidence.contains(&ev) {
                     t.evidence.push(ev);
                 }
+                if p.handoff.is_some() {
+                    t.handoff = p.handoff.clone();
+                }
+                followed = Some((t.attempts, t.retries, t.last_failure.clone()));
                 let cost = t.cost_usd;
                 let done_event = t
                     .done(Some(commit.clone()), cost, convergence.clone())
@@ -214,5 +220,57 @@ pub(super) fn finish_done(
         }
     })?;
     land::clear_landing_marker(ctx, issue);
+    if let (Some(Outcome::Done { commit, .. }), Some((attempt, retries, failure))) =
+        (&outcome, followed)
+    {
+        after_done(ctx, claim, p, commit, attempt, retries, failure);
+    }
     Ok(outcome)
+}
+
+/// Learning from a landed attempt (SPEC §13.7), best effort and outside the feature lock:
+/// the lessons the attempt used are renewed, and an issue that passed after failed
+/// attempts may leave a `retry_fixed` lesson.
+fn after_done(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    p: &attempt::Passed,
+    commit: &str,
+    attempt: u32,
+    retries: u32,
+    failure: Option<String>,
+) {
+    let project = ctx.project;
+    let used = crate::app::lessons::last_used(project, &ctx.feature, claim.issue);
+    if let Err(e) = crate::app::lessons::renew(project, &used) {
+        tracing::warn!(
+            "issue {}: the used lessons were not renewed: {}",
+            claim.issue,
+            e.message
+        );
+    }
+    let failures: Vec<String> = failure
+        .into_iter()
+        .filter(|f| !f.trim().is_empty())
+        .collect();
+    if retries == 0 || failures.is_empty() {
+        return;
+    }
+    let mut files = p.files_created.clone();
+    files.extend(p.files_modified.iter().cloned());
+    let r = crate::app::lessons::RetryFixed {
+        feature: &ctx.feature,
+        task: &claim.task,
+        attempt: attempt.max(2),
+        failures: &failures,
+        commit,
+        files: &files,
+    };
+    match crate::app::lessons::retry_fixed(project, &r) {
+        Ok(l) => ctx.report(Progress::Notice(format!(
+            "issue #{}: lesson {} recorded (retry_fixed)",
+            claim.issue, l.id
+        ))),
+        Err(why) => tracing::info!("issue {}: no retry_fixed lesson: {why}", claim.issue),
+    }
 }

@@ -415,6 +415,7 @@ fn solo_attempt(
                 .into_iter()
                 .chain(st.fallback.take())
                 .chain([built.event])
+                .chain(built.lessons_used)
                 .collect(),
         },
     )?;

@@ -148,6 +148,9 @@ pub fn finish_in_review(
             .review(opened.pr, opened.branch.clone())
             .map_err(|e| CommandError::internal(e.to_string()))?;
         t.last_mode = Some(mode.to_string());
+        if p.handoff.is_some() {
+            t.handoff = p.handoff.clone();
+        }
         t.outputs.files_created = p.files_created.clone();
         t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
         t.completion_summary = done.completion_summary.clone();

@@ -13,6 +13,8 @@ use super::validate::Rule;
 /// The type (and value rule) of one key.
 pub enum Ty {
     Bool,
+    /// `on` or `off` (also `true` / `false`), read as a boolean.
+    OnOff,
     Str(Rule),
     /// A string, or `null` for "not set".
     OptStr(Rule),
@@ -85,6 +87,15 @@ pub static COORDINATION: Section = Section {
         f("proposal_source", Ty::Enum(&["heuristic", "llm"])),
         f("thresholds", Ty::Section(&THRESHOLDS)),
         f("join", Ty::Enum(&["first", "all"])),
+        f("learn", Ty::OnOff),
+        f(
+            "learn_prior",
+            Ty::Uint {
+                min: 0,
+                max: 1_000_000,
+                unit: "outcomes",
+            },
+        ),
         f(
             "synthesis_wait_seconds",
             Ty::Uint {
@@ -172,6 +183,31 @@ pub static CONTEXT: Section = Section {
             unit: "tokens",
         },
     )],
+    required: &[],
+    legacy: &[],
+};
+
+pub static LESSONS: Section = Section {
+    fields: &[
+        f("enabled", Ty::Bool),
+        f("path", Ty::Str(Rule::NonEmpty)),
+        f(
+            "max",
+            Ty::Uint {
+                min: 0,
+                max: 1000,
+                unit: "lessons",
+            },
+        ),
+        f(
+            "ttl_days",
+            Ty::Uint {
+                min: 1,
+                max: 36_500,
+                unit: "days",
+            },
+        ),
+    ],
     required: &[],
     legacy: &[],
 };
@@ -416,6 +452,7 @@ pub static ROOT: Section = Section {
         f("agents", Ty::Agents),
         f("llm", Ty::Section(&LLM)),
         f("context", Ty::Section(&CONTEXT)),
+        f("lessons", Ty::Section(&LESSONS)),
         f("tests", Ty::Section(&TESTS)),
         f("sessions", Ty::Section(&SESSIONS)),
         f("git", Ty::Section(&GIT)),
@@ -447,11 +484,12 @@ pub static ROOT: Section = Section {
 pub fn expected(ty: &Ty) -> String {
     match ty {
         Ty::Bool => "`true` or `false`".into(),
+        Ty::OnOff => "`on` or `off`".into(),
         Ty::Str(_) => "a string".into(),
         Ty::OptStr(_) => "a string (or `null`)".into(),
         Ty::Uint { min, unit, .. } => {
             let unit = match *unit {
-                "retries" | "failures" | "tokens" | "points" => String::new(),
+                "retries" | "failures" | "tokens" | "points" | "outcomes" | "lessons" => String::new(),
                 u => format!(" of {u}"),
             };
             format!("a whole number{unit} ≥ {min}")

@@ -112,6 +112,8 @@ coordination:
   proposal_source: llm
   thresholds: {confidence_gap: 0.1, angle_overlap: 1, high_confidence: 0, low_confidence: 0.2, synthesis_confidence: 0.9}
   join: all
+  learn: on
+  learn_prior: 2
   synthesis_wait_seconds: 0
 agents:
   - name: a
@@ -125,6 +127,7 @@ agents:
     command: [b]
 llm: {command: [llm, -p], timeout_seconds: 9}
 context: {max_prompt_tokens: 1}
+lessons: {enabled: false, path: l.jsonl, max: 2, ttl_days: 9}
 tests: {command: "make test", timeout_seconds: 3, issue_command: "pytest {test_file}"}
 sessions: {max_implementation_retries: 0, stale_timeout_minutes: 2, lock_timeout_seconds: 0, max_consecutive_agent_failures: 4}
 git: {base_branch: trunk, sync_refs: [HEAD, origin/trunk], done_patterns: ['(?P<feature>\w+)#(?P<issue>\d+)'], worktrees_root: wt}
@@ -152,6 +155,17 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
     );
     assert_eq!(c.coordination.join, JoinStrategy::All);
     assert_eq!(c.coordination.synthesis_wait_seconds, 0);
+    assert!(c.coordination.learn);
+    assert_eq!(c.coordination.learn_prior, 2);
+    assert_eq!(
+        c.lessons,
+        crate::core::config::LessonsConfig {
+            enabled: false,
+            path: "l.jsonl".into(),
+            max: 2,
+            ttl_days: 9
+        }
+    );
     assert_eq!(
         c.agents[0],
         AgentConfig {

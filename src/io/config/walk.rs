@@ -154,6 +154,8 @@ impl Walker<'_> {
     fn value(&mut self, path: &str, node: &Node, ty: &'static Ty) -> Result<Json, CommandError> {
         match (ty, &node.value) {
             (Ty::Bool, Value::Bool(b)) => Ok(Json::Bool(*b)),
+            (Ty::OnOff, Value::Bool(b)) => Ok(Json::Bool(*b)),
+            (Ty::OnOff, Value::Str(s)) if s == "on" || s == "off" => Ok(Json::Bool(s == "on")),
             (Ty::Str(rule) | Ty::OptStr(rule), Value::Str(s)) => {
                 self.rule(path, node, rule, s)?;
                 Ok(Json::String(s.clone()))

@@ -319,3 +319,23 @@ pub fn commit_times(root: &Path, shas: &[String]) -> BTreeMap<String, i64> {
     remember(found);
     out
 }
+
+/// Which of `paths` exist (as files or links) in the tree of `rev`; `None` when git cannot
+/// tell (no such commit, no repository).
+pub fn paths_at(
+    root: &Path,
+    rev: &str,
+    paths: &[String],
+) -> Option<std::collections::BTreeSet<String>> {
+    let mut out = std::collections::BTreeSet::new();
+    if paths.is_empty() {
+        return Some(out);
+    }
+    let mut args: Vec<&str> = vec!["ls-tree", "-z", "--name-only", "--full-tree", rev, "--"];
+    args.extend(paths.iter().map(String::as_str));
+    let (bytes, _) = git(root, &args, 4 << 20)?;
+    for name in bytes.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        out.insert(String::from_utf8_lossy(name).into_owned());
+    }
+    Some(out)
+}

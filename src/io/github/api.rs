@@ -43,6 +43,10 @@ impl IssueInfo {
 pub struct CommentInfo {
     pub id: u64,
     pub body: String,
+    /// The commenter's login (`user.login`).
+    pub author: String,
+    /// GitHub's `author_association` of the commenter (`OWNER`, `NONE`, ...).
+    pub association: String,
 }
 
 /// A conditional read's answer.
@@ -224,6 +228,11 @@ impl Api {
             .map(|c| CommentInfo {
                 id: c["id"].as_u64().unwrap_or(0),
                 body: c["body"].as_str().unwrap_or_default().to_string(),
+                author: c["user"]["login"].as_str().unwrap_or_default().to_string(),
+                association: c["author_association"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
             })
             .collect())
     }

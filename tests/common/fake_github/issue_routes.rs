@@ -70,6 +70,7 @@ impl World {
                     issue: number,
                     body: input["body"].as_str().unwrap_or_default().to_string(),
                     login: "swarm-bot".into(),
+                    association: "OWNER".into(),
                     created_at: now.clone(),
                     updated_at: now.clone(),
                 };

@@ -268,6 +268,12 @@ impl FakeGithub {
     }
 
     pub fn add_comment(&self, issue: u64, body: &str, login: &str) -> u64 {
+        self.add_comment_as(issue, body, login, "OWNER")
+    }
+
+    /// A comment by `login` whose `author_association` is `association` (`NONE`,
+    /// `CONTRIBUTOR`, `MEMBER`, ...).
+    pub fn add_comment_as(&self, issue: u64, body: &str, login: &str, association: &str) -> u64 {
         let mut w = self.w();
         let id = w.id();
         let now = w.now();
@@ -278,6 +284,7 @@ impl FakeGithub {
                 issue,
                 body: body.into(),
                 login: login.into(),
+                association: association.into(),
                 created_at: now.clone(),
                 updated_at: now,
             },

@@ -38,6 +38,8 @@ pub(super) struct Comment {
     pub(super) issue: u64,
     pub(super) body: String,
     pub(super) login: String,
+    /// `author_association` as GitHub reports it (`OWNER` unless a test says otherwise).
+    pub(super) association: String,
     pub(super) created_at: String,
     pub(super) updated_at: String,
 }
@@ -235,7 +237,7 @@ impl World {
                "issue_url": format!("{}/issues/{}", self.repo_url(), c.issue),
                "id": c.id, "node_id": format!("IC_kwDO{}", c.id), "user": self.user(&c.login),
                "created_at": c.created_at, "updated_at": c.updated_at,
-               "author_association": "OWNER", "body": c.body,
+               "author_association": c.association, "body": c.body,
                "reactions": {"url": format!("{url}/reactions"), "total_count": 0, "+1": 0, "-1": 0,
                              "laugh": 0, "hooray": 0, "confused": 0, "heart": 0, "rocket": 0, "eyes": 0},
                "performed_via_github_app": null})

@@ -14,6 +14,7 @@ fn p(agent: &str, confidence: f64, angle: &str, covers: &[&str], builds: bool) -
             solo_sufficient: false,
             builds_on_other: builds,
         },
+        learned: None,
     }
 }
 
@@ -416,6 +417,7 @@ fn arb_proposal() -> impl Strategy<Value = NamedProposal> {
                     solo_sufficient: solo,
                     builds_on_other: builds,
                 },
+                learned: None,
             },
         )
 }

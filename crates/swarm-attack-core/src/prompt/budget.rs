@@ -2,6 +2,7 @@
 //! scalar values. Cuts, least important first:
 //!
 //! 1. module registry entries (least relevant first),
+//!    then the decisions so far (oldest first), then the lessons (least close first),
 //! 2. summaries of DONE issues that are not this issue's dependencies, oldest first,
 //! 3. the tail of the project instructions,
 //! 4. summaries of this issue's dependencies (last listed first),
@@ -30,6 +31,8 @@ pub enum NoticeForm {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cuts {
     pub registry_keep: usize,
+    pub decisions_keep: usize,
+    pub lessons_keep: usize,
     pub summaries_keep: usize,
     /// Characters.
     pub instructions_keep: usize,
@@ -49,6 +52,8 @@ impl Cuts {
     pub fn none(p: &Parts, max_tokens: u64) -> Cuts {
         Cuts {
             registry_keep: p.registry.len(),
+            decisions_keep: p.decisions.len(),
+            lessons_keep: p.lessons.len(),
             summaries_keep: p.summaries.len(),
             instructions_keep: p.instructions_chars(),
             coordination_keep: p.coordination_chars(),
@@ -129,6 +134,24 @@ pub fn fit(p: &Parts, budget_chars: usize, max_tokens: u64) -> Fitted {
     let sum_len = |i: usize| chars(&p.summaries[i].1);
     let deps = p.dependency_summaries.min(p.summaries.len());
     shrink_list(p, &mut c, &mut r, (budget_chars, 0), registry, &reg_len);
+    let dec_len = |i: usize| chars(&p.decisions[i]);
+    let les_len = |i: usize| chars(&p.lessons[i]);
+    shrink_list(
+        p,
+        &mut c,
+        &mut r,
+        (budget_chars, 0),
+        |c| &mut c.decisions_keep,
+        &dec_len,
+    );
+    shrink_list(
+        p,
+        &mut c,
+        &mut r,
+        (budget_chars, 0),
+        |c| &mut c.lessons_keep,
+        &les_len,
+    );
     shrink_list(p, &mut c, &mut r, (budget_chars, deps), summaries, &sum_len);
     shrink_text(p, &mut c, &mut r, budget_chars, |c| {
         &mut c.instructions_keep
@@ -211,6 +234,8 @@ mod tests {
                 issue_command: None,
             },
             max_prompt_tokens: max,
+            lessons: Vec::new(),
+            handoffs: Vec::new(),
         }
     }
 

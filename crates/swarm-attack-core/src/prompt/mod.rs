@@ -4,13 +4,16 @@
 //!
 //! Sections, in order: `## Original Request`, `## Project Instructions` (its source named),
 //! `## Accumulated Context` (summaries of DONE issues, this issue's dependencies first, then
-//! the rest newest first; then the module registry), `## Coordination` (SOLO: one line),
+//! the rest newest first; the DONE issues' handoffs as `### Decisions so far`, newest first;
+//! the lessons that touch the issue as `### Lessons from earlier work`; then the module
+//! registry), `## Coordination` (SOLO: one line),
 //! `## Current Task`, `## Acceptance Criteria`, and, when the budget cut anything,
 //! `## Context Left Out` naming what was cut (the same strings as
 //! `context_injected.truncated`).
 //!
 //! Budget ([`budget`]): `max_prompt_tokens`, a token being 4 Unicode scalar values (0 means
 //! no limit). The least important content goes first: the module registry, then the
+//! decisions so far (oldest first), then the lessons (least close first), then the
 //! summaries of the least relevant DONE issues, then the tail of the project instructions,
 //! then the tail of another agent's output and of the original request. Current Task and
 //! Acceptance Criteria are never cut; the prompt exceeds the budget only when those two
@@ -141,6 +144,11 @@ pub struct ContextPack {
     pub tests: TestCommands,
     /// `context.max_prompt_tokens` (0: no limit).
     pub max_prompt_tokens: u64,
+    /// The lessons selected for this issue, closest first (SPEC §13.7,
+    /// [`crate::lessons::select`]).
+    pub lessons: Vec<crate::lessons::Lesson>,
+    /// The DONE issues' handoffs, newest first (`### Decisions so far`).
+    pub handoffs: Vec<crate::handoff::DoneHandoff>,
 }
 
 /// A built prompt.

@@ -54,6 +54,10 @@ pub struct Parts {
     pub dependency_summaries: usize,
     /// Rendered entries, most relevant first.
     pub registry: Vec<String>,
+    /// Rendered handoffs of DONE issues, newest first (`### Decisions so far`).
+    pub decisions: Vec<String>,
+    /// Rendered lessons, closest first (`### Lessons from earlier work`).
+    pub lessons: Vec<String>,
     pub coordination_head: Option<String>,
     pub coordination_output: Option<AgentOutput>,
     pub current_task: String,
@@ -291,6 +295,17 @@ pub fn parts(pack: &ContextPack) -> Parts {
             .count(),
         summaries,
         registry,
+        decisions: pack
+            .handoffs
+            .iter()
+            .filter(|h| !h.handoff.is_empty())
+            .map(crate::handoff::render_entry)
+            .collect(),
+        lessons: pack
+            .lessons
+            .iter()
+            .map(crate::lessons::render_entry)
+            .collect(),
         coordination_head,
         coordination_output,
         current_task: current_task(pack),
@@ -432,6 +447,7 @@ fn current_task(pack: &ContextPack) -> String {
         pack.attempt,
         pack.max_attempts.max(pack.attempt)
     );
+    s.push_str(HANDOFF_HINT);
     if !pack.previous_failures.is_empty() {
         s.push_str("\n\n### Previous failures\n\nEarlier attempts failed; fix these causes first.");
         let n = pack.previous_failures.len();
@@ -450,6 +466,9 @@ fn current_task(pack: &ContextPack) -> String {
     }
     s
 }
+
+/// The Current Task's last paragraph: the agent may leave a handoff (SPEC §13.7).
+pub const HANDOFF_HINT: &str = "\n\nYou may end your final message with one JSON object `{\"handoff\": {\"decisions\": [...], \"open_questions\": [...], \"risks\": [...]}}` (strings; at most 10 each, 300 characters each) to pass the decisions you took, open questions and risks on to later issues of this feature.";
 
 fn acceptance(
     pack: &ContextPack,

@@ -77,6 +77,8 @@ fn pack() -> ContextPack {
             issue_command: None,
         },
         max_prompt_tokens: 15000,
+        lessons: Vec::new(),
+        handoffs: Vec::new(),
     }
 }
 

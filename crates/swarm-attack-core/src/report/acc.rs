@@ -738,6 +738,8 @@ impl ReportBuilder {
             rate_limits,
             budget,
             limits: None,
+            learned: Vec::new(),
+            decisions: super::learning::decisions(state),
         }
     }
 }

@@ -104,6 +104,7 @@ pub fn render_html(report: &Report) -> String {
         issue(&mut out, i, &limits);
     }
     out.push_str("</div>");
+    super::learning::render(&mut out, report);
     let json = serde_json::to_string(report).unwrap_or_else(|_| "null".into());
     let _ = write!(
         out,

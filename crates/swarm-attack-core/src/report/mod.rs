@@ -27,6 +27,7 @@ mod acc;
 mod escape;
 mod html;
 mod layout;
+pub mod learning;
 mod summary;
 mod svg;
 #[cfg(test)]
@@ -73,6 +74,13 @@ pub struct Report {
     /// The configured limits, when the caller knows them (costs and tokens are shown
     /// against them).
     pub limits: Option<Limits>,
+    /// Learning from outcomes (SPEC §13.6): per agent and class, from `.swarm/outcomes.jsonl`
+    /// (all features), when the caller read it.
+    #[serde(default)]
+    pub learned: Vec<learning::LearnedRow>,
+    /// The DONE issues' handoffs (SPEC §13.7), newest issue first.
+    #[serde(default)]
+    pub decisions: Vec<learning::DecisionRow>,
 }
 
 /// Totals over the feature.

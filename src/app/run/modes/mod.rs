@@ -217,6 +217,12 @@ fn prompt_for(
             previous_failures: at.failures.to_vec(),
         },
     );
+    // the lessons the pair's prompts hold, logged once (with the winner's prompt)
+    if agent == decision.winner
+        && let Some(used) = built.lessons_used
+    {
+        let _ = crate::app::run::record::emit(ctx, vec![used]);
+    }
     (built.text, built.event)
 }
 

@@ -1,0 +1,243 @@
+#!/bin/sh
+# Benchmark learning (SPEC §13.6, §13.7; docs/learning.md, figures in docs/performance.md).
+#
+# 1. Routing: a simulated repository of ISSUES issues in 4 classes (labels k1..k4) and three
+#    script agents whose success rate and cost depend on the class (each agent best in one
+#    class; a seeded RNG inside the agent script decides each attempt). One attempt per
+#    issue (no retries). `run` with `coordination.learn: off`, then the same with `on`;
+#    over the last LAST issues: success rate and cost per success, against the best single
+#    agent's expected success rate. Goal: `on` ≥ the best single agent and ≥ 15 points
+#    above `off`, at ≤ the cost per success of `off`.
+# 2. Lessons: feature `first` has an issue whose first attempt fails (the store is not
+#    flushed) and whose retry passes; the analyst (`llm.command`) states the lesson. Feature
+#    `second` has LESSON_ISSUES issues touching the same file that fail the same way unless
+#    the prompt holds the lesson. Attempts to DONE on `second`, with lessons vs without.
+#    Goal: ≥ 30 % fewer.
+#
+#   scripts/bench-learning.sh [--issues N] [--last L] [--lesson-issues M] [--seed S]
+#                             [--part all|routing|lessons]
+#
+# The binary: $SWARM_ATTACK_BIN, else target/debug/swarm-attack under $CARGO_TARGET_DIR
+# (or ./target), built with `cargo build` when missing.
+set -eu
+
+issues=200
+last=150
+lesson_issues=8
+seed=7
+part=all
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --issues) issues=$2; shift 2 ;;
+    --last) last=$2; shift 2 ;;
+    --lesson-issues) lesson_issues=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --part) part=$2; shift 2 ;;
+    *) echo "usage: $0 [--issues N] [--last L] [--lesson-issues M] [--seed S] [--part all|routing|lessons]" >&2; exit 2 ;;
+  esac
+done
+[ "$last" -le "$issues" ] || last=$issues
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${SWARM_ATTACK_BIN:-${CARGO_TARGET_DIR:-$here/target}/debug/swarm-attack}
+if [ ! -x "$bin" ]; then
+  (cd "$here" && cargo build -q)
+fi
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+
+# success rate (percent) and cost (USD) per agent and class: each agent is best in one class
+TABLE='a k1 90 0.30
+a k2 30 0.30
+a k3 50 0.30
+a k4 60 0.20
+b k1 40 0.20
+b k2 90 0.20
+b k3 30 0.20
+b k4 60 0.30
+c k1 30 0.10
+c k2 50 0.10
+c k3 90 0.10
+c k4 60 0.40'
+
+new_repo() {
+  tmp=$(mktemp -d)
+  mkdir -p "$tmp/repo"
+  cd "$tmp/repo"
+  git init -q -b main
+  git config user.name bench
+  git config user.email bench@example.com
+  git commit -q --allow-empty -m "chore: init"
+  printf '%s\n' "$TABLE" > "$tmp/table.txt"
+  cat > "$tmp/runner.sh" <<'RUNNER'
+#!/bin/sh
+for t in checks/*.sh; do [ -f "$t" ] || continue; sh "$t" || exit 1; done
+exit 0
+RUNNER
+}
+
+routing_agent() {
+  cat > "$tmp/agent.sh" <<AGENT
+#!/bin/sh
+prompt=\$(cat)
+class=\$(printf '%s\n' "\$prompt" | sed -n 's/.*Labels: \(k[0-9]\).*/\1/p' | head -1)
+row=\$(grep "^\$SWARM_AGENT \$class " "$tmp/table.txt")
+rate=\$(echo "\$row" | cut -d' ' -f3)
+cost=\$(echo "\$row" | cut -d' ' -f4)
+roll=\$(awk -v s="$seed" -v i="\$SWARM_ISSUE" -v a="\$SWARM_AGENT" 'BEGIN { h = s * 7919 + i * 104729; for (k = 1; k <= length(a); k++) h = h * 31 + index("abc", substr(a, k, 1)); srand(h % 2147483647); print int(rand() * 100) }')
+mkdir -p src checks
+echo "issue \$SWARM_ISSUE by \$SWARM_AGENT" > "src/\$SWARM_ISSUE.txt"
+if [ "\$roll" -lt "\$rate" ]; then echo "exit 0" > "checks/t_\$SWARM_ISSUE.sh"; else echo "exit 1" > "checks/t_\$SWARM_ISSUE.sh"; fi
+echo "{\"result\": \"done\", \"total_cost_usd\": \$cost}"
+AGENT
+  chmod +x "$tmp/agent.sh"
+}
+
+# runs the routing simulation with learn $1; prints "success_rate cost_per_success"
+routing() {
+  learn=$1
+  new_repo
+  routing_agent
+  cat > config.yaml <<CONFIG
+coordination:
+  github_sync_enabled: false
+  generate_summaries: false
+  learn: $learn
+agents:
+  - name: a
+    command: ["$tmp/agent.sh"]
+    angle: implementation
+    covers: [code]
+  - name: b
+    command: ["$tmp/agent.sh"]
+    angle: implementation
+    covers: [code]
+  - name: c
+    command: ["$tmp/agent.sh"]
+    angle: implementation
+    covers: [code]
+tests:
+  command: "sh $tmp/runner.sh"
+sessions:
+  max_implementation_retries: 0
+lessons:
+  enabled: false
+CONFIG
+  mkdir -p specs/sim
+  {
+    echo '{"feature_id": "sim", "issues": ['
+    i=1
+    while [ "$i" -le "$issues" ]; do
+      k=$(( (i * 7 + i / 5) % 4 + 1 ))
+      sep=","; [ "$i" -eq "$issues" ] && sep=""
+      echo "{\"order\": $i, \"title\": \"Issue $i\", \"body\": \"Implement issue $i.\", \"labels\": [\"k$k\"]}$sep"
+      i=$((i + 1))
+    done
+    echo ']}'
+  } > specs/sim/issues.json
+  git add config.yaml specs && git commit -q -m "chore: setup"
+  "$bin" -q greenlight sim > /dev/null
+  "$bin" -q run sim > /dev/null 2>&1 || true
+  # the last $last issues by number
+  awk -v from=$((issues - last)) '
+    { match($0, /"issue":[0-9]+/); n = substr($0, RSTART + 8, RLENGTH - 8) + 0
+      if (n <= from) next
+      c = 0; if (match($0, /"cost_usd":[0-9.]+/)) c = substr($0, RSTART + 11, RLENGTH - 11) + 0
+      total += c; count++
+      if ($0 ~ /"result":"done"/) ok++ }
+    END { if (ok == 0) ok = 0; printf "%.1f %.4f\n", 100 * ok / count, (ok > 0 ? total / ok : 0) }
+  ' .swarm/outcomes.jsonl
+  cd /; rm -rf "$tmp"
+}
+
+# the best single agent's expected success rate over the classes (uniform mix)
+best_single=$(printf '%s\n' "$TABLE" | awk '{ s[$1] += $3; n[$1]++ } END { b = 0; for (a in s) if (s[a] / n[a] > b) b = s[a] / n[a]; printf "%.1f\n", b }')
+
+if [ "$part" != lessons ]; then
+echo "routing: $issues issues in 4 classes, 3 agents, one attempt each; figures over the last $last"
+t0=$(date +%s)
+off=$(routing off)
+on=$(routing on)
+t1=$(date +%s)
+off_rate=${off% *}; off_cost=${off#* }
+on_rate=${on% *}; on_cost=${on#* }
+echo "  learn off: success $off_rate %, cost per success \$$off_cost"
+echo "  learn on:  success $on_rate %, cost per success \$$on_cost"
+echo "  best single agent (expected): $best_single %"
+awk -v on="$on_rate" -v off="$off_rate" -v best="$best_single" -v oc="$on_cost" -v fc="$off_cost" 'BEGIN {
+  printf "  on - off: %+.1f points (goal ≥ +15); on vs best single: %+.1f points (goal ≥ 0); cost per success on/off: %.2f (goal ≤ 1)\n", on - off, on - best, (fc > 0 ? oc / fc : 0) }'
+echo "  ($((t1 - t0)) s)"
+fi
+[ "$part" != routing ] || exit 0
+
+# 2. lessons
+lessons_run() {
+  enabled=$1
+  new_repo
+  mkdir -p src
+  echo "store" > src/store.rs
+  git add src && git commit -q -m "chore: store"
+  cat > "$tmp/agent.sh" <<'AGENT'
+#!/bin/sh
+prompt=$(cat)
+mkdir -p checks
+echo "// $SWARM_FEATURE $SWARM_ISSUE $SWARM_ATTEMPT" >> src/store.rs
+if printf '%s' "$prompt" | grep -q "flushed after every write" || [ "$SWARM_ATTEMPT" -gt 1 ]; then
+  echo "exit 0" > "checks/t_${SWARM_FEATURE}_$SWARM_ISSUE.sh"
+else
+  echo "echo 'the store was not flushed'; exit 1" > "checks/t_${SWARM_FEATURE}_$SWARM_ISSUE.sh"
+fi
+echo "done"
+AGENT
+  chmod +x "$tmp/agent.sh"
+  cat > "$tmp/llm.sh" <<'LLM'
+#!/bin/sh
+cat > /dev/null
+if [ "$SWARM_PURPOSE" = lesson ]; then
+  echo '{"fact": "The store must be flushed after every write", "files": ["src/store.rs"]}'
+else
+  echo "Changed the store."
+fi
+LLM
+  chmod +x "$tmp/llm.sh"
+  cat > config.yaml <<CONFIG
+coordination:
+  github_sync_enabled: false
+agents:
+  - name: a
+    command: ["$tmp/agent.sh"]
+llm:
+  command: ["$tmp/llm.sh"]
+tests:
+  command: "sh $tmp/runner.sh"
+sessions:
+  max_implementation_retries: 3
+lessons:
+  enabled: $enabled
+CONFIG
+  mkdir -p specs/first specs/second
+  echo '{"feature_id": "first", "issues": [{"order": 1, "title": "Store writes", "files": ["src/store.rs"]}]}' > specs/first/issues.json
+  {
+    echo '{"feature_id": "second", "issues": ['
+    i=1
+    while [ "$i" -le "$lesson_issues" ]; do
+      sep=","; [ "$i" -eq "$lesson_issues" ] && sep=""
+      echo "{\"order\": $i, \"title\": \"Store change $i\", \"files\": [\"src/store_$i.rs\"]}$sep"
+      i=$((i + 1))
+    done
+    echo ']}'
+  } > specs/second/issues.json
+  git add config.yaml specs && git commit -q -m "chore: setup"
+  "$bin" -q greenlight first > /dev/null
+  "$bin" -q run first > /dev/null 2>&1 || true
+  "$bin" -q greenlight second > /dev/null
+  "$bin" -q run second > /dev/null 2>&1 || true
+  grep '"feature":"second"' .swarm/outcomes.jsonl | grep '"result":"done"' |
+    sed -n 's/.*"attempts":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+  cd /; rm -rf "$tmp"
+}
+
+echo "lessons: feature second, $lesson_issues issues repeating the failure feature first fixed"
+without=$(lessons_run false)
+with=$(lessons_run true)
+echo "  attempts to DONE without lessons: $without; with lessons: $with"
+awk -v a="$without" -v b="$with" 'BEGIN { printf "  %.0f %% fewer attempts (goal ≥ 30 %%)\n", (a > 0 ? 100 * (a - b) / a : 0) }'
