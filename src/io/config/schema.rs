@@ -489,7 +489,9 @@ pub fn expected(ty: &Ty) -> String {
         Ty::OptStr(_) => "a string (or `null`)".into(),
         Ty::Uint { min, unit, .. } => {
             let unit = match *unit {
-                "retries" | "failures" | "tokens" | "points" | "outcomes" | "lessons" => String::new(),
+                "retries" | "failures" | "tokens" | "points" | "outcomes" | "lessons" => {
+                    String::new()
+                }
                 u => format!(" of {u}"),
             };
             format!("a whole number{unit} ≥ {min}")
