@@ -174,7 +174,10 @@ echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
         panic!("{calls:?}")
     };
     assert_ne!(given, root, "{calls:?}");
-    assert_eq!(given_resolved, cwd, "PWD names the agent's folder: {calls:?}");
+    assert_eq!(
+        given_resolved, cwd,
+        "PWD names the agent's folder: {calls:?}"
+    );
     assert_ne!(
         std::path::PathBuf::from(cwd),
         std::fs::canonicalize(&s.env.root).unwrap()

@@ -66,7 +66,7 @@ pub enum Mode {
     Answer,
     /// 401 with an "Invalid API key" error, in each API's shape.
     Unauthorized,
-    /// Never: the connection stays open without a byte of answer.
+    /// Never, to a model call (a POST): the connection stays open without a byte of answer.
     Hang,
 }
 
@@ -223,6 +223,7 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 Mode::Answer => answer(&method, &path, &json, &sh.rules),
                 Mode::Unauthorized if method == "POST" => unauthorized(),
                 Mode::Unauthorized => answer(&method, &path, &json, &sh.rules),
+                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh.rules),
                 Mode::Hang => {
                     drop(sh);
                     // hold the connection, answer nothing (the test ends first)
