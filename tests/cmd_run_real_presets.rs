@@ -7,29 +7,16 @@
 
 use crate::common::TestEnv;
 use crate::common::fake_model::{self, FakeModel, Mode};
+use crate::common::procs::{is_live, unique_marker as unique_mark};
 use crate::common::real_clis::{ADD_PY, SUB_PY, python_project, python_rules};
 use serde_json::Value;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const GEMINI: &str = "  - name: gemini\n    preset: gemini";
 const OPENCODE: &str = "  - name: opencode\n    preset: opencode";
 const AIDER: &str = "  - name: aider\n    preset: aider\n    args: [--model, openai/fake-coder, --edit-format, whole]";
-
-/// A value no other process's environment carries.
-fn unique_mark() -> String {
-    static N: AtomicU32 = AtomicU32::new(1);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!(
-        "{}-{}-{nanos}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    )
-}
 
 /// Live processes whose environment holds `SWARM_TEST_MARK=<mark>`, with their argv. A
 /// process's environment is read once (`known` remembers it): reading it locks the target's
@@ -53,12 +40,7 @@ fn marked_in(mark: &str, known: &mut std::collections::HashMap<u32, bool>) -> Ve
                     .any(|kv| kv == needle.as_bytes())
             })
         })
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| Some(s.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
-                .unwrap_or(false)
-        })
+        .filter(|pid| is_live(*pid))
         .map(|pid| {
             let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
             (pid, String::from_utf8_lossy(&cmd).replace('\0', " "))

@@ -12,6 +12,7 @@ pub mod fixtures;
 pub mod github;
 pub mod modes;
 pub mod output;
+pub mod procs;
 pub mod real_clis;
 pub mod report;
 pub mod rng;
