@@ -6,26 +6,10 @@
 
 use crate::common::agents::Setup;
 use crate::common::modes::{PARALLEL, good, setup};
+use crate::common::procs::{is_live, unique_marker as marker};
 use serde_json::json;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
-
-/// A marker no other process carries: a tiny extra duration for `sleep` (GNU and busybox
-/// `sleep` add up their arguments), unique to this test process and call.
-fn marker() -> String {
-    static N: AtomicU32 = AtomicU32::new(1);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    format!(
-        "0.00{}{}{:09}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst),
-        nanos
-    )
-}
 
 /// Shell lines that start marked processes: one in a new session, one in a new session that
 /// starts another new session, a daemon (new session, its parent exits at once, so it is
@@ -44,11 +28,7 @@ fn marked(mark: &str) -> Vec<u32> {
     dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| {
             let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let live = std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| Some(s.rsplit_once(')')?.1.split_whitespace().next()? != "Z"))
-                .unwrap_or(false);
-            live && String::from_utf8_lossy(&cmd).contains(mark)
+            is_live(*pid) && String::from_utf8_lossy(&cmd).contains(mark)
         })
         .collect()
 }

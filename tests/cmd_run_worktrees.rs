@@ -146,3 +146,40 @@ fn worker_worktrees_of_a_dead_run_are_removed_and_a_live_runs_kept() {
             .contains("half-done")
     );
 }
+
+/// `PWD` of an agent names its worktree, never the folder `run` was started from: tools that
+/// take their folder from `$PWD` (OpenCode) would otherwise work in the user's checkout.
+#[test]
+fn an_agent_gets_pwd_set_to_its_worktree() {
+    let mut s = Setup::new(
+        "pwd",
+        json!([{"order": 1, "title": "A"}]),
+        r#"cat > /dev/null
+# the environment the agent was started with (a shell would fix its own $PWD up)
+given="$(tr '\0' '\n' < /proc/$$/environ | sed -n 's/^PWD=//p')"
+echo "$given|$(cd "$given" && pwd -P)|$(pwd -P)" >> "$TRACE/calls.log"
+mkdir -p checks
+echo "exit 0" > "checks/t_$SWARM_ISSUE.sh"
+"#,
+        "",
+    );
+    // started from a shell in the user's checkout
+    let root = s.env.root.display().to_string();
+    s.env.extra_env.push(("PWD".into(), root.clone()));
+    s.env.run(&["run", "pwd"]).ok();
+    assert_eq!(s.task("pwd", 1)["stage"], "DONE");
+    let calls = s.calls();
+    let parts: Vec<&str> = calls[0].split('|').collect();
+    let [given, given_resolved, cwd] = parts[..] else {
+        panic!("{calls:?}")
+    };
+    assert_ne!(given, root, "{calls:?}");
+    assert_eq!(
+        given_resolved, cwd,
+        "PWD names the agent's folder: {calls:?}"
+    );
+    assert_ne!(
+        std::path::PathBuf::from(cwd),
+        std::fs::canonicalize(&s.env.root).unwrap()
+    );
+}

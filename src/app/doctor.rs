@@ -224,6 +224,10 @@ fn agent_checks(project: &Project, agent: &AgentConfig, r: &mut Report) {
     }
 }
 
+/// How long `<program> --version` may take: aider (Python, importing litellm) takes 2–9 s
+/// on a busy 2-core machine, more on a loaded CI runner.
+const VERSION_TIMEOUT_SECS: u64 = 60;
+
 /// `<program> --version`, run in an empty folder with no input: its first line.
 fn version(program: &Path) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("could not run ({e})"))?;
@@ -236,14 +240,14 @@ fn version(program: &Path) -> Result<String, String> {
         stdin: b"",
         cwd: Some(dir.path()),
         env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
-        timeout: Duration::from_secs(20),
+        timeout: Duration::from_secs(VERSION_TIMEOUT_SECS),
         keep_bytes: 64 << 10,
         contained: true,
         ..Default::default()
     };
     let out = process::run(&spec).map_err(|e| format!("could not run ({e})"))?;
     if out.timed_out {
-        return Err("did not answer within 20 s".into());
+        return Err(format!("did not answer within {VERSION_TIMEOUT_SECS} s"));
     }
     if !out.success() {
         return Err(match out.exit_code {

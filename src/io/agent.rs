@@ -84,7 +84,13 @@ impl AgentOutcome {
         }
         match self.exit_code {
             Some(0) => None,
-            Some(c) => Some(format!("agent `{agent}` exited with code {c}")),
+            // a code the CLI documents (Gemini CLI's) says what went wrong
+            Some(c) => Some(match (&self.report.message, self.report.error_kind) {
+                (Some(m), Some(ErrorKind::Crashed)) => {
+                    format!("agent `{agent}` exited with code {c}: {m}")
+                }
+                _ => format!("agent `{agent}` exited with code {c}"),
+            }),
             None => Some(format!("agent `{agent}` was killed by a signal")),
         }
     }
@@ -210,6 +216,16 @@ pub fn run_agent(
         if let Some(t) = d.target.as_mut().filter(|t| t.starts_with(&prefix)) {
             *t = t[prefix.len()..].to_string();
         }
+    }
+    let gemini = run.agent.preset == Some(crate::core::agent_preset::Preset::Gemini)
+        || report.source == Some(agent_report::Source::Gemini);
+    if let Some((kind, meaning)) = out
+        .exit_code
+        .filter(|_| gemini && !out.timed_out && report.error_kind.is_none())
+        .and_then(agent_report::gemini_exit_kind)
+    {
+        report.error_kind = Some(kind);
+        report.message.get_or_insert_with(|| meaning.to_string());
     }
     if out.timed_out {
         report.error_kind = Some(ErrorKind::Timeout);

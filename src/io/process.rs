@@ -130,6 +130,10 @@ pub fn run_command(
         .process_group(0);
     if let Some(cwd) = spec.cwd {
         cmd.current_dir(cwd);
+        // tools that take their folder from $PWD (OpenCode) must see the folder they run in,
+        // never the caller's
+        let abs = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+        cmd.env("PWD", abs);
     }
     // the number of the (closed) pipe that carried the secrets into this process
     cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);

@@ -13,6 +13,7 @@ pub mod gates;
 pub mod github;
 pub mod modes;
 pub mod output;
+pub mod procs;
 pub mod real_clis;
 pub mod report;
 pub mod rng;

@@ -1,6 +1,7 @@
-//! The REAL Claude Code and Codex CLIs, installed from npm at the versions pinned in
-//! `scripts/install-test-clis.sh` (cached between runs), and a 2-issue Python project whose
-//! environment points both CLIs at the fake model server (`fake_model`).
+//! The REAL Claude Code, Codex, Gemini CLI, OpenCode (npm) and aider (PyPI, in a venv) CLIs,
+//! installed at the versions pinned in `scripts/install-test-clis.sh` (cached between runs),
+//! and a 2-issue Python project whose environment points every CLI at the fake model server
+//! (`fake_model`) — the set-ups docs/agents.md documents.
 
 use super::TestEnv;
 use super::fake_model::{FakeModel, WriteRule};
@@ -11,6 +12,9 @@ use std::sync::OnceLock;
 pub struct Clis {
     pub claude: PathBuf,
     pub codex: PathBuf,
+    pub gemini: PathBuf,
+    pub opencode: PathBuf,
+    pub aider: PathBuf,
 }
 
 fn pin(name: &str) -> String {
@@ -50,9 +54,21 @@ pub fn clis() -> &'static Clis {
                 pin("CLAUDE_CODE_VERSION")
             )),
             codex: cache.join(format!("codex-{}/node_modules/.bin", pin("CODEX_VERSION"))),
+            gemini: cache.join(format!(
+                "gemini-cli-{}/node_modules/.bin",
+                pin("GEMINI_CLI_VERSION")
+            )),
+            opencode: cache.join(format!(
+                "opencode-{}/node_modules/.bin",
+                pin("OPENCODE_VERSION")
+            )),
+            aider: cache.join(format!("aider-{}/bin", pin("AIDER_VERSION"))),
         };
         assert!(clis.claude.join("claude").exists(), "{:?}", clis.claude);
         assert!(clis.codex.join("codex").exists(), "{:?}", clis.codex);
+        assert!(clis.gemini.join("gemini").exists(), "{:?}", clis.gemini);
+        assert!(clis.opencode.join("opencode").exists(), "{:?}", clis.opencode);
+        assert!(clis.aider.join("aider").exists(), "{:?}", clis.aider);
         clis
     })
 }
@@ -73,8 +89,34 @@ pub fn python_rules() -> Vec<WriteRule> {
     ]
 }
 
+/// The OpenCode configuration (docs/agents.md) that points it at `model`'s Chat Completions:
+/// an `@ai-sdk/openai-compatible` provider (bundled with OpenCode, nothing to install),
+/// every permission allowed.
+pub fn opencode_config(model: &FakeModel) -> String {
+    serde_json::to_string_pretty(&serde_json::json!({
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/fake-coder",
+        "permission": "allow",
+        "autoupdate": false,
+        "share": "disabled",
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": format!("{}/v1", model.url), "apiKey": "{env:OPENAI_API_KEY}"},
+            "models": {"fake-coder": {"name": "fake-coder",
+                "cost": {"input": 1.0, "output": 2.0, "cache_read": 0.5}}}
+        }}
+    }))
+    .unwrap()
+}
+
+/// aider's model metadata (docs/agents.md): context window and prices of the fake model,
+/// read from a local file (`LITELLM_LOCAL_MODEL_COST_MAP=True`: no download).
+pub const AIDER_METADATA: &str = r#"{"openai/fake-coder": {"max_input_tokens": 100000, "max_tokens": 4096, "max_output_tokens": 4096, "input_cost_per_token": 0.000001, "output_cost_per_token": 0.000002, "litellm_provider": "openai", "mode": "chat"}}"#;
+
 /// A 2-issue Python project whose agent entry is `agent_yaml` (one YAML list item, indented
-/// by 2), with the environment that points both CLIs at `model`.
+/// by 2), with the environment that points every CLI at `model`, and `PWD` set to the
+/// project (as a shell does).
 pub fn python_project(model: &FakeModel, agent_yaml: &str) -> TestEnv {
     let clis = clis();
     let mut env = TestEnv::new();
@@ -107,12 +149,30 @@ pub fn python_project(model: &FakeModel, agent_yaml: &str) -> TestEnv {
         ),
     )
     .unwrap();
+    // Gemini CLI: an API key sent to the fake, and the auth method headless mode needs
+    // (without it: exit 41)
+    let gemini_dir = env.home.join(".gemini");
+    std::fs::create_dir_all(&gemini_dir).unwrap();
+    std::fs::write(
+        gemini_dir.join("settings.json"),
+        r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    let opencode_json = env.tmp.path().join("opencode.json");
+    std::fs::write(&opencode_json, opencode_config(model)).unwrap();
+    let aider_models = env.tmp.path().join("aider-models.json");
+    std::fs::write(&aider_models, AIDER_METADATA).unwrap();
     let path = format!(
-        "{}:{}:{}",
+        "{}:{}:{}:{}:{}:{}",
         clis.claude.display(),
         clis.codex.display(),
+        clis.gemini.display(),
+        clis.opencode.display(),
+        clis.aider.display(),
         std::env::var("PATH").unwrap_or_default()
     );
+    let v1 = format!("{}/v1", model.url);
+    let root = env.root.display().to_string();
     for (k, v) in [
         ("PATH", path.as_str()),
         ("ANTHROPIC_BASE_URL", model.url.as_str()),
@@ -123,6 +183,18 @@ pub fn python_project(model: &FakeModel, agent_yaml: &str) -> TestEnv {
         ("DISABLE_ERROR_REPORTING", "1"),
         ("OPENAI_API_KEY", "sk-openai-test-fake"),
         ("CODEX_HOME", codex_home.to_str().unwrap()),
+        ("GEMINI_API_KEY", "gemini-test-fake"),
+        ("GOOGLE_GEMINI_BASE_URL", model.url.as_str()),
+        ("OPENCODE_CONFIG", opencode_json.to_str().unwrap()),
+        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_DEFAULT_PLUGINS", "1"),
+        ("OPENCODE_DISABLE_LSP_DOWNLOAD", "1"),
+        ("OPENCODE_DISABLE_SHARE", "1"),
+        ("OPENAI_API_BASE", v1.as_str()),
+        ("LITELLM_LOCAL_MODEL_COST_MAP", "True"),
+        ("AIDER_MODEL_METADATA_FILE", aider_models.to_str().unwrap()),
+        ("PWD", root.as_str()),
     ] {
         env.extra_env.push((k.into(), v.into()));
     }

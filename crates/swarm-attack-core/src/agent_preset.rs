@@ -102,18 +102,26 @@ impl Preset {
                 "--skip-git-repo-check",
                 "-",
             ]),
+            // `--skip-trust`: headless Gemini CLI exits 55 in a folder it was never told to
+            // trust, and every worktree is such a folder
             Preset::Gemini => v(&[
                 "gemini",
                 "--output-format",
                 "json",
                 "--approval-mode",
                 "yolo",
+                "--skip-trust",
             ]),
             Preset::Opencode => v(&["opencode", "run", "--format", "json", "--auto"]),
             Preset::Goose => v(&["goose", "run", "--no-session", "-i", "-"]),
+            // `--no-gitignore`: else `--yes-always` adds `.aider*` to .gitignore, an edit that
+            // is not the agent's work; `--no-analytics`: else `--yes-always` opts in to
+            // analytics for the users aider asks
             Preset::Aider => v(&[
                 "aider",
                 "--yes-always",
+                "--no-gitignore",
+                "--no-analytics",
                 "--no-pretty",
                 "--no-stream",
                 "--no-auto-commits",
@@ -158,6 +166,18 @@ impl Preset {
             Preset::Custom => &[],
         }
     }
+}
+
+/// Files an agent CLI writes into the folder it works in for its own use (history, caches):
+/// never part of the agent's change, never committed. aider's chat and input histories and
+/// its repository-map cache.
+pub fn is_agent_scratch_path(path: &str) -> bool {
+    const FILES: &[&str] = &[
+        ".aider.chat.history.md",
+        ".aider.input.history",
+        ".aider.llm.history",
+    ];
+    FILES.contains(&path) || path.starts_with(".aider.tags.cache.")
 }
 
 /// The full command line of an agent: `command` when given (it overrides the preset), else the
@@ -244,6 +264,40 @@ mod tests {
         );
         assert_eq!(argv, s(&["my-claude", "--x"]));
         assert!(command_line(Some(Preset::Custom), &[], &[], &[]).is_empty());
+    }
+
+    #[test]
+    fn gemini_trusts_its_worktree_and_aider_leaves_gitignore_and_analytics_alone() {
+        assert!(
+            Preset::Gemini
+                .command(&[])
+                .contains(&"--skip-trust".to_string())
+        );
+        let aider = Preset::Aider.command(&[]);
+        for flag in ["--no-gitignore", "--no-analytics", "--message-file"] {
+            assert!(aider.contains(&flag.to_string()), "{aider:?}");
+        }
+        // the prompt is read from stdin, never passed as `--message <text>`
+        assert!(!aider.iter().any(|a| a == "--message" || a == "-m"));
+    }
+
+    #[test]
+    fn aider_scratch_files_are_not_the_change() {
+        for p in [
+            ".aider.chat.history.md",
+            ".aider.input.history",
+            ".aider.tags.cache.v4/cache.db",
+        ] {
+            assert!(is_agent_scratch_path(p), "{p}");
+        }
+        for p in [
+            ".aider.conf.yml",
+            "src/.aider.chat.history.md",
+            ".gitignore",
+            "aider.py",
+        ] {
+            assert!(!is_agent_scratch_path(p), "{p}");
+        }
     }
 
     #[test]

@@ -473,9 +473,12 @@ fn save_result(dir: &Path, r: &AttemptResult) {
     );
 }
 
-/// Paths the tool owns and never commits.
+/// Paths the tool owns, or an agent CLI keeps for itself (its history and caches): never
+/// committed.
 pub fn is_tool_path(path: &str) -> bool {
-    path == ".swarm" || path.starts_with(".swarm/")
+    path == ".swarm"
+        || path.starts_with(".swarm/")
+        || crate::core::agent_preset::is_agent_scratch_path(path)
 }
 
 fn looks_like_test(path: &str) -> bool {

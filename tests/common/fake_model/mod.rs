@@ -1,13 +1,21 @@
 //! A fake model server on 127.0.0.1 for driving the REAL agent CLIs in tests: the Anthropic
-//! Messages API (SSE and plain JSON) for Claude Code and the OpenAI Responses API (SSE) for
-//! Codex. Every streamed answer ends with `Connection: close` (the CLIs wait for the close).
+//! Messages API (SSE and plain JSON) for Claude Code, the OpenAI Responses API (SSE) for
+//! Codex, the Gemini API (`streamGenerateContent?alt=sse`, `generateContent`) for Gemini CLI
+//! (module `gemini`) and OpenAI Chat Completions (streamed and not) for OpenCode and aider
+//! (module `chat`). Every streamed answer ends with `Connection: close` (the CLIs wait for
+//! the close).
 //!
 //! The model is scripted by [`WriteRule`]s: when a conversation's user text contains a rule's
 //! `needle` and no tool has run yet, the model calls the CLI's own file-writing tool (Claude:
 //! `Write` with an absolute path under the "Primary working directory" the CLI reports;
-//! Codex: its `exec_command` shell tool) for every matching rule; once a tool result is back,
-//! it answers "Done." and ends the turn. Every request is recorded (method, path, JSON body).
+//! Codex: its `exec_command` shell tool; Gemini CLI: `write_file`; OpenCode: `write`; aider,
+//! which has no tools: a whole-file listing) for every matching rule; once a tool result is
+//! back, it answers "Done." and ends the turn. Every request is recorded (method, path, JSON
+//! body). [`Mode`] makes it refuse every model call (401) or never answer.
 #![allow(dead_code)]
+
+mod chat;
+mod gemini;
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -51,9 +59,21 @@ pub const USAGE_IN: u64 = 120;
 pub const USAGE_CACHED: u64 = 30;
 pub const USAGE_OUT: u64 = 15;
 
+/// How the fake answers model calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// As scripted by the rules.
+    Answer,
+    /// 401 with an "Invalid API key" error, in each API's shape.
+    Unauthorized,
+    /// Never, to a model call (a POST): the connection stays open without a byte of answer.
+    Hang,
+}
+
 struct Shared {
     rules: Vec<WriteRule>,
     log: Vec<Recorded>,
+    mode: Mode,
 }
 
 /// The running fake; stops accepting when dropped.
@@ -66,11 +86,16 @@ pub struct FakeModel {
 
 impl FakeModel {
     pub fn start(rules: Vec<WriteRule>) -> FakeModel {
+        Self::start_mode(rules, Mode::Answer)
+    }
+
+    pub fn start_mode(rules: Vec<WriteRule>, mode: Mode) -> FakeModel {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let shared = Arc::new(Mutex::new(Shared {
             rules,
             log: Vec::new(),
+            mode,
         }));
         let stop = Arc::new(AtomicBool::new(false));
         let (sh, st) = (shared.clone(), stop.clone());
@@ -98,12 +123,17 @@ impl FakeModel {
         self.shared.lock().unwrap().log.clone()
     }
 
-    /// The model calls (Messages or Responses requests) so far.
+    /// The model calls (Messages, Responses, Gemini or Chat Completions requests) so far.
     pub fn model_calls(&self) -> Vec<Recorded> {
         self.requests()
             .into_iter()
             .filter(|r| {
-                r.method == "POST" && (r.path == "/v1/messages" || r.path.ends_with("/responses"))
+                r.method == "POST"
+                    && (r.path == "/v1/messages"
+                        || r.path.ends_with("/responses")
+                        || r.path.ends_with("/chat/completions")
+                        || r.path.contains(":streamGenerateContent")
+                        || r.path.contains(":generateContent"))
             })
             .collect()
     }
@@ -113,6 +143,14 @@ impl FakeModel {
         self.model_calls()
             .iter()
             .any(|r| user_texts(&r.body).iter().any(|t| t == prompt))
+    }
+
+    /// Whether some model call carries `prompt` byte for byte inside one user text block
+    /// (aider appends its edit-format reminder to the user's message).
+    pub fn received_prompt_within(&self, prompt: &str) -> bool {
+        self.model_calls()
+            .iter()
+            .any(|r| user_texts(&r.body).iter().any(|t| t.contains(prompt)))
     }
 
     /// Every user text block of every model call (for failure messages).
@@ -131,9 +169,17 @@ impl Drop for FakeModel {
     }
 }
 
-/// The text blocks of the user messages in a Messages (`messages`) or Responses (`input`)
-/// request body.
+/// The text blocks of the user messages in a Messages or Chat Completions (`messages`),
+/// Responses (`input`) or Gemini (`contents`) request body.
 pub fn user_texts(body: &Value) -> Vec<String> {
+    if let Some(contents) = body.get("contents").and_then(Value::as_array) {
+        return contents
+            .iter()
+            .filter(|c| c["role"] == "user")
+            .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+            .filter_map(|p| p.get("text").and_then(Value::as_str).map(str::to_string))
+            .collect();
+    }
     let items = body
         .get("messages")
         .or_else(|| body.get("input"))
@@ -173,7 +219,18 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 headers: headers.clone(),
                 body: json.clone(),
             });
-            answer(&method, &path, &json, &sh.rules)
+            match sh.mode {
+                Mode::Answer => answer(&method, &path, &json, &sh.rules),
+                Mode::Unauthorized if method == "POST" => unauthorized(),
+                Mode::Unauthorized => answer(&method, &path, &json, &sh.rules),
+                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh.rules),
+                Mode::Hang => {
+                    drop(sh);
+                    // hold the connection, answer nothing (the test ends first)
+                    std::thread::sleep(std::time::Duration::from_secs(900));
+                    return;
+                }
+            }
         };
         let mut out = format!("HTTP/1.1 {} OK\r\ncontent-type: {}\r\n", reply.0, reply.1);
         let close = reply.1 == "text/event-stream";
@@ -191,7 +248,7 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
 }
 
 /// (status, content type, body).
-type Reply = (u16, &'static str, String);
+pub(super) type Reply = (u16, &'static str, String);
 
 fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply {
     match (method, path) {
@@ -202,6 +259,14 @@ fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply 
             json!({"input_tokens": USAGE_IN}).to_string(),
         ),
         ("POST", p) if p.ends_with("/responses") => openai(body, rules),
+        ("POST", p) if p.ends_with("/chat/completions") => chat::answer(body, rules),
+        ("POST", p) if p.contains(":streamGenerateContent") => gemini::stream(body, rules),
+        ("POST", p) if p.contains(":generateContent") => gemini::generate(body),
+        ("POST", p) if p.contains(":countTokens") => (
+            200,
+            "application/json",
+            json!({"totalTokens": USAGE_IN}).to_string(),
+        ),
         ("GET", p) if p.ends_with("/models") => (
             200,
             "application/json",
@@ -216,8 +281,20 @@ fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply 
     }
 }
 
+/// A 401 every API's client reads as an authentication failure: Gemini's `error.code` and
+/// `status`, OpenAI's and Anthropic's `type` and `code`.
+fn unauthorized() -> Reply {
+    (
+        401,
+        "application/json",
+        json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "type": "authentication_error",
+            "message": "Invalid API key"}})
+        .to_string(),
+    )
+}
+
 /// The rules whose needle is in the last user message's text.
-fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
+pub(super) fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
     let texts = user_texts(body).join("\n");
     rules.iter().filter(|r| texts.contains(&r.needle)).collect()
 }

@@ -1,8 +1,12 @@
 //! aider prints no JSON; its usage lines read `Tokens: 2.3k sent, 1.1k cache hit, 150
 //! received. Cost: $0.0073 message, $0.0073 session.` The last line gives the session's
 //! cost; tokens are summed over the messages.
+//!
+//! A failed model call prints `litellm.<Kind>Error: …` (wrapped at 80 columns) and aider
+//! still exits 0; a retryable one is followed by `Retrying in 0.5 seconds...`. The last
+//! such error, when neither a retry nor a usage line follows it, is the run's failure.
 
-use super::{AgentReport, Source};
+use super::{AgentReport, Source, classify};
 
 /// `2.3k` → 2300, `150` → 150.
 fn count(word: &str) -> Option<u64> {
@@ -21,10 +25,28 @@ pub fn parse(stdout: &str) -> Option<AgentReport> {
         ..AgentReport::default()
     };
     let mut seen = false;
+    // the last model-call error not retried or followed by an answer: (message, still
+    // collecting its wrapped lines)
+    let mut failure: Option<(String, bool)> = None;
     for line in stdout.lines() {
         let line = line.trim();
+        if let Some((msg, open)) = failure.as_mut().filter(|(_, open)| *open) {
+            if line.is_empty() {
+                *open = false;
+            } else if !line.starts_with("Retrying in ") {
+                msg.push(' ');
+                msg.push_str(line);
+            }
+        }
+        if line.starts_with("litellm.") && line.contains("Error") {
+            failure = Some((line.to_string(), true));
+        }
+        if line.starts_with("Retrying in ") {
+            failure = None;
+        }
         if let Some(rest) = line.strip_prefix("Tokens: ") {
             seen = true;
+            failure = None;
             let tokens = rest.split(". Cost:").next().unwrap_or("");
             let mut sent = 0;
             for part in tokens.split(", ") {
@@ -53,5 +75,11 @@ pub fn parse(stdout: &str) -> Option<AgentReport> {
         }
     }
     r.complete = seen;
+    if let Some((msg, _)) = failure {
+        r.is_error = true;
+        r.error_kind = classify(&msg);
+        r.message = Some(msg);
+        return Some(r);
+    }
     seen.then_some(r)
 }

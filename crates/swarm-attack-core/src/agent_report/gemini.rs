@@ -75,3 +75,41 @@ pub fn parse(lines: &[Value]) -> AgentReport {
     }
     r
 }
+
+/// What a Gemini CLI exit code means (its `FatalError` classes, `packages/core/src/utils/
+/// errors.ts`): the error kind and a sentence for the blocked reason. `None` for codes it
+/// does not define (1 and any other).
+pub fn exit_kind(code: i32) -> Option<(ErrorKind, &'static str)> {
+    Some(match code {
+        41 => (
+            ErrorKind::Auth,
+            "Gemini CLI exit 41: authentication failed or no auth method selected (set GEMINI_API_KEY and security.auth.selectedType in its settings)",
+        ),
+        42 => (
+            ErrorKind::Crashed,
+            "Gemini CLI exit 42: invalid input (the prompt or an argument)",
+        ),
+        44 => (
+            ErrorKind::Crashed,
+            "Gemini CLI exit 44: its sandbox could not be set up",
+        ),
+        52 => (
+            ErrorKind::Crashed,
+            "Gemini CLI exit 52: invalid configuration (settings.json)",
+        ),
+        53 => (
+            ErrorKind::MaxTurns,
+            "Gemini CLI exit 53: the session's turn limit was reached",
+        ),
+        54 => (
+            ErrorKind::Crashed,
+            "Gemini CLI exit 54: a tool failed fatally (e.g. no space left on the device)",
+        ),
+        55 => (
+            ErrorKind::PermissionDenied,
+            "Gemini CLI exit 55: the folder is not trusted (add --skip-trust or set GEMINI_CLI_TRUST_WORKSPACE=true)",
+        ),
+        130 => (ErrorKind::Crashed, "Gemini CLI exit 130: cancelled"),
+        _ => return None,
+    })
+}

@@ -11,6 +11,7 @@ pub mod model;
 mod opencode;
 mod retry_after;
 
+pub use gemini::exit_kind as gemini_exit_kind;
 pub use retry_after::retry_after_ms;
 
 #[cfg(test)]
@@ -148,7 +149,7 @@ pub fn parse(stdout: &str, stderr: &str) -> AgentReport {
         .any(|t| t.starts_with("thread.") || t.starts_with("turn.") || t.starts_with("item."))
     {
         codex::parse(&lines)
-    } else if has("step_finish") || has("step_start") {
+    } else if has("step_finish") || has("step_start") || lines.iter().any(opencode::is_opencode) {
         opencode::parse(&lines)
     } else if lines.iter().any(gemini::is_gemini) {
         gemini::parse(&lines)
@@ -231,6 +232,8 @@ pub fn classify(text: &str) -> Option<ErrorKind> {
             "not logged in",
             "missing api key",
             "api key not found",
+            "authenticationerror",
+            "unauthenticated",
         ])
     {
         Some(ErrorKind::Auth)
@@ -330,7 +333,10 @@ impl AgentReport {
                 .unwrap_or_default()
         };
         let p = match self.error_kind? {
-            ErrorKind::PermissionDenied => self.denial_predicate()?,
+            ErrorKind::PermissionDenied => match self.denial_predicate() {
+                Some(p) => p,
+                None => format!("was denied permission to work{}", msg()),
+            },
             ErrorKind::ReadOnly => format!(
                 "ran in a read-only sandbox and could not write files{}; use preset codex or add `--sandbox workspace-write`",
                 msg()

@@ -262,3 +262,121 @@ fn a_status_code_counts_only_as_a_status_not_as_any_number_in_the_output() {
     // the status word must be on the number's own line
     assert_eq!(classify("status: ok\n429 files"), None);
 }
+
+/// Recorded from OpenCode 1.18.33 against a model API answering 401.
+const OPENCODE_401: &str = r#"{"type":"error","timestamp":1795815459262,"sessionID":"ses_de10ed631ffeu8MUOi9yTD2iKG","error":{"name":"APIError","data":{"message":"Invalid API key","statusCode":401,"isRetryable":false,"responseHeaders":{"content-length":"83","content-type":"application/json"},"responseBody":"{\"error\": {\"code\": 401, \"message\": \"Invalid API key\", \"status\": \"UNAUTHENTICATED\"}}","metadata":{"url":"http://127.0.0.1:18082/v1/chat/completions"}}}}"#;
+
+#[test]
+fn an_opencode_api_error_is_classified_by_its_status_code() {
+    let r = parse(OPENCODE_401, "");
+    assert_eq!(r.source, Some(Source::Opencode));
+    assert!(r.is_error);
+    assert_eq!(r.error_kind, Some(ErrorKind::Auth));
+    assert_eq!(r.message.as_deref(), Some("Invalid API key"));
+    assert_eq!(
+        r.session_id.as_deref(),
+        Some("ses_de10ed631ffeu8MUOi9yTD2iKG")
+    );
+    // the status code decides even when the message names nothing
+    let quiet = OPENCODE_401.replace("Invalid API key", "request failed");
+    assert_eq!(parse(&quiet, "").error_kind, Some(ErrorKind::Auth));
+    let limited = quiet.replace("\"statusCode\":401", "\"statusCode\":429");
+    assert_eq!(parse(&limited, "").error_kind, Some(ErrorKind::RateLimit));
+    let other = quiet.replace("\"statusCode\":401", "\"statusCode\":500");
+    assert_eq!(parse(&other, "").error_kind, None);
+    let auth = r#"{"type":"error","sessionID":"s","error":{"name":"ProviderAuthError","data":{"providerID":"x","message":"no key"}}}"#;
+    assert_eq!(parse(auth, "").error_kind, Some(ErrorKind::Auth));
+}
+
+#[test]
+fn opencode_cost_zero_with_tokens_spent_is_unknown() {
+    // 1.18.33: no `done` line; a model without a price in its catalog costs "0"
+    let out = r#"{"type":"step_start","timestamp":1,"sessionID":"ses_1","part":{"type":"step-start"}}
+{"type":"step_finish","timestamp":2,"sessionID":"ses_1","part":{"reason":"tool-calls","type":"step-finish","tokens":{"total":135,"input":90,"output":15,"reasoning":0,"cache":{"write":0,"read":30}},"cost":0}}
+{"type":"step_finish","timestamp":3,"sessionID":"ses_1","part":{"reason":"stop","type":"step-finish","tokens":{"total":135,"input":90,"output":15,"reasoning":0,"cache":{"write":0,"read":30}},"cost":0}}"#;
+    let r = parse(out, "");
+    assert_eq!(r.cost_usd, None);
+    assert_eq!(
+        (r.tokens_in, r.tokens_out, r.tokens_cached),
+        (Some(240), Some(30), Some(60))
+    );
+    assert!(r.complete);
+    assert_eq!(r.error_kind, None);
+    let priced = out.replace("\"cost\":0}", "\"cost\":0.0002}");
+    let c = parse(&priced, "").cost_usd.unwrap();
+    assert!((c - 0.0004).abs() < 1e-12, "{c}");
+}
+
+/// Recorded from aider 0.86.2 (`--no-pretty`) against a model API answering 401: it exits 0.
+const AIDER_401: &str = "\nAider v0.86.2\nModel: openai/fake-coder with whole edit format\nGit repo: .git with 1 files\nRepo-map: using 4096 tokens, auto refresh\n\n\nlitellm.AuthenticationError: AuthenticationError: OpenAIException - Invalid API \nkey\nThe API provider is not able to authenticate you. Check your API key.\n\n";
+
+#[test]
+fn an_aider_run_whose_model_call_failed_is_an_error_though_it_exits_0() {
+    let r = parse(AIDER_401, "Warning: Input is not a terminal (fd=0).");
+    assert_eq!(r.source, Some(Source::Aider));
+    assert!(r.is_error);
+    assert_eq!(r.error_kind, Some(ErrorKind::Auth));
+    assert!(
+        r.message
+            .as_deref()
+            .unwrap()
+            .starts_with("litellm.AuthenticationError: AuthenticationError: OpenAIException - Invalid API key The API provider"),
+        "{:?}",
+        r.message
+    );
+    let limited = "litellm.RateLimitError: RateLimitError: OpenAIException - slow down\nThe API provider has rate limited you. Try again later or check your quotas.\n";
+    let r = parse(limited, "");
+    assert!(r.is_error);
+    assert_eq!(r.error_kind, Some(ErrorKind::RateLimit));
+}
+
+#[test]
+fn an_aider_error_it_retried_past_is_no_failure() {
+    let retried = "litellm.RateLimitError: RateLimitError: OpenAIException - slow down\nThe API provider has rate limited you. Try again later or check your quotas.\nRetrying in 0.2 seconds...\ncalc/add.py\nApplied edit to calc/add.py\nTokens: 120 sent, 15 received. Cost: $0.00015 message, $0.00015 session.\n";
+    let r = parse(retried, "");
+    assert!(!r.is_error, "{r:?}");
+    assert_eq!(r.error_kind, None);
+    assert_eq!(r.cost_usd, Some(0.00015));
+    assert_eq!((r.tokens_in, r.tokens_out), (Some(120), Some(15)));
+    // retried, and the retry failed for good
+    let failed_again = "litellm.APIConnectionError: x\nRetrying in 0.2 seconds...\nlitellm.AuthenticationError: AuthenticationError: bad key\n";
+    let r = parse(failed_again, "");
+    assert!(r.is_error);
+    assert_eq!(r.error_kind, Some(ErrorKind::Auth));
+}
+
+#[test]
+fn gemini_exit_codes_name_their_error_kinds() {
+    let kind = |c| gemini_exit_kind(c).map(|(k, _)| k);
+    assert_eq!(kind(41), Some(ErrorKind::Auth));
+    assert_eq!(kind(53), Some(ErrorKind::MaxTurns));
+    assert_eq!(kind(55), Some(ErrorKind::PermissionDenied));
+    for c in [42, 44, 52, 54, 130] {
+        assert_eq!(kind(c), Some(ErrorKind::Crashed), "{c}");
+    }
+    for c in [0, 1, 2, 137, 145] {
+        assert_eq!(kind(c), None, "{c}");
+    }
+    let (_, meaning) = gemini_exit_kind(55).unwrap();
+    assert!(meaning.contains("--skip-trust"), "{meaning}");
+    // a denial without a denied tool call still names its cause
+    let r = AgentReport {
+        error_kind: Some(ErrorKind::PermissionDenied),
+        message: Some(meaning.to_string()),
+        ..AgentReport::default()
+    };
+    assert!(
+        r.cause("gemini")
+            .unwrap()
+            .starts_with("agent `gemini` was denied permission to work: Gemini CLI exit 55"),
+        "{:?}",
+        r.cause("gemini")
+    );
+}
+
+#[test]
+fn gemini_401_on_stderr_is_auth() {
+    // Gemini CLI 0.61.0 with `--output-format json` writes a failed run's JSON to stderr
+    let stderr = "Error when talking to Gemini API Full report available at: /tmp/x.json _ApiError: {\"error\":{\"code\":401,\"message\":\"Invalid API key\",\"status\":\"UNAUTHENTICATED\"}}\n  status: 401\n}\n{\n  \"session_id\": \"586ed54a\",\n  \"error\": {\n    \"type\": \"Error\",\n    \"message\": \"{\\\"error\\\":{\\\"code\\\":401}}\",\n    \"code\": 401\n  }\n}\n";
+    assert_eq!(parse("", stderr).error_kind, Some(ErrorKind::Auth));
+}
