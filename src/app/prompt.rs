@@ -21,7 +21,7 @@ use crate::error::{CmdResult, CommandError};
 use crate::io::git::commit_info;
 use std::path::Path;
 
-pub use crate::core::prompt::CoordinationContext;
+pub use crate::core::prompt::{CoordinationContext, OtherCandidate};
 
 /// The most files read for the module registry.
 const MAX_REGISTRY_FILES: usize = 200;
@@ -232,6 +232,8 @@ pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
         Some("primary")
     } else if decision.mode != Mode::Solo && decision.runner_up.as_deref() == Some(agent) {
         Some("runner-up")
+    } else if decision.mode == Mode::Parallel && decision.candidates.iter().any(|c| c == agent) {
+        Some("candidate")
     } else {
         None
     }
@@ -254,6 +256,24 @@ pub fn coordination_for(
         return CoordinationContext::Solo;
     };
     let primary = decision.winner == agent;
+    if decision.mode == Mode::Parallel && decision.candidates.len() > 2 {
+        let role = role_in(decision, agent).unwrap_or("candidate");
+        let others = decision
+            .candidates
+            .iter()
+            .filter(|c| c.as_str() != agent)
+            .map(|c| OtherCandidate {
+                agent: c.clone(),
+                angle: proposal(c.as_str())
+                    .map(|p| p.proposal.angle.clone())
+                    .unwrap_or_default(),
+                covers: proposal(c.as_str())
+                    .map(|p| p.proposal.covers.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        return CoordinationContext::Candidates { role, others };
+    }
     match decision.mode {
         Mode::Solo => CoordinationContext::Solo,
         Mode::Parallel => CoordinationContext::Parallel {

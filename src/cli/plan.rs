@@ -69,10 +69,11 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
 }
 
 /// One decision as JSON: `{issue, title, stage, mode, winner, runner_up, reason, rule,
-/// overlap, proposals}`.
+/// overlap, proposals}`, plus `candidates` (every agent that runs, in rank order) for
+/// PARALLEL and SYNTHESIS.
 pub fn decision_json(p: &PlannedIssue) -> Value {
     let d = &p.decision;
-    json!({
+    let mut v = json!({
         "issue": p.issue,
         "title": p.title,
         "stage": p.stage,
@@ -83,7 +84,11 @@ pub fn decision_json(p: &PlannedIssue) -> Value {
         "rule": d.rule,
         "overlap": d.overlap,
         "proposals": d.proposals,
-    })
+    });
+    if !d.candidates.is_empty() {
+        v["candidates"] = json!(d.candidates);
+    }
+    v
 }
 
 pub fn decisions_json(planned: &[PlannedIssue]) -> Value {
@@ -103,6 +108,7 @@ pub fn print_planned(planned: &[PlannedIssue]) {
     for p in planned {
         let d = &p.decision;
         let agents = match (&d.mode, &d.runner_up) {
+            (Mode::Parallel, Some(_)) if d.candidates.len() > 2 => d.candidates.join(" + "),
             (Mode::Parallel, Some(r)) => format!("{} + {r}", d.winner),
             (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
             _ => d.winner.clone(),

@@ -128,7 +128,12 @@ pub(super) fn finish_done(
         phase: "landing",
     });
     if ctx.project.config.git.landing == crate::core::config::Landing::Pr {
-        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
+        let low = convergence
+            .as_ref()
+            .and_then(|c| c.pointer("/low_convergence/score"))
+            .and_then(serde_json::Value::as_f64);
+        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode, low)
+            .map(Some);
     }
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());

@@ -327,10 +327,21 @@ pub fn convergence_text(c: &Value) -> String {
         }
     }
     if let Some(w) = c.get("winner").and_then(Value::as_str) {
-        parts.push(format!("landed: {w}"));
+        match c.get("selected_by").and_then(Value::as_str) {
+            Some(by) if by != "only_passing" => parts.push(format!("landed: {w} (by {by})")),
+            _ => parts.push(format!("landed: {w}")),
+        }
     }
     if let Some(sc) = c.get("score").and_then(Value::as_f64) {
         parts.push(format!("convergence {sc:.2}"));
+    }
+    if let Some(q) = c.get("quorum").filter(|q| q.is_object()) {
+        let reached = q.get("reached").and_then(Value::as_bool).unwrap_or(false);
+        parts.push(if reached { "quorum reached" } else { "no quorum" }.to_string());
+    }
+    if let Some(low) = c.get("low_convergence").filter(|l| l.is_object()) {
+        let action = low.get("action").and_then(Value::as_str).unwrap_or("?");
+        parts.push(format!("low convergence → {action}"));
     }
     if let Some(fb) = c.get("fallback").and_then(Value::as_object) {
         parts.push(format!(
