@@ -61,17 +61,28 @@ fn three_candidates_consensus_picks_the_one_closest_to_the_others() {
     assert_eq!(s.trace("gamma.role").trim(), "candidate");
     let pg = s.artifact("attempt-1/gamma/prompt.md");
     assert!(pg.contains("Mode: PARALLEL with 3 candidates"), "{pg}");
-    assert!(pg.contains("`alpha`, angle: api") && pg.contains("`beta`, angle: database"), "{pg}");
+    assert!(
+        pg.contains("`alpha`, angle: api") && pg.contains("`beta`, angle: database"),
+        "{pg}"
+    );
     let sel = s.events_named("agents_selected");
-    assert_eq!(sel.last().unwrap()["candidates"], json!(["alpha", "beta", "gamma"]));
+    assert_eq!(
+        sel.last().unwrap()["candidates"],
+        json!(["alpha", "beta", "gamma"])
+    );
     let audit = s.audit_text();
     assert!(audit.contains("landed: beta (by consensus)"), "{audit}");
     // the report shows the three side by side: results, sizes, pairwise scores, the choice
     let html = crate::common::report::report_html(&s.env, "shop");
-    assert!(html.contains(r#"<table class="candidates">"#), "no candidates table");
+    assert!(
+        html.contains(r#"<table class="candidates">"#),
+        "no candidates table"
+    );
     for a in ["alpha", "beta", "gamma"] {
         assert!(
-            html.contains(&format!(r#"<tr data-candidate="{a}" data-result="passed">"#)),
+            html.contains(&format!(
+                r#"<tr data-candidate="{a}" data-result="passed">"#
+            )),
             "{a}"
         );
     }
@@ -115,7 +126,10 @@ fn three_candidates_only_one_passes_it_lands() {
 
 #[test]
 fn quorum_lands_early_and_stops_the_third_candidate() {
-    let slow = format!("echo $$ > \"$TRACE/gamma.pid\"\nsleep 40\n{}", writes("gamma", &["x"]));
+    let slow = format!(
+        "echo $$ > \"$TRACE/gamma.pid\"\nsleep 40\n{}",
+        writes("gamma", &["x"])
+    );
     let s = three(
         writes("alpha", &["login user pass"]),
         writes("beta", &["login user pass"]),
@@ -171,8 +185,16 @@ fn quorum_not_reached_selects_as_all() {
 fn disagreeing(action: &str) -> Modes {
     setup_many(
         &[
-            ("alpha", proposal(0.9, "api"), writes("alpha", &["aaa bbb ccc"])),
-            ("beta", proposal(0.8, "database"), writes("beta", &["ddd eee fff"])),
+            (
+                "alpha",
+                proposal(0.9, "api"),
+                writes("alpha", &["aaa bbb ccc"]),
+            ),
+            (
+                "beta",
+                proposal(0.8, "database"),
+                writes("beta", &["ddd eee fff"]),
+            ),
         ],
         &format!("  join: all\n  min_convergence: 0.5\n  on_low_convergence: {action}\n"),
     )
@@ -196,7 +218,10 @@ fn low_convergence_land_lands_and_flags_it() {
     assert_eq!(c["low_convergence"]["action"], "land", "{c}");
     assert_eq!(s.implementing_commits(), 1);
     let last = s.env.state("shop")["tasks"][0]["last_mode"].clone();
-    assert!(last.as_str().unwrap().contains("low convergence 0.25"), "{last}");
+    assert!(
+        last.as_str().unwrap().contains("low convergence 0.25"),
+        "{last}"
+    );
     let html = crate::common::report::report_html(&s.env, "shop");
     assert!(html.contains(r#"data-low-convergence="0.25""#));
 }
@@ -240,12 +265,25 @@ fn low_convergence_block_keeps_every_candidate_for_a_person() {
 #[test]
 fn at_most_five_candidates_run() {
     let names = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
-    let angles = ["api", "database", "frontend", "docs", "security", "performance"];
+    let angles = [
+        "api",
+        "database",
+        "frontend",
+        "docs",
+        "security",
+        "performance",
+    ];
     let agents: Vec<(&str, String, String)> = names
         .iter()
         .zip(angles)
         .enumerate()
-        .map(|(i, (n, a))| (*n, proposal(0.9 - i as f64 * 0.05, a), writes(n, &["login user"])))
+        .map(|(i, (n, a))| {
+            (
+                *n,
+                proposal(0.9 - i as f64 * 0.05, a),
+                writes(n, &["login user"]),
+            )
+        })
         .collect();
     let s = setup_many(&agents, "  join: all\n  candidates: 5\n");
     s.env.run(&["run", "shop"]).ok();
@@ -271,8 +309,14 @@ fn at_most_five_candidates_run() {
 fn candidates_out_of_range_and_an_unreachable_quorum_are_config_errors() {
     for (extra, needle) in [
         ("  candidates: 1\n", "coordination.candidates"),
-        ("  join: quorum\n  candidates: 2\n  quorum: 3\n", "coordination.quorum"),
-        ("  on_low_convergence: shrug\n", "coordination.on_low_convergence"),
+        (
+            "  join: quorum\n  candidates: 2\n  quorum: 3\n",
+            "coordination.quorum",
+        ),
+        (
+            "  on_low_convergence: shrug\n",
+            "coordination.on_low_convergence",
+        ),
         ("  agree_at: 2\n", "coordination.agree_at"),
     ] {
         let s = setup_many(
@@ -300,6 +344,14 @@ fn plan_describes_a_three_candidate_run() {
     assert_eq!(d["candidates"], json!(["alpha", "beta", "gamma"]), "{v}");
     let text = s.env.run(&["plan", "shop"]);
     text.ok();
-    assert!(text.stdout.contains("alpha + beta + gamma"), "{}", text.stdout);
-    assert!(text.stdout.contains("+ gamma 0.70 (candidate"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("alpha + beta + gamma"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout.contains("+ gamma 0.70 (candidate"),
+        "{}",
+        text.stdout
+    );
 }

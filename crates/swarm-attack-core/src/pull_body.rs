@@ -106,7 +106,8 @@ mod tests {
             ..f.clone()
         });
         assert!(
-            flagged.contains("**Low convergence:** the candidates disagreed (mean similarity 0.25)"),
+            flagged
+                .contains("**Low convergence:** the candidates disagreed (mean similarity 0.25)"),
             "{flagged}"
         );
         assert!(body.contains("Closes #42"));

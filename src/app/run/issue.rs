@@ -368,7 +368,13 @@ fn pair_attempt(
         }
         PairResult::Blocked { reason, cost_usd } => {
             st.cost = record::sum_cost(st.cost, cost_usd);
-            Ok(Step::End(block_now(ctx, claim, reason, cost_usd, &st.executed)?))
+            Ok(Step::End(block_now(
+                ctx,
+                claim,
+                reason,
+                cost_usd,
+                &st.executed,
+            )?))
         }
     }
 }

@@ -337,7 +337,14 @@ pub fn convergence_text(c: &Value) -> String {
     }
     if let Some(q) = c.get("quorum").filter(|q| q.is_object()) {
         let reached = q.get("reached").and_then(Value::as_bool).unwrap_or(false);
-        parts.push(if reached { "quorum reached" } else { "no quorum" }.to_string());
+        parts.push(
+            if reached {
+                "quorum reached"
+            } else {
+                "no quorum"
+            }
+            .to_string(),
+        );
     }
     if let Some(low) = c.get("low_convergence").filter(|l| l.is_object()) {
         let action = low.get("action").and_then(Value::as_str).unwrap_or("?");

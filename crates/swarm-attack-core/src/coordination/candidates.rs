@@ -138,15 +138,20 @@ mod tests {
         let d = with_candidates(decide(&six(), &Thresholds::default(), "a"), 0.5, 3);
         assert_eq!(d.candidates, vec!["a", "b", "c"]);
         assert!(
-            d.reason
-                .ends_with(" + c 0.70 (candidate: next by rank above 0.50, up to coordination.candidates 3)"),
+            d.reason.ends_with(
+                " + c 0.70 (candidate: next by rank above 0.50, up to coordination.candidates 3)"
+            ),
             "{}",
             d.reason
         );
         let two = with_candidates(decide(&six(), &Thresholds::default(), "a"), 0.5, 2);
         assert_eq!(two.candidates, vec!["a", "b"]);
         assert!(two.reason.ends_with("(runner-up)"), "{}", two.reason);
-        let solo = with_candidates(decide(&[p("a", 0.9, "x")], &Thresholds::default(), "a"), 0.5, 5);
+        let solo = with_candidates(
+            decide(&[p("a", 0.9, "x")], &Thresholds::default(), "a"),
+            0.5,
+            5,
+        );
         assert!(solo.candidates.is_empty());
     }
 

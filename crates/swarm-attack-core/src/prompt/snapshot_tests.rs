@@ -236,9 +236,15 @@ fn parallel_candidate_of_three_names_every_other_candidate() {
         .and_then(|s| s.split("\n## ").next())
         .unwrap_or("");
     assert!(section.contains("Mode: PARALLEL with 3 candidates. You (`gemini`) are one of the candidates for this issue. Your angle: frontend styling."), "{section}");
-    assert!(section.contains("- `claude`, angle: implementation and tests; covers: rust, api"), "{section}");
+    assert!(
+        section.contains("- `claude`, angle: implementation and tests; covers: rust, api"),
+        "{section}"
+    );
     // the other candidates' text is sanitised like every other angle
-    assert!(section.contains("- `codex`, angle: security review and edge cases; covers: security"), "{section}");
+    assert!(
+        section.contains("- `codex`, angle: security review and edge cases; covers: security"),
+        "{section}"
+    );
     assert!(!section.contains('\u{202e}'));
     pk.coordination = CoordinationContext::Candidates {
         role: "runner-up",

@@ -397,7 +397,11 @@ fn candidates(out: &mut String, c: &serde_json::Value) {
     };
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     let winner = text(c, "winner");
-    let pairs = c.get("pairs").and_then(Value::as_array).cloned().unwrap_or_default();
+    let pairs = c
+        .get("pairs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let score = |a: &str, b: &str| {
         pairs
             .iter()
@@ -454,7 +458,14 @@ fn candidates(out: &mut String, c: &serde_json::Value) {
     }
     if let Some(q) = c.get("quorum").filter(|q| q.is_object()) {
         let reached = q.get("reached").and_then(Value::as_bool).unwrap_or(false);
-        why.push(if reached { "quorum reached" } else { "no quorum" }.into());
+        why.push(
+            if reached {
+                "quorum reached"
+            } else {
+                "no quorum"
+            }
+            .into(),
+        );
     }
     let _ = write!(
         out,

@@ -39,7 +39,7 @@ pub(super) fn parallel(
         .iter()
         .enumerate()
         .map(|(i, a)| Slot {
-            agent: *a,
+            agent: a,
             role: candidates::role(i),
             worktree: match i {
                 0 => at.worktree.to_path_buf(),
@@ -121,11 +121,9 @@ pub(super) fn collect(
         }
         if join == JoinStrategy::Quorum && out.group.is_none() {
             let facts: Vec<CandidateFacts> = (0..n).map(|j| out.facts(slots, j)).collect();
-            if let Some(names) = selection::quorum(
-                &facts,
-                coordination.quorum as usize,
-                coordination.agree_at,
-            ) {
+            if let Some(names) =
+                selection::quorum(&facts, coordination.quorum as usize, coordination.agree_at)
+            {
                 let group: Vec<usize> = names
                     .iter()
                     .filter_map(|a| slots.iter().position(|s| &s.agent.name == a))
@@ -150,7 +148,9 @@ pub(super) fn collect(
     }
     out.ends = ends
         .into_iter()
-        .map(|e| e.unwrap_or_else(|| End::Error("the candidate's thread ended without a result".into())))
+        .map(|e| {
+            e.unwrap_or_else(|| End::Error("the candidate's thread ended without a result".into()))
+        })
         .collect();
     out
 }

@@ -329,7 +329,11 @@ pub(super) fn decide_parallel(
                 .into_iter()
                 .map(|e| e.unwrap_or(End::Error("no result".into())))
                 .collect();
-            let none = if n == 2 { "neither passed" } else { "none passed" };
+            let none = if n == 2 {
+                "neither passed"
+            } else {
+                "none passed"
+            };
             Ok(PairOutcome {
                 result: PairResult::Failed(combined_failure(slots, &ends)),
                 executed: format!("{executed_prefix}: {none}"),

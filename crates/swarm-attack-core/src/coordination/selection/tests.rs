@@ -109,13 +109,19 @@ fn review_verdict_decides_first() {
         verdict: ReviewVerdict::PassWithRisk,
         counted: 0,
     });
-    assert_eq!(by(&select(&[a.clone(), b.clone(), d.clone()])), ("b", "review"));
+    assert_eq!(
+        by(&select(&[a.clone(), b.clone(), d.clone()])),
+        ("b", "review")
+    );
     // equal verdicts: fewer counted findings
     b.review = Some(Review {
         verdict: ReviewVerdict::PassWithRisk,
         counted: 3,
     });
-    assert_eq!(by(&select(&[a.clone(), b.clone(), d.clone()])), ("d", "review"));
+    assert_eq!(
+        by(&select(&[a.clone(), b.clone(), d.clone()])),
+        ("d", "review")
+    );
     // a tie in review goes on to the next steps
     a.review = d.review;
     assert_eq!(by(&select(&[a, b, d])), ("a", "size"));
@@ -130,7 +136,10 @@ fn quorum_finds_the_first_agreeing_group() {
     ];
     assert_eq!(quorum(&cands, 2, 0.60), Some(vec!["b".into(), "c".into()]));
     assert_eq!(quorum(&cands, 2, 0.61), None);
-    assert_eq!(quorum(&cands, 3, 0.0), Some(vec!["a".into(), "b".into(), "c".into()]));
+    assert_eq!(
+        quorum(&cands, 3, 0.0),
+        Some(vec!["a".into(), "b".into(), "c".into()])
+    );
     assert_eq!(quorum(&cands, 3, 0.1), None);
     // failing candidates never count
     let mut f = cands.clone();
