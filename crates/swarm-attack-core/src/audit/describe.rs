@@ -295,6 +295,15 @@ pub fn fallback_text<R: Fields + ?Sized>(rec: &R) -> Option<String> {
     }
 }
 
+/// `quorum reached` or `no quorum` for a join-`quorum` record (`issue_done.convergence`).
+pub fn quorum_text(c: &Value) -> Option<&'static str> {
+    let q = c.get("quorum").filter(|q| q.is_object())?;
+    Some(match q.get("reached").and_then(Value::as_bool) {
+        Some(true) => "quorum reached",
+        _ => "no quorum",
+    })
+}
+
 /// One line on how a two-agent run converged (`issue_done.convergence`).
 pub fn convergence_text(c: &Value) -> String {
     let mut parts = Vec::new();
@@ -335,16 +344,8 @@ pub fn convergence_text(c: &Value) -> String {
     if let Some(sc) = c.get("score").and_then(Value::as_f64) {
         parts.push(format!("convergence {sc:.2}"));
     }
-    if let Some(q) = c.get("quorum").filter(|q| q.is_object()) {
-        let reached = q.get("reached").and_then(Value::as_bool).unwrap_or(false);
-        parts.push(
-            if reached {
-                "quorum reached"
-            } else {
-                "no quorum"
-            }
-            .to_string(),
-        );
+    if let Some(q) = quorum_text(c) {
+        parts.push(q.to_string());
     }
     if let Some(low) = c.get("low_convergence").filter(|l| l.is_object()) {
         let action = low.get("action").and_then(Value::as_str).unwrap_or("?");

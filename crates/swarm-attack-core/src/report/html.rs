@@ -456,16 +456,8 @@ fn candidates(out: &mut String, c: &serde_json::Value) {
     if let Some(s) = c.get("score").and_then(Value::as_f64) {
         why.push(format!("mean similarity {s:.2}"));
     }
-    if let Some(q) = c.get("quorum").filter(|q| q.is_object()) {
-        let reached = q.get("reached").and_then(Value::as_bool).unwrap_or(false);
-        why.push(
-            if reached {
-                "quorum reached"
-            } else {
-                "no quorum"
-            }
-            .into(),
-        );
+    if let Some(q) = crate::audit::quorum_text(c) {
+        why.push(q.into());
     }
     let _ = write!(
         out,
