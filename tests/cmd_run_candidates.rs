@@ -175,10 +175,10 @@ fn quorum_not_reached_selects_as_all() {
         assert_eq!(c["candidates"][i]["result"], "passed", "{c}");
     }
     assert_eq!(c["pairs"].as_array().unwrap().len(), 3);
-    // alpha·beta 0.33, alpha·gamma = beta·gamma 0.29 (only {exit, 0} shared): alpha and
-    // beta tie on consensus and on size (2 changed lines each); rank decides
+    // alpha·beta 0.33, alpha·gamma = beta·gamma 0.29 (only {exit, 0} shared): consensus
+    // leaves gamma out, alpha and beta tie on size (2 changed lines each), rank → alpha
     assert_eq!(c["winner"], "alpha", "{c}");
-    assert_eq!(c["selected_by"], "rank");
+    assert_eq!(c["selected_by"], "consensus");
     assert_eq!(s.implementing_commits(), 1);
 }
 

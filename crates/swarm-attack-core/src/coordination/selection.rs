@@ -3,8 +3,11 @@
 //! the candidates are put in rank order first, so the order they are given in never
 //! matters, and a failing candidate is never chosen while a passing one exists.
 //!
-//! Steps, each a tie-breaker for the one before; `selected_by` names the step that left
-//! one candidate (`only_passing` when one passed):
+//! Steps, each a tie-breaker for the one before; `selected_by` names the first step that
+//! decided something, i.e. left out a candidate (`only_passing` when one passed; `rank`
+//! when the candidates tied on everything before it). Two candidates that agree with each
+//! other against a third are kept by `consensus` and then told apart by size or rank: the
+//! record says `consensus`, the step that made the choice that mattered.
 //! 1. `review` — with a review verdict: `pass` > `pass_with_risk` > anything else, then
 //!    fewer counted findings;
 //! 2. `consensus` — with three or more passing: the highest mean similarity to the other
@@ -190,30 +193,36 @@ pub fn select(cands: &[CandidateFacts]) -> Selection {
         _ => {}
     }
     let mut set: Vec<usize> = (0..passing.len()).collect();
+    // the first step that left a candidate out
+    let mut by: Option<SelectedBy> = None;
+    let mut narrow = |set: &mut Vec<usize>, step: SelectedBy, key: &dyn Fn(usize) -> (i64, i64)| {
+        let before = set.len();
+        keep_min(set, key);
+        if set.len() < before && by.is_none() {
+            by = Some(step);
+        }
+    };
     // 1. review
     if passing.iter().any(|c| c.review.is_some()) {
-        keep_min(&mut set, |i| match passing[i].review {
-            Some(r) => (r.verdict.order(), r.counted),
-            None => (ReviewVerdict::Unreviewed.order(), u32::MAX),
+        narrow(&mut set, SelectedBy::Review, &|i| match passing[i].review {
+            Some(r) => (i64::from(r.verdict.order()), i64::from(r.counted)),
+            None => (i64::from(ReviewVerdict::Unreviewed.order()), i64::MAX),
         });
-        if set.len() == 1 {
-            return done(set[0], SelectedBy::Review, pairs);
-        }
     }
     // 2. consensus (three or more passing): the highest sum of similarities to the others
-    if passing.len() >= 3 {
-        keep_min(&mut set, |i| -m[i].iter().sum::<i64>());
-        if set.len() == 1 {
-            return done(set[0], SelectedBy::Consensus, pairs);
-        }
+    if passing.len() >= 3 && set.len() > 1 {
+        narrow(&mut set, SelectedBy::Consensus, &|i| {
+            (-m[i].iter().sum::<i64>(), 0)
+        });
     }
     // 3. size
-    keep_min(&mut set, |i| passing[i].changed_lines);
-    if set.len() == 1 {
-        return done(set[0], SelectedBy::Size, pairs);
+    if set.len() > 1 {
+        narrow(&mut set, SelectedBy::Size, &|i| {
+            (passing[i].changed_lines as i64, 0)
+        });
     }
     // 4. rank (the set is in rank order)
-    done(set[0], SelectedBy::Rank, pairs)
+    done(set[0], by.unwrap_or(SelectedBy::Rank), pairs)
 }
 
 /// With join `quorum`: the first group (in rank order) of `quorum` passing candidates

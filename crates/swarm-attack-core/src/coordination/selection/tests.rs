@@ -52,8 +52,8 @@ fn consensus_beats_size_with_three_passing() {
         c("b", 1, true, 9, "login user pass check"),
         c("c", 2, true, 5, "login user pass hash"),
     ]);
-    // b: 0 + 0.60, c: 0 + 0.60 → tie → size → c
-    assert_eq!(by(&s), ("c", "size"));
+    // b: 0 + 0.60, c: 0 + 0.60: consensus leaves a out, size tells b and c apart → c
+    assert_eq!(by(&s), ("c", "consensus"));
     let s = select(&[
         c("a", 0, true, 1, "foo bar"),
         c("b", 1, true, 9, "login user pass check"),
@@ -61,14 +61,28 @@ fn consensus_beats_size_with_three_passing() {
         c("d", 3, true, 7, "login user pass check"),
     ]);
     // b agrees with d fully and with c at 0.60 → b and d tie at the top → size → d
-    assert_eq!(by(&s), ("d", "size"));
+    assert_eq!(by(&s), ("d", "consensus"));
     let s = select(&[
         c("a", 0, true, 1, "foo bar"),
         c("b", 1, true, 9, "login user pass check"),
         c("c", 2, true, 5, "login user pass hash bcrypt"),
     ]);
     // b·c = 3/6 = 0.50; a·b = a·c = 0 → b and c tie → size → c
-    assert_eq!(by(&s), ("c", "size"));
+    assert_eq!(by(&s), ("c", "consensus"));
+    // all agree equally: consensus leaves no one out, size decides
+    let s = select(&[
+        c("a", 0, true, 3, "x y"),
+        c("b", 1, true, 1, "x y"),
+        c("c", 2, true, 2, "x y"),
+    ]);
+    assert_eq!(by(&s), ("b", "size"));
+    // all the same: rank
+    let s = select(&[
+        c("a", 0, true, 2, "x y"),
+        c("b", 1, true, 2, "x y"),
+        c("c", 2, true, 2, "x y"),
+    ]);
+    assert_eq!(by(&s), ("a", "rank"));
     let s = select(&[
         c("a", 0, true, 1, "foo bar"),
         c("b", 1, true, 9, "login user pass check"),
@@ -122,9 +136,10 @@ fn review_verdict_decides_first() {
         by(&select(&[a.clone(), b.clone(), d.clone()])),
         ("d", "review")
     );
-    // a tie in review goes on to the next steps
+    // review leaves b out; the tie between a and d goes on to the next steps (size → a),
+    // and review is the step that decided
     a.review = d.review;
-    assert_eq!(by(&select(&[a, b, d])), ("a", "size"));
+    assert_eq!(by(&select(&[a, b, d])), ("a", "review"));
 }
 
 #[test]
