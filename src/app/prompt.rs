@@ -225,8 +225,8 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
     }
 }
 
-/// This agent's role in a decision: `primary`, `runner-up`, or `None` when it is not one of
-/// the chosen agents.
+/// This agent's role in a decision: `primary`, `runner-up`, `candidate` (the third and
+/// later of a PARALLEL run), or `None` when it is not one of the chosen agents.
 pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
     if decision.winner == agent {
         Some("primary")
@@ -308,7 +308,8 @@ pub fn next_attempt(task: &Task) -> u32 {
 pub struct ShownPrompt {
     pub issue: u32,
     pub agent: String,
-    /// `primary`, `runner-up`, or `solo` for an agent the decision did not choose.
+    /// `primary`, `runner-up`, `candidate` (third and later of a PARALLEL run), or `solo`
+    /// for an agent the decision did not choose.
     pub role: &'static str,
     pub mode: Mode,
     pub attempt: u32,
