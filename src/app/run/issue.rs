@@ -368,13 +368,7 @@ fn pair_attempt(
         }
         PairResult::Blocked { reason, cost_usd } => {
             st.cost = record::sum_cost(st.cost, cost_usd);
-            Ok(Step::End(block_now(
-                ctx,
-                claim,
-                reason,
-                cost_usd,
-                &st.executed,
-            )?))
+            Ok(Step::End(block_now(ctx, claim, reason, &st.executed)?))
         }
     }
 }
@@ -384,11 +378,11 @@ fn block_now(
     ctx: &RunContext<'_>,
     claim: &Claim,
     reason: String,
-    cost: Option<f64>,
     mode: &str,
 ) -> CmdResult<Outcome> {
     record::with_txn(ctx, |txn| {
-        record::add_cost(&mut txn.state, claim.issue, cost);
+        // the task's cost holds the candidates' agents (the ledger reads their events)
+        record::fold_spend(ctx, &mut txn.state);
         let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
