@@ -40,6 +40,7 @@ mod cmd_report_browser;
 mod cmd_run;
 mod cmd_run_budget;
 mod cmd_run_budget_handoff;
+mod cmd_run_candidates;
 mod cmd_run_containment;
 mod cmd_run_governor;
 mod cmd_run_history;

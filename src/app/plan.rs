@@ -206,10 +206,11 @@ pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decisio
         .first()
         .map(|a| a.name.as_str())
         .unwrap_or("agent");
-    coordination::decide(
-        &proposals,
-        &project.config.coordination.thresholds,
-        fallback,
+    let c = &project.config.coordination;
+    coordination::candidates::with_candidates(
+        coordination::decide(&proposals, &c.thresholds, fallback),
+        c.thresholds.high_confidence,
+        c.candidates,
     )
 }
 

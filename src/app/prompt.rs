@@ -22,7 +22,7 @@ use crate::error::{CmdResult, CommandError};
 use crate::io::git::commit_info;
 use std::path::Path;
 
-pub use crate::core::prompt::CoordinationContext;
+pub use crate::core::prompt::{CoordinationContext, OtherCandidate};
 
 /// The most files read for the module registry.
 const MAX_REGISTRY_FILES: usize = 200;
@@ -253,13 +253,15 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
     }
 }
 
-/// This agent's role in a decision: `primary`, `runner-up`, or `None` when it is not one of
-/// the chosen agents.
+/// This agent's role in a decision: `primary`, `runner-up`, `candidate` (the third and
+/// later of a PARALLEL run), or `None` when it is not one of the chosen agents.
 pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
     if decision.winner == agent {
         Some("primary")
     } else if decision.mode != Mode::Solo && decision.runner_up.as_deref() == Some(agent) {
         Some("runner-up")
+    } else if decision.mode == Mode::Parallel && decision.candidates.iter().any(|c| c == agent) {
+        Some("candidate")
     } else {
         None
     }
@@ -282,6 +284,24 @@ pub fn coordination_for(
         return CoordinationContext::Solo;
     };
     let primary = decision.winner == agent;
+    if decision.mode == Mode::Parallel && decision.candidates.len() > 2 {
+        let role = role_in(decision, agent).unwrap_or("candidate");
+        let others = decision
+            .candidates
+            .iter()
+            .filter(|c| c.as_str() != agent)
+            .map(|c| OtherCandidate {
+                agent: c.clone(),
+                angle: proposal(c.as_str())
+                    .map(|p| p.proposal.angle.clone())
+                    .unwrap_or_default(),
+                covers: proposal(c.as_str())
+                    .map(|p| p.proposal.covers.clone())
+                    .unwrap_or_default(),
+            })
+            .collect();
+        return CoordinationContext::Candidates { role, others };
+    }
     match decision.mode {
         Mode::Solo => CoordinationContext::Solo,
         Mode::Parallel => CoordinationContext::Parallel {
@@ -316,7 +336,8 @@ pub fn next_attempt(task: &Task) -> u32 {
 pub struct ShownPrompt {
     pub issue: u32,
     pub agent: String,
-    /// `primary`, `runner-up`, or `solo` for an agent the decision did not choose.
+    /// `primary`, `runner-up`, `candidate` (third and later of a PARALLEL run), or `solo`
+    /// for an agent the decision did not choose.
     pub role: &'static str,
     pub mode: Mode,
     pub attempt: u32,

@@ -84,7 +84,8 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
 }
 
 /// One decision as JSON: `{issue, title, stage, mode, winner, runner_up, reason, rule,
-/// overlap, proposals}`, plus `specify` (the gate on) and `risk` (a risky issue).
+/// overlap, proposals}`, plus `specify` (the gate on), `risk` (a risky issue) and
+/// `candidates` (every agent that runs, in rank order) for PARALLEL and SYNTHESIS.
 pub fn decision_json(p: &PlannedIssue) -> Value {
     let d = &p.decision;
     let mut out = json!({
@@ -113,6 +114,9 @@ pub fn decision_json(p: &PlannedIssue) -> Value {
     if !p.risk.is_empty() {
         out["risk"] = json!({"risky": true, "signals": p.risk});
     }
+    if !d.candidates.is_empty() {
+        out["candidates"] = json!(d.candidates);
+    }
     out
 }
 
@@ -133,6 +137,7 @@ pub fn print_planned(planned: &[PlannedIssue]) {
     for p in planned {
         let d = &p.decision;
         let agents = match (&d.mode, &d.runner_up) {
+            (Mode::Parallel, Some(_)) if d.candidates.len() > 2 => d.candidates.join(" + "),
             (Mode::Parallel, Some(r)) => format!("{} + {r}", d.winner),
             (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
             _ => d.winner.clone(),

@@ -131,3 +131,78 @@ pub fn bad(name: &str) -> String {
         "cat > \"$TRACE/{name}.stdin\"\necho \"$SWARM_ATTEMPT\" >> \"$TRACE/{name}.calls\"\nmkdir -p src checks\necho broken > src/{name}.txt\necho 'echo {name}-is-broken; exit 1' > checks/t_{name}.sh\n"
     )
 }
+
+/// A proposal with the given confidence and a one-word angle (distinct words: overlap 0).
+pub fn proposal(confidence: f64, angle: &str) -> String {
+    format!(
+        r#"{{"angle":"{angle}","confidence":{confidence},"covers":["{angle}"],"solo_sufficient":true,"builds_on_other":false}}"#
+    )
+}
+
+/// Many candidates (SPEC §13.5): `agents` are `(name, proposal, body)`, ranked by their
+/// proposals; `coordination` holds extra `coordination:` lines (e.g. `  candidates: 3\n`).
+pub fn setup_many(agents: &[(&str, String, String)], coordination: &str) -> Modes {
+    let env = TestEnv::new();
+    let trace = env.tmp.path().join("trace");
+    std::fs::create_dir_all(&trace).unwrap();
+    let t = trace.to_string_lossy().to_string();
+    let mut cases = String::new();
+    let mut entries = String::new();
+    for (name, prop, body) in agents {
+        let script = env.script(
+            &format!("bin/{name}.sh"),
+            &format!("#!/bin/sh\n{}", body.replace("$TRACE", &t)),
+        );
+        cases.push_str(&format!("  proposal/{name}) echo '{prop}' ;;\n"));
+        entries.push_str(&format!(
+            "  - name: {name}\n    command: [\"{}\"]\n    timeout_seconds: 60\n",
+            script.display()
+        ));
+    }
+    let llm = env.script(
+        "bin/llm.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\ncase \"$SWARM_PURPOSE/$SWARM_AGENT\" in\n{cases}  failure-analysis/*) echo retry; echo 'try again' ;;\n  *) echo 'Implemented the issue.' ;;\nesac\n"
+        ),
+    );
+    let runner = env.script("bin/runner.sh", RUNNER);
+    env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\n  proposal_source: llm\n{coordination}agents:\n{entries}llm:\n  command: [\"{}\"]\n  timeout_seconds: 10\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\nsessions:\n  max_implementation_retries: 0\n",
+            llm.display(),
+            runner.display()
+        ),
+    );
+    env.issues(
+        "shop",
+        json!([{"order": 1, "title": "Add login", "body": "Add a login endpoint."}]),
+    );
+    // not `.ok()`: a config error is what some tests look for
+    let _ = env.run(&["greenlight", "shop"]);
+    Modes { env, trace }
+}
+
+/// An agent body that writes `lines` (one per entry) to `src/<name>.txt` and a passing
+/// check; it records its role, pid and stdin under `$TRACE`.
+pub fn writes(name: &str, lines: &[&str]) -> String {
+    let mut body = format!(
+        "cat > \"$TRACE/{name}.stdin\"\necho \"$SWARM_ROLE\" > \"$TRACE/{name}.role\"\necho $$ > \"$TRACE/{name}.pid\"\nmkdir -p src checks\n"
+    );
+    for l in lines {
+        body.push_str(&format!("echo '{l}' >> src/{name}.txt\n"));
+    }
+    body.push_str(&format!("echo 'exit 0' > checks/t_{name}.sh\n"));
+    body
+}
+
+impl Modes {
+    /// The commits on HEAD that implement issue 1 of `shop` (rule 1 subjects).
+    pub fn implementing_commits(&self) -> usize {
+        self.env
+            .git(&["log", "--format=%s", "HEAD"])
+            .lines()
+            .filter(|l| l.starts_with("feat(shop): Implement issue #1"))
+            .count()
+    }
+}

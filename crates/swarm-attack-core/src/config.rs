@@ -138,6 +138,43 @@ pub enum JoinStrategy {
     #[default]
     First,
     All,
+    /// Lands as soon as `coordination.quorum` passing candidates agree (SPEC §13.5).
+    Quorum,
+}
+
+impl JoinStrategy {
+    /// The config word (`first`, `all`, `quorum`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JoinStrategy::First => "first",
+            JoinStrategy::All => "all",
+            JoinStrategy::Quorum => "quorum",
+        }
+    }
+}
+
+/// What happens when the passing candidates disagree (`coordination.on_low_convergence`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnLowConvergence {
+    /// The selection lands, flagged.
+    #[default]
+    Land,
+    /// The review gate runs on the selection even when disabled.
+    Review,
+    /// BLOCKED `needs a person`; every passing candidate's commit is kept under a ref.
+    Block,
+}
+
+impl OnLowConvergence {
+    /// The config word (`land`, `review`, `block`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnLowConvergence::Land => "land",
+            OnLowConvergence::Review => "review",
+            OnLowConvergence::Block => "block",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,6 +194,15 @@ pub struct CoordinationConfig {
     /// The prior weight of the blend (`w = n / (n + learn_prior)`).
     pub learn_prior: u32,
     pub synthesis_wait_seconds: u64,
+    /// How many candidates a PARALLEL decision runs (2–5, SPEC §13.5).
+    pub candidates: u32,
+    /// With join `quorum`: how many passing candidates must agree.
+    pub quorum: u32,
+    /// With join `quorum`: the similarity at which two candidates agree.
+    pub agree_at: f64,
+    /// The mean pairwise similarity below which the candidates disagree (0: off).
+    pub min_convergence: f64,
+    pub on_low_convergence: OnLowConvergence,
 }
 
 impl Default for CoordinationConfig {
@@ -173,6 +219,11 @@ impl Default for CoordinationConfig {
             learn: false,
             learn_prior: 5,
             synthesis_wait_seconds: 15,
+            candidates: 2,
+            quorum: 2,
+            agree_at: 0.60,
+            min_convergence: 0.0,
+            on_low_convergence: OnLowConvergence::Land,
         }
     }
 }

@@ -10,6 +10,9 @@
 //! ranked (confidence desc, name asc) before anything else, so any permutation of the same
 //! proposals gives the same [`Decision`] (whose `proposals` are in ranked order).
 
+pub mod candidates;
+pub mod selection;
+
 use crate::config::Thresholds;
 use crate::events::Event;
 use serde::{Deserialize, Serialize};
@@ -86,6 +89,11 @@ pub struct Decision {
     /// than two agents proposed.
     #[serde(default)]
     pub overlap: Option<f64>,
+    /// The agents that run, in rank order (winner, runner-up, then the next candidates of a
+    /// PARALLEL run, SPEC §13.5); empty for SOLO and until
+    /// [`candidates::with_candidates`] filled it in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
 }
 
 impl Decision {
@@ -272,6 +280,7 @@ fn decide_ranked(
         proposals: ranked.clone(),
         rule,
         overlap,
+        candidates: Vec::new(),
     };
     let (a, b) = match ranked.as_slice() {
         [] => {
@@ -318,6 +327,7 @@ fn decide_ranked(
         proposals: ranked.clone(),
         rule: Some(rule),
         overlap,
+        candidates: Vec::new(),
     };
 
     if ha - hb > gap {

@@ -144,6 +144,13 @@ pub enum Event {
         reason: String,
         retries: u32,
     },
+    /// Two or more candidates passed and their mean pairwise similarity is below
+    /// `coordination.min_convergence` (SPEC §13.5).
+    LowConvergence {
+        issue: u32,
+        attempt: u32,
+        score: f64,
+    },
     IssueDone {
         issue: u32,
         commit: Option<String>,
@@ -296,6 +303,7 @@ impl Event {
             Event::VerificationFailed { .. } => "verification_failed",
             Event::RetryStarted { .. } => "retry_started",
             Event::IssueBlocked { .. } => "issue_blocked",
+            Event::LowConvergence { .. } => "low_convergence",
             Event::IssueDone { .. } => "issue_done",
             Event::LessonsUsed { .. } => "lessons_used",
             Event::IssueSkipped { .. } => "issue_skipped",
@@ -335,6 +343,7 @@ impl Event {
             | Event::VerificationFailed { issue, .. }
             | Event::RetryStarted { issue, .. }
             | Event::IssueBlocked { issue, .. }
+            | Event::LowConvergence { issue, .. }
             | Event::IssueDone { issue, .. }
             | Event::LessonsUsed { issue, .. }
             | Event::IssueSkipped { issue, .. }

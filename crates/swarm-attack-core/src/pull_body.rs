@@ -22,6 +22,9 @@ pub struct PullFacts<'a> {
     pub cost_usd: Option<f64>,
     /// Why the issue is routed as risky (`gates.risk`, SPEC §13.8); empty when it is not.
     pub risk: &'a [String],
+    /// The candidates disagreed: their mean similarity (SPEC §13.5 `on_low_convergence:
+    /// land`), flagged in the body.
+    pub low_convergence: Option<f64>,
 }
 
 /// The hidden marker in the body of the tool's pull requests.
@@ -66,6 +69,11 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
         None => "the test command passed".to_string(),
     };
     out.push_str(&format!("**Verification:** {verification}\n\n"));
+    if let Some(score) = f.low_convergence {
+        out.push_str(&format!(
+            "**Low convergence:** the candidates disagreed (mean similarity {score:.2}); compare before merging\n\n"
+        ));
+    }
     let cost = f
         .cost_usd
         .map_or_else(|| "unknown".to_string(), |c| format!("${c:.2}"));
@@ -102,9 +110,20 @@ mod tests {
             tests_passed: Some(3),
             cost_usd: None,
             risk: &[],
+            low_convergence: None,
         };
         assert_eq!(pull_title(&f), "feat(auth): Implement issue #2 (#42)");
         let body = pull_body(&f);
+        assert!(!body.contains("Low convergence"), "{body}");
+        let flagged = pull_body(&PullFacts {
+            low_convergence: Some(0.25),
+            ..f.clone()
+        });
+        assert!(
+            flagged
+                .contains("**Low convergence:** the candidates disagreed (mean similarity 0.25)"),
+            "{flagged}"
+        );
         assert!(body.contains("Closes #42"));
         assert!(body.contains("Fixes # 8"), "{body}");
         assert!(!body.contains("\nSwarm-Issue: 9"), "{body}");

@@ -206,6 +206,7 @@ fn decision(mode: Mode) -> Decision {
         reason: "test".into(),
         rule: None,
         overlap: None,
+        candidates: vec![],
         proposals: vec![
             prop("claude", "implementation", &["api"]),
             prop("codex", "security", &["auth", "validation"]),

@@ -130,7 +130,12 @@ pub(super) fn finish_done(
     // a risky issue lands with `gates.risk.landing` (SPEC §13.8)
     let (landing, _) = crate::app::gates::landing_for(ctx.project, &claim.task);
     if landing == crate::core::config::Landing::Pr {
-        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode).map(Some);
+        let low = convergence
+            .as_ref()
+            .and_then(|c| c.pointer("/low_convergence/score"))
+            .and_then(serde_json::Value::as_f64);
+        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode, low)
+            .map(Some);
     }
     // what the landed attempt followed: its failures (for a `retry_fixed` lesson)
     let mut followed: Option<(u32, u32, Option<String>)> = None;

@@ -197,6 +197,13 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     // cannot run)
     let mut pair: Option<Pair<'_>> = None;
     let mut fallback: Option<Event> = None;
+    // the third and later candidates of a PARALLEL run (SPEC §13.5)
+    let more: Vec<&crate::io::config::AgentConfig> = decision
+        .candidates
+        .iter()
+        .skip(2)
+        .filter_map(|n| ctx.project.config.agents.iter().find(|a| &a.name == n))
+        .collect();
     if decision.mode != Mode::Solo {
         let runner = decision
             .runner_up
@@ -208,6 +215,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                     decision: &decision,
                     primary: agent,
                     runner,
+                    more: &more,
                 })
             }
             _ => {
@@ -358,7 +366,32 @@ fn pair_attempt(
             st.cost = record::sum_cost(st.cost, f.cost_usd);
             Ok(Step::Failed(f))
         }
+        PairResult::Blocked { reason, cost_usd } => {
+            st.cost = record::sum_cost(st.cost, cost_usd);
+            Ok(Step::End(block_now(ctx, claim, reason, &st.executed)?))
+        }
     }
+}
+
+/// BLOCKED at once, without using a retry (the candidates disagree, SPEC §13.5).
+fn block_now(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    reason: String,
+    mode: &str,
+) -> CmdResult<Outcome> {
+    record::with_txn(ctx, |txn| {
+        // the task's cost holds the candidates' agents (the ledger reads their events)
+        record::fold_spend(ctx, &mut txn.state);
+        let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) else {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        t.last_mode = Some(mode.to_string());
+        txn.events.extend(t.block(reason.clone()).ok());
+        Ok(Outcome::Blocked { reason })
+    })
 }
 
 /// One SOLO attempt of `agent`.

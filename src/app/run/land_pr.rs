@@ -114,6 +114,7 @@ pub fn finish_in_review(
     p: &crate::app::run::attempt::Passed,
     done: &crate::core::state::Task,
     mode: &str,
+    low_convergence: Option<f64>,
 ) -> CmdResult<crate::app::run::Outcome> {
     use crate::app::run::{Outcome, record};
     let issue = claim.issue;
@@ -129,6 +130,7 @@ pub fn finish_in_review(
         tests_passed: p.tests_passed,
         cost_usd: p.cost_usd,
         risk: &risk,
+        low_convergence,
     };
     record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());

@@ -86,7 +86,7 @@ pub static COORDINATION: Section = Section {
         f("event_logging_enabled", Ty::Bool),
         f("proposal_source", Ty::Enum(&["heuristic", "llm"])),
         f("thresholds", Ty::Section(&THRESHOLDS)),
-        f("join", Ty::Enum(&["first", "all"])),
+        f("join", Ty::Enum(&["first", "all", "quorum"])),
         f("learn", Ty::OnOff),
         f(
             "learn_prior",
@@ -104,6 +104,25 @@ pub static COORDINATION: Section = Section {
                 unit: SECS,
             },
         ),
+        f(
+            "candidates",
+            Ty::Uint {
+                min: 2,
+                max: 5,
+                unit: "candidates",
+            },
+        ),
+        f(
+            "quorum",
+            Ty::Uint {
+                min: 2,
+                max: 5,
+                unit: "candidates",
+            },
+        ),
+        f("agree_at", Ty::Fraction),
+        f("min_convergence", Ty::Fraction),
+        f("on_low_convergence", Ty::Enum(&["land", "review", "block"])),
     ],
     required: &[],
     legacy: &[],

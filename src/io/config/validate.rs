@@ -179,6 +179,17 @@ pub fn check(
             "`coordination.proposal_source` is `llm` but `llm.command` is not set; set `llm.command` or use `proposal_source: heuristic`",
         ));
     }
+    let c = &config.coordination;
+    if c.join == super::JoinStrategy::Quorum && c.quorum > c.candidates {
+        return Err(error_at(
+            origin,
+            line("coordination.quorum"),
+            format!(
+                "`coordination.quorum` ({}) is more than `coordination.candidates` ({}), so no quorum could ever be reached; lower the quorum or raise the candidates",
+                c.quorum, c.candidates
+            ),
+        ));
+    }
     Ok(())
 }
 

@@ -295,6 +295,15 @@ pub fn fallback_text<R: Fields + ?Sized>(rec: &R) -> Option<String> {
     }
 }
 
+/// `quorum reached` or `no quorum` for a join-`quorum` record (`issue_done.convergence`).
+pub fn quorum_text(c: &Value) -> Option<&'static str> {
+    let q = c.get("quorum").filter(|q| q.is_object())?;
+    Some(match q.get("reached").and_then(Value::as_bool) {
+        Some(true) => "quorum reached",
+        _ => "no quorum",
+    })
+}
+
 /// One line on how a two-agent run converged (`issue_done.convergence`).
 pub fn convergence_text(c: &Value) -> String {
     let mut parts = Vec::new();
@@ -327,10 +336,20 @@ pub fn convergence_text(c: &Value) -> String {
         }
     }
     if let Some(w) = c.get("winner").and_then(Value::as_str) {
-        parts.push(format!("landed: {w}"));
+        match c.get("selected_by").and_then(Value::as_str) {
+            Some(by) if by != "only_passing" => parts.push(format!("landed: {w} (by {by})")),
+            _ => parts.push(format!("landed: {w}")),
+        }
     }
     if let Some(sc) = c.get("score").and_then(Value::as_f64) {
         parts.push(format!("convergence {sc:.2}"));
+    }
+    if let Some(q) = quorum_text(c) {
+        parts.push(q.to_string());
+    }
+    if let Some(low) = c.get("low_convergence").filter(|l| l.is_object()) {
+        let action = low.get("action").and_then(Value::as_str).unwrap_or("?");
+        parts.push(format!("low convergence → {action}"));
     }
     if let Some(fb) = c.get("fallback").and_then(Value::as_object) {
         parts.push(format!(

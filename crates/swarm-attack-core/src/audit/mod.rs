@@ -37,7 +37,8 @@ mod tests;
 use acc::Acc;
 use describe::short_sha;
 pub use describe::{
-    convergence_text, describe, describe_into, fallback_text, millis_between, short, short_into,
+    convergence_text, describe, describe_into, fallback_text, millis_between, quorum_text, short,
+    short_into,
 };
 use fields::{b, numbers, s, s_ref, u};
 

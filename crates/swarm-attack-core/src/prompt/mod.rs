@@ -49,6 +49,13 @@ pub enum CoordinationContext {
         other_angle: String,
         other_covers: Vec<String>,
     },
+    /// PARALLEL with three or more candidates (SPEC §13.5): this agent's role (`primary`,
+    /// `runner-up`, `candidate`) and every other candidate's angle and covers, in rank
+    /// order.
+    Candidates {
+        role: &'static str,
+        others: Vec<OtherCandidate>,
+    },
     /// SYNTHESIS, the winner (runs first).
     SynthesisWinner {
         other_agent: String,
@@ -58,6 +65,14 @@ pub enum CoordinationContext {
         winner: String,
         winner_output: String,
     },
+}
+
+/// Another candidate of a PARALLEL run, as a candidate's prompt names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OtherCandidate {
+    pub agent: String,
+    pub angle: String,
+    pub covers: Vec<String>,
 }
 
 /// Who wrote an issue on GitHub.

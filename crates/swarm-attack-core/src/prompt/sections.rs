@@ -398,6 +398,28 @@ fn coordination(pack: &ContextPack) -> (Option<String>, Option<AgentOutput>) {
             )),
             None,
         ),
+        CoordinationContext::Candidates { role, others } => {
+            let me_as = match *role {
+                "primary" => "were selected as the primary agent".to_string(),
+                "runner-up" => "are the runner-up".to_string(),
+                _ => "are one of the candidates".to_string(),
+            };
+            let list: Vec<String> = others
+                .iter()
+                .map(|o| format!("- {}", other(&o.agent, &o.angle, &o.covers)))
+                .collect();
+            (
+                Some(format!(
+                    "Mode: PARALLEL with {} candidates. You (`{me}`) {me_as} for this issue.{mine}\n\
+                     The other candidates work on the same issue at the same time, each in its own worktree:\n{}\n\
+                     Of the candidates that pass verification, one result lands, chosen by code (the review verdict, then agreement with the other candidates, then the smaller diff). \
+                     Deliver a complete, working change from your angle; do not try to cover the other candidates' angles as well.",
+                    others.len() + 1,
+                    list.join("\n")
+                )),
+                None,
+            )
+        }
         CoordinationContext::SynthesisWinner { other_agent } => (
             Some(format!(
                 "Mode: SYNTHESIS. You (`{me}`) run first.{mine}\n\

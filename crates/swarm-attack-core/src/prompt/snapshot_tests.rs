@@ -210,3 +210,47 @@ fn budget_cut() {
     insta::assert_snapshot!("budget_cut", p.text);
     insta::assert_debug_snapshot!("budget_cut_truncated", p.truncated);
 }
+
+#[test]
+fn parallel_candidate_of_three_names_every_other_candidate() {
+    let mut pk = pack();
+    pk.agent = "gemini".into();
+    pk.agent_angle = Some("frontend styling".into());
+    pk.coordination = CoordinationContext::Candidates {
+        role: "candidate",
+        others: vec![
+            OtherCandidate {
+                agent: "claude".into(),
+                angle: "implementation and tests".into(),
+                covers: vec!["rust".into(), "api".into()],
+            },
+            OtherCandidate {
+                agent: "codex".into(),
+                angle: "security review\u{202e} and edge cases".into(),
+                covers: vec!["security".into()],
+            },
+        ],
+    };
+    let text = build(&pk).text;
+    let section = text
+        .split("## Coordination")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or("");
+    assert!(section.contains("Mode: PARALLEL with 3 candidates. You (`gemini`) are one of the candidates for this issue. Your angle: frontend styling."), "{section}");
+    assert!(
+        section.contains("- `claude`, angle: implementation and tests; covers: rust, api"),
+        "{section}"
+    );
+    // the other candidates' text is sanitised like every other angle
+    assert!(
+        section.contains("- `codex`, angle: security review and edge cases; covers: security"),
+        "{section}"
+    );
+    assert!(!section.contains('\u{202e}'));
+    pk.coordination = CoordinationContext::Candidates {
+        role: "runner-up",
+        others: vec![],
+    };
+    assert!(build(&pk).text.contains("You (`gemini`) are the runner-up"));
+}

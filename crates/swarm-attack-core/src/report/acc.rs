@@ -105,6 +105,8 @@ impl IssueAcc {
                 risk: Vec::new(),
                 attempts: Vec::new(),
                 aggregated: None,
+                candidates: None,
+                low_convergence: None,
             },
             pending_mode: None,
             impl_ms: None,
@@ -258,7 +260,11 @@ impl IssueAcc {
             }
             "implementation_complete" => self.impl_ms = Some(now),
             "verification_passed" | "verification_failed" => self.verification(event, rec, now),
+            "low_convergence" => self.r.low_convergence = f(rec, "score"),
             "issue_done" => {
+                if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
+                    self.r.candidates = Some(c.clone());
+                }
                 let start = self.passed_ms.unwrap_or(now);
                 let commit = s(rec, "commit").filter(|c| !c.is_empty());
                 add_f(&mut self.done_costs, f(rec, "cost_usd"));

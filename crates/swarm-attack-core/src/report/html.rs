@@ -382,6 +382,15 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
         }
         out.push_str("</tbody></table>");
     }
+    if let Some(score) = i.low_convergence {
+        let _ = write!(
+            out,
+            r#"<div class="kv fail" data-low-convergence="{score:.2}"><b>low convergence</b> the candidates disagreed (mean similarity {score:.2})</div>"#
+        );
+    }
+    if let Some(c) = &i.candidates {
+        candidates(out, c);
+    }
     if let Some(g) = &i.aggregated {
         let _ = write!(
             out,
@@ -391,6 +400,85 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
         );
     }
     out.push_str("</details>");
+}
+
+/// The candidates of a PARALLEL/SYNTHESIS run side by side: who passed, their sizes, the
+/// pairwise similarities, what was chosen and why (`issue_done.convergence`).
+fn candidates(out: &mut String, c: &serde_json::Value) {
+    use serde_json::Value;
+    let Some(cands) = c.get("candidates").and_then(Value::as_array) else {
+        return;
+    };
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let winner = text(c, "winner");
+    let pairs = c
+        .get("pairs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let score = |a: &str, b: &str| {
+        pairs
+            .iter()
+            .find(|p| {
+                let (x, y) = (text(p, "a"), text(p, "b"));
+                (x == a && y == b) || (x == b && y == a)
+            })
+            .and_then(|p| p.get("score").and_then(Value::as_f64))
+    };
+    let names: Vec<String> = cands.iter().map(|v| text(v, "agent")).collect();
+    out.push_str(r#"<table class="candidates"><thead><tr><th>candidate</th><th>role</th><th>result</th><th>changed lines</th>"#);
+    for n in &names {
+        let _ = write!(out, "<th>≈ {}</th>", esc(n));
+    }
+    out.push_str("<th>landed</th></tr></thead><tbody>");
+    for (v, me) in cands.iter().zip(&names) {
+        let landed = !winner.is_empty() && &winner == me;
+        let _ = write!(
+            out,
+            r#"<tr data-candidate="{a}" data-result="{r}"><td>{a}</td><td>{role}</td><td class="o-{r}">{r}</td><td>{lines}</td>"#,
+            a = esc(me),
+            role = esc(&text(v, "role")),
+            r = esc(&text(v, "result")),
+            lines = v
+                .get("changed_lines")
+                .and_then(Value::as_u64)
+                .map_or("-".to_string(), |n| n.to_string()),
+        );
+        for other in &names {
+            let cell = if other == me {
+                "—".to_string()
+            } else {
+                score(me, other).map_or("-".to_string(), |s| format!("{s:.2}"))
+            };
+            let _ = write!(out, "<td>{}</td>", esc(&cell));
+        }
+        let _ = write!(out, "<td>{}</td></tr>", if landed { "✔" } else { "" });
+    }
+    out.push_str("</tbody></table>");
+    let mut why = Vec::new();
+    if let Some(j) = c.get("join").and_then(Value::as_str) {
+        why.push(format!("join {j}"));
+    }
+    if !winner.is_empty() {
+        let by = text(c, "selected_by");
+        why.push(if by.is_empty() {
+            format!("landed: {winner}")
+        } else {
+            format!("landed: {winner}, selected by {by}")
+        });
+    }
+    if let Some(s) = c.get("score").and_then(Value::as_f64) {
+        why.push(format!("mean similarity {s:.2}"));
+    }
+    if let Some(q) = crate::audit::quorum_text(c) {
+        why.push(q.into());
+    }
+    let _ = write!(
+        out,
+        r#"<div class="kv" data-selected-by="{}">{}</div>"#,
+        esc(&text(c, "selected_by")),
+        esc(&why.join(" · "))
+    );
 }
 
 fn attempt(out: &mut String, issue: u64, a: &Attempt) {

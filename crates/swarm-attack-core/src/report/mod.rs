@@ -166,6 +166,13 @@ pub struct IssueReport {
     pub attempts: Vec<Attempt>,
     /// Attempts beyond [`MAX_ATTEMPTS`], folded.
     pub aggregated: Option<Aggregate>,
+    /// How the candidates of a PARALLEL/SYNTHESIS run compared (`issue_done.convergence`):
+    /// shown side by side.
+    #[serde(default)]
+    pub candidates: Option<serde_json::Value>,
+    /// The last `low_convergence` score of the issue (flagged).
+    #[serde(default)]
+    pub low_convergence: Option<f64>,
 }
 
 /// One attempt at an issue.

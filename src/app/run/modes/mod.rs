@@ -1,6 +1,8 @@
-//! PARALLEL and SYNTHESIS execution (SPEC §6, §7): two candidates of one attempt, each an
+//! PARALLEL and SYNTHESIS execution (SPEC §6, §7, §13.5): the candidates of one attempt
+//! (two, or up to `coordination.candidates` for PARALLEL), each an
 //! [`attempt::run_attempt`] (agent → verification → commit in its worktree, not landed),
-//! and the choice of the one commit that lands.
+//! and the choice of the one commit that lands. Many candidates, join `quorum`, the
+//! selection and the low-convergence actions: docs/coordination.md.
 //!
 //! - **PARALLEL**: the winner (`SWARM_ROLE=primary`, in the attempt's worktree) and the
 //!   runner-up (`runner-up`, in `issue-<N>-attempt-<k>-<agent>`) run at the same time
@@ -28,6 +30,7 @@
 //! `attempt-<k>/candidates.json` (the join's record, the same as `issue_done.convergence`).
 
 mod parallel;
+mod select;
 mod synthesis;
 
 use crate::app::prompt::{self, PromptRequest};
@@ -44,12 +47,24 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use synthesis::synthesis;
 
-/// The two agents of a PARALLEL / SYNTHESIS decision.
+/// The agents of a PARALLEL / SYNTHESIS decision: the winner, the runner-up and, for a
+/// PARALLEL run with `coordination.candidates` above 2, the next candidates by rank.
 #[derive(Debug, Clone, Copy)]
 pub struct Pair<'a> {
     pub decision: &'a Decision,
     pub primary: &'a AgentConfig,
     pub runner: &'a AgentConfig,
+    /// The third and later candidates (`SWARM_ROLE=candidate`), in rank order.
+    pub more: &'a [&'a AgentConfig],
+}
+
+impl<'a> Pair<'a> {
+    /// Every candidate, in rank order.
+    pub fn agents(&self) -> Vec<&'a AgentConfig> {
+        let mut v = vec![self.primary, self.runner];
+        v.extend(self.more.iter().copied());
+        v
+    }
 }
 
 /// One attempt's inputs.
@@ -70,6 +85,12 @@ pub enum PairResult {
     Passed { passed: Passed, worktree: PathBuf },
     /// Neither candidate passed.
     Failed(Failed),
+    /// The issue goes BLOCKED at once (the candidates disagree and
+    /// `coordination.on_low_convergence` is `block`); no retry is used.
+    Blocked {
+        reason: String,
+        cost_usd: Option<f64>,
+    },
 }
 
 /// The result, how it was reached (`last_mode`), and the record of the join.
@@ -180,6 +201,9 @@ pub fn selected_event(decision: &Decision, issue: u32) -> Event {
 }
 
 fn candidate_names(decision: &Decision) -> Vec<String> {
+    if !decision.candidates.is_empty() {
+        return decision.candidates.clone();
+    }
     let mut v = vec![decision.winner.clone()];
     v.extend(decision.runner_up.clone());
     v

@@ -1,7 +1,9 @@
 //! SYNTHESIS (SPEC §6, §7): the winner first, then the runner-up on top of its result in
 //! the same worktree; the wait's fallback to PARALLEL and the runner-up's to SOLO.
 
-use super::parallel::{candidate_record, combined_failure, decide_parallel, save_candidates};
+use super::select::{
+    Collected, candidate_record, combined_failure, decide_parallel, save_candidates,
+};
 use super::{
     End, Pair, PairAttempt, PairOutcome, PairResult, Slot, add_runner_worktree, discard_worktree,
     fallback_event, prompt_for, run_slot,
@@ -159,8 +161,7 @@ pub(super) fn synthesis(
                     pair,
                     &at,
                     &slots,
-                    ends,
-                    first,
+                    Collected::from_ends(ends.into(), first),
                     ctx.project.config.coordination.join,
                     Some(&reason),
                 )

@@ -97,11 +97,11 @@ fn enums_name_the_choices_and_suggest() {
     );
     assert_eq!(
         err("coordination: {join: any}"),
-        "config.yaml:1: `coordination.join` must be `first` or `all`, not `any`"
+        "config.yaml:1: `coordination.join` must be one of `first`, `all`, `quorum`, not `any`"
     );
     let m = err("coordination: {join: 1}");
     assert!(
-        m.contains("`coordination.join` must be `first` or `all`, not 1"),
+        m.contains("`coordination.join` must be one of `first`, `all`, `quorum`, not 1"),
         "{m}"
     );
 }
