@@ -1,6 +1,6 @@
-//! Reports read from real CLI outputs (recorded from Claude Code 2.1.330 and Codex 0.169.0
-//! against the test suite's fake model server; Gemini, opencode and aider shapes from their
-//! sources).
+//! Reports read from real CLI outputs (recorded from Claude Code 2.1.330, Codex 0.169.0,
+//! Gemini CLI 0.61.0, OpenCode 1.18.33 and aider 0.86.2 against a fake model server; some
+//! shapes from the CLIs' sources).
 
 use super::*;
 
