@@ -38,6 +38,7 @@ mod cmd_run_budget_handoff;
 mod cmd_run_containment;
 mod cmd_run_governor;
 mod cmd_run_history;
+mod cmd_run_integrity;
 mod cmd_run_modes;
 mod cmd_run_pr;
 mod cmd_run_processes;

@@ -18,7 +18,7 @@ use crate::app::run::land;
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::worktrees::{self, WorkerTree};
 use crate::app::run::{
-    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, stack,
+    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, review, stack,
 };
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
@@ -388,6 +388,7 @@ fn solo_attempt(
         mode: st.executed.clone(),
         attempt: st.attempt,
     });
+    let built_text = built.text.clone();
     let wt_path = st.path().to_path_buf();
     let spec = AttemptSpec {
         issue,
@@ -395,6 +396,8 @@ fn solo_attempt(
         title: &task.title,
         github_issue: task.github_issue,
         test_file: task.test_file.as_deref(),
+        files: &task.files,
+        labels: &task.labels,
         worktree: &wt_path,
         base: &st.base,
         artifacts: st.artifacts.clone(),
@@ -408,7 +411,7 @@ fn solo_attempt(
         Candidate {
             agent,
             role: "primary",
-            prompt: built.text,
+            prompt: built.text.clone(),
             pre_events: st
                 .selected
                 .take()
@@ -418,6 +421,43 @@ fn solo_attempt(
                 .collect(),
         },
     )?;
+    // the review gate (SPEC §13.2), before the commit lands
+    let res = match res {
+        AttemptResult::Passed(p) if review::enabled(ctx) => {
+            let issue_text = review::Issue {
+                title: &task.title,
+                body: task
+                    .github_body
+                    .as_deref()
+                    .or(task.body.as_deref())
+                    .unwrap_or(""),
+            };
+            let mut fix = |lines: &str, round: u32| {
+                let fix_spec = AttemptSpec {
+                    artifacts: review::fix_dir(&spec.artifacts, round),
+                    ..spec.clone()
+                };
+                attempt::run_attempt(
+                    ctx,
+                    &fix_spec,
+                    Candidate {
+                        agent,
+                        role: "primary",
+                        prompt: format!("{}{}", built_text, review::fix_section(lines, round)),
+                        pre_events: Vec::new(),
+                    },
+                )
+            };
+            match review::gate(ctx, &spec, agent, &issue_text, p, &mut fix)? {
+                review::Gate::Land { passed, .. } => AttemptResult::Passed(passed),
+                review::Gate::Fail(f) => AttemptResult::Failed(f),
+                review::Gate::Block(reason) => {
+                    return Ok(Step::End(block_now(ctx, claim, reason)?));
+                }
+            }
+        }
+        other => other,
+    };
     Ok(match res {
         AttemptResult::Passed(p) => {
             st.cost = record::sum_cost(st.cost, p.cost_usd);
@@ -447,5 +487,19 @@ fn solo_attempt(
                 rate_limited: None,
             })
         }
+    })
+}
+
+/// BLOCKED at once, no retry used (the review could not run and `review.on_error: block`).
+fn block_now(ctx: &RunContext<'_>, claim: &Claim, reason: String) -> CmdResult<Outcome> {
+    record::with_txn(ctx, |txn| {
+        let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) else {
+            return Ok(Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        txn.events.extend(t.block(reason.clone()).ok());
+        crate::core::readiness::recompute(&mut txn.state);
+        Ok(Outcome::Blocked { reason })
     })
 }
