@@ -44,6 +44,7 @@ mod cmd_run_pr;
 mod cmd_run_processes;
 mod cmd_run_progress;
 mod cmd_run_real_agents;
+mod cmd_run_review;
 mod cmd_run_safety;
 mod cmd_run_spec;
 mod cmd_run_worktrees;
