@@ -55,11 +55,7 @@ impl Calc {
     }
 
     fn events(&self, name: &str) -> Vec<Value> {
-        self.env
-            .events("calc")
-            .into_iter()
-            .filter(|e| e["event"] == name)
-            .collect()
+        self.env.events_named("calc", name)
     }
 
     fn task(&self) -> Value {

@@ -107,11 +107,7 @@ impl Rev {
     }
 
     fn events(&self, name: &str) -> Vec<Value> {
-        self.env
-            .events("calc")
-            .into_iter()
-            .filter(|e| e["event"] == name)
-            .collect()
+        self.env.events_named("calc", name)
     }
 
     fn task(&self) -> Value {
