@@ -276,6 +276,11 @@ fn invented_unanchored_and_low_confidence_findings_are_recorded_never_counted() 
     );
     assert_eq!(rf["counted"], 1);
     assert_eq!(rf["dropped"], 4);
+    // the status comment's `**Review:**` line is kept on the task
+    assert_eq!(
+        r.task()["review"],
+        "pass_with_risk (single): [minor] calc.sh:1 — style-ish but real"
+    );
 }
 
 #[test]

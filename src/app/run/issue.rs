@@ -449,7 +449,16 @@ fn solo_attempt(
                 )
             };
             match review::gate(ctx, &spec, agent, &issue_text, p, &mut fix)? {
-                review::Gate::Land { passed, .. } => AttemptResult::Passed(passed),
+                review::Gate::Land { passed, line, .. } => {
+                    // kept on the task for the status comment's `**Review:**` line
+                    record::with_txn(ctx, |txn| {
+                        if let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) {
+                            t.review = Some(line);
+                        }
+                        Ok(())
+                    })?;
+                    AttemptResult::Passed(passed)
+                }
                 review::Gate::Fail(f) => AttemptResult::Failed(f),
                 review::Gate::Block(reason) => {
                     return Ok(Step::End(block_now(ctx, claim, reason)?));

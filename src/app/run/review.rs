@@ -33,6 +33,8 @@ pub enum Gate {
         passed: Passed,
         verdict: Verdict,
         findings: Vec<Finding>,
+        /// The status comment's `**Review:**` text.
+        line: String,
     },
     /// The attempt failed: `fail` after the last round (the findings fed to the retry), or
     /// a fix round that broke the tests or the integrity checks.
@@ -115,6 +117,7 @@ pub fn gate(
                     passed,
                     verdict: Verdict::Unreviewed,
                     findings: Vec::new(),
+                    line: format!("unreviewed (no reviewer gave a valid answer: {})", r.errors),
                 },
             });
         };
@@ -123,10 +126,12 @@ pub fn gate(
         emit_verdict(ctx, spec, round, verdict, &r.strategy, counted)?;
         save_round(&spec.artifacts, round, verdict, &r.strategy, &findings);
         if verdict != Verdict::Fail {
+            let line = review::status_line(verdict, &r.strategy, &findings);
             return Ok(Gate::Land {
                 passed,
                 verdict,
                 findings,
+                line,
             });
         }
         let blocking = review::blocking(&findings, &cfg.block_on);

@@ -336,6 +336,29 @@ pub fn fail_reason(findings: &[Finding], block_on: &[Severity]) -> String {
     }
 }
 
+/// The status comment's `**Review:**` text: the verdict, the strategy, and the counted
+/// findings (most severe first).
+pub fn status_line(verdict: Verdict, strategy: &str, findings: &[Finding]) -> String {
+    let counted = ranked(findings);
+    let mut s = format!("{} ({strategy})", verdict.as_str());
+    if !counted.is_empty() {
+        let items: Vec<String> = counted
+            .iter()
+            .map(|f| {
+                format!(
+                    "[{}] {} — {}",
+                    f.severity.map_or("?", Severity::as_str),
+                    f.at(),
+                    f.title
+                )
+            })
+            .collect();
+        s.push_str(": ");
+        s.push_str(&items.join("; "));
+    }
+    s
+}
+
 /// The counted findings as lines for a prompt or a comment:
 /// `- [major] src/a.rs:12 — title: body`.
 pub fn finding_lines(findings: &[&Finding], body_chars: usize) -> String {
