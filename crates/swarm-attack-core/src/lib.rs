@@ -41,6 +41,7 @@ pub mod registry;
 pub mod report;
 pub mod review;
 pub mod secrets;
+pub mod shell_programs;
 pub mod stage;
 pub mod state;
 pub mod state_nulls;
