@@ -20,8 +20,10 @@ pub struct AgentRun<'a> {
     pub feature: &'a str,
     pub issue: u32,
     pub attempt: u32,
-    /// `primary` or `runner-up`.
+    /// `primary`, `runner-up` or `reviewer`.
     pub role: &'a str,
+    /// `SWARM_PURPOSE` (e.g. `review`), when the run is not an implementation.
+    pub purpose: Option<&'a str>,
     pub prompt: &'a str,
     pub worktree: &'a Path,
     /// Where the prompt and outputs are saved.
@@ -115,6 +117,9 @@ pub fn agent_env(run: &AgentRun<'_>) -> (BTreeMap<String, String>, Vec<String>) 
     env.insert("SWARM_ISSUE".to_string(), run.issue.to_string());
     env.insert("SWARM_ATTEMPT".to_string(), run.attempt.to_string());
     env.insert("SWARM_ROLE".to_string(), run.role.to_string());
+    if let Some(p) = run.purpose {
+        env.insert("SWARM_PURPOSE".to_string(), p.to_string());
+    }
     let remove = TOKEN_VARS
         .iter()
         .filter(|v| !run.agent.env_passthrough.iter().any(|p| p == *v))
@@ -277,6 +282,7 @@ mod tests {
             issue: 3,
             attempt: 2,
             role: "primary",
+            purpose: None,
             prompt: "",
             worktree: Path::new("."),
             artifacts: Path::new("."),

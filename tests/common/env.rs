@@ -196,6 +196,14 @@ impl TestEnv {
         }
     }
 
+    /// The feature's events named `name`, oldest first.
+    pub fn events_named(&self, feature: &str, name: &str) -> Vec<Value> {
+        self.events(feature)
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
+
     /// A command for the binary, hermetic, run in the repository.
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(bin());

@@ -17,6 +17,10 @@ pub struct Config {
     /// Lessons from verified outcomes (SPEC §13.7; docs/learning.md).
     pub lessons: LessonsConfig,
     pub tests: TestsConfig,
+    /// Test integrity (SPEC §13.1; docs/integrity.md).
+    pub verify: VerifyConfig,
+    /// The review gate (SPEC §13.2; docs/review.md).
+    pub review: ReviewConfig,
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
@@ -68,6 +72,8 @@ impl Default for Config {
             context: ContextConfig::default(),
             lessons: LessonsConfig::default(),
             tests: TestsConfig::default(),
+            verify: VerifyConfig::default(),
+            review: ReviewConfig::default(),
             sessions: SessionsConfig::default(),
             git: GitConfig::default(),
             github: GithubConfig::default(),
@@ -375,6 +381,124 @@ impl Default for TestsConfig {
             command: "cargo test".into(),
             timeout_seconds: 600,
             issue_command: None,
+        }
+    }
+}
+
+/// `verify`: the test-integrity checks run on every attempt before it lands (SPEC §13.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct VerifyConfig {
+    /// Gitignore-style globs on repository paths: a path matching one is a test file.
+    pub test_paths: Vec<String>,
+    /// A test file present at the attempt's start may not be deleted, renamed or changed
+    /// (unless it is the issue's `test_file` or listed in its `files`).
+    pub protect_tests: bool,
+    /// The test files an attempt adds or changes must fail on the start commit.
+    pub fail_before: bool,
+    /// Added skip / ignore / xfail markers in test files fail the attempt.
+    pub skip_markers: bool,
+    /// An attempt that adds or changes no test file fails.
+    pub require_tests: bool,
+    /// Issues with one of these labels skip `fail_before`.
+    pub test_only_labels: Vec<String>,
+}
+
+/// The default `verify.test_paths`: SPEC §13.1's list, then what makes it right for nested
+/// test folders (Rust workspace crates, Java/Kotlin `src/test/`, Python packages), Jest's
+/// `__tests__`, `*.spec.*` (JS/TS) and pytest's `conftest.py` (docs/integrity.md).
+pub const DEFAULT_TEST_PATHS: &[&str] = &[
+    "tests/**",
+    "test/**",
+    "spec/**",
+    "**/test_*.*",
+    "**/*_test.*",
+    "**/*.test.*",
+    "**/*_spec.*",
+    "**/tests/**",
+    "**/test/**",
+    "**/__tests__/**",
+    "**/*.spec.*",
+    "**/conftest.py",
+];
+
+impl Default for VerifyConfig {
+    fn default() -> Self {
+        VerifyConfig {
+            test_paths: DEFAULT_TEST_PATHS.iter().map(|s| s.to_string()).collect(),
+            protect_tests: true,
+            fail_before: true,
+            skip_markers: true,
+            require_tests: false,
+            test_only_labels: vec!["tests".into(), "testing".into()],
+        }
+    }
+}
+
+/// `review.strategy`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewStrategy {
+    #[default]
+    Single,
+    /// Two reviewers, concurrently; matched findings count once, boosted.
+    Cross,
+}
+
+impl ReviewStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewStrategy::Single => "single",
+            ReviewStrategy::Cross => "cross",
+        }
+    }
+}
+
+/// `review.on_error`: when no reviewer gives a valid answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ReviewOnError {
+    /// BLOCKED at once, reason beginning `review could not run:`.
+    #[default]
+    Block,
+    /// Land with the verdict `unreviewed`.
+    Land,
+}
+
+/// `review`: the review gate run on a candidate that passed verification and test
+/// integrity, before it lands (SPEC §13.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReviewConfig {
+    pub enabled: bool,
+    /// Agent names from `agents`; empty: the configured agents other than the implementer,
+    /// in order, else the implementer itself in a fresh session.
+    pub reviewers: Vec<String>,
+    pub strategy: ReviewStrategy,
+    /// 0–100: findings below are recorded, never counted.
+    pub min_confidence: u32,
+    pub block_on: Vec<crate::review::Severity>,
+    /// Rounds in which the implementer fixes or answers a failing review, within the attempt.
+    pub fix_rounds: u32,
+    pub on_error: ReviewOnError,
+    /// With `git.landing: pr`, post the counted findings as one PR review (COMMENT).
+    pub post_to_pr: bool,
+}
+
+impl Default for ReviewConfig {
+    fn default() -> Self {
+        ReviewConfig {
+            enabled: false,
+            reviewers: Vec::new(),
+            strategy: ReviewStrategy::Single,
+            min_confidence: 80,
+            block_on: vec![
+                crate::review::Severity::Critical,
+                crate::review::Severity::Major,
+            ],
+            fix_rounds: 1,
+            on_error: ReviewOnError::Block,
+            post_to_pr: true,
         }
     }
 }

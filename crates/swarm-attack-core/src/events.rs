@@ -112,6 +112,48 @@ pub enum Event {
         count: u32,
         path: String,
     },
+    /// A test-integrity check failed the attempt (SPEC §13.1): one per failing kind
+    /// (`deleted_test`, `changed_test`, `vacuous_test`, `skip_marker`, `no_test`).
+    IntegrityFailed {
+        issue: u32,
+        attempt: u32,
+        agent: String,
+        kind: String,
+        paths: Vec<String>,
+        detail: String,
+    },
+    /// A reviewer started on a candidate (SPEC §13.2). Rounds start at 1.
+    ReviewStarted {
+        issue: u32,
+        attempt: u32,
+        round: u32,
+        reviewer: String,
+    },
+    /// A reviewer ended: its validated findings (each with `counted` and, when dropped,
+    /// `drop_reason`), the counts, its cost and tokens, and `error` when it gave no valid
+    /// answer.
+    ReviewFinished {
+        issue: u32,
+        attempt: u32,
+        round: u32,
+        reviewer: String,
+        findings: Value,
+        counted: u32,
+        dropped: u32,
+        cost_usd: Option<f64>,
+        tokens_in: Option<u64>,
+        tokens_out: Option<u64>,
+        error: Option<String>,
+    },
+    /// The verdict of one review round, by code.
+    ReviewVerdict {
+        issue: u32,
+        attempt: u32,
+        round: u32,
+        verdict: String,
+        strategy: String,
+        counted: u32,
+    },
     ImplementationComplete {
         issue: u32,
         files_created: Vec<String>,
@@ -253,6 +295,23 @@ pub enum Event {
 }
 
 impl Event {
+    /// `agent_finished` for an agent whose process could not start (`error_kind`, e.g.
+    /// `not_found`).
+    pub fn agent_not_started(issue: u32, agent: &str, error_kind: &str) -> Event {
+        Event::AgentFinished {
+            issue,
+            agent: agent.to_string(),
+            exit_code: None,
+            duration_ms: 0,
+            timed_out: false,
+            cost_usd: None,
+            report: AgentFinishedReport {
+                error_kind: Some(error_kind.to_string()),
+                ..AgentFinishedReport::default()
+            },
+        }
+    }
+
     /// Every event name of SPEC §5, in the order of the SPEC.
     pub const NAMES: &'static [&'static str] = &[
         "git_sync",
@@ -264,6 +323,10 @@ impl Event {
         "agent_started",
         "agent_finished",
         "tests_written",
+        "integrity_failed",
+        "review_started",
+        "review_finished",
+        "review_verdict",
         "implementation_complete",
         "verification_passed",
         "verification_failed",
@@ -298,6 +361,10 @@ impl Event {
             Event::AgentStarted { .. } => "agent_started",
             Event::AgentFinished { .. } => "agent_finished",
             Event::TestsWritten { .. } => "tests_written",
+            Event::IntegrityFailed { .. } => "integrity_failed",
+            Event::ReviewStarted { .. } => "review_started",
+            Event::ReviewFinished { .. } => "review_finished",
+            Event::ReviewVerdict { .. } => "review_verdict",
             Event::ImplementationComplete { .. } => "implementation_complete",
             Event::VerificationPassed { .. } => "verification_passed",
             Event::VerificationFailed { .. } => "verification_failed",
@@ -338,6 +405,10 @@ impl Event {
             | Event::AgentStarted { issue, .. }
             | Event::AgentFinished { issue, .. }
             | Event::TestsWritten { issue, .. }
+            | Event::IntegrityFailed { issue, .. }
+            | Event::ReviewStarted { issue, .. }
+            | Event::ReviewFinished { issue, .. }
+            | Event::ReviewVerdict { issue, .. }
             | Event::ImplementationComplete { issue, .. }
             | Event::VerificationPassed { issue, .. }
             | Event::VerificationFailed { issue, .. }
@@ -441,6 +512,41 @@ mod tests {
                 issue: 1,
                 count: 3,
                 path: "tests/a.rs".into(),
+            },
+            Event::IntegrityFailed {
+                issue: 1,
+                attempt: 1,
+                agent: "claude".into(),
+                kind: "deleted_test".into(),
+                paths: vec!["tests/old.rs".into()],
+                detail: "deleted tests/old.rs".into(),
+            },
+            Event::ReviewStarted {
+                issue: 1,
+                attempt: 1,
+                round: 1,
+                reviewer: "codex".into(),
+            },
+            Event::ReviewFinished {
+                issue: 1,
+                attempt: 1,
+                round: 1,
+                reviewer: "codex".into(),
+                findings: json!([{"severity": "major", "counted": true}]),
+                counted: 1,
+                dropped: 0,
+                cost_usd: Some(0.02),
+                tokens_in: Some(900),
+                tokens_out: Some(60),
+                error: None,
+            },
+            Event::ReviewVerdict {
+                issue: 1,
+                attempt: 1,
+                round: 1,
+                verdict: "fail".into(),
+                strategy: "single".into(),
+                counted: 1,
             },
             Event::ImplementationComplete {
                 issue: 1,

@@ -288,6 +288,7 @@ pub fn render_comment(state: &FeatureState, task: &Task, limits: &Limits) -> Str
             }
             out.push_str("; it is done once the pull request is merged.\n");
             render_mode(&mut out, task);
+            render_review(&mut out, task);
         }
         Stage::Done => render_done(&mut out, state, task),
         Stage::Skipped => {
@@ -329,6 +330,13 @@ fn render_mode(out: &mut String, task: &Task) {
         .filter(|m| !m.is_empty())
     {
         out.push_str(&format!("**Mode:** {m}\n\n"));
+    }
+}
+
+/// `**Review:**` — the review gate's verdict on the landed work and its counted findings.
+fn render_review(out: &mut String, task: &Task) {
+    if let Some(r) = task.review.as_deref().filter(|r| !r.trim().is_empty()) {
+        out.push_str(&format!("**Review:** {}\n\n", inline_text(r)));
     }
 }
 
@@ -418,6 +426,7 @@ fn render_done(out: &mut String, state: &FeatureState, task: &Task) {
         None => out.push_str("**Done**.\n\n"),
     }
     render_mode(out, task);
+    render_review(out, task);
     if !task.evidence.is_empty() {
         let ev: Vec<String> = task
             .evidence
@@ -486,6 +495,24 @@ mod tests {
         t3.dependencies = vec![1];
         s.tasks = vec![t1, t2, t3];
         s
+    }
+
+    #[test]
+    fn done_comment_shows_the_review_line() {
+        let mut s = state();
+        s.tasks[0].stage = Stage::Done;
+        s.tasks[0].review =
+            Some("pass_with_risk (single): [minor] calc.sh:1 — no bound check".into());
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
+        assert!(
+            body.contains(
+                "**Review:** pass_with_risk (single): [minor] calc.sh:1 — no bound check"
+            ),
+            "{body}"
+        );
+        s.tasks[0].review = None;
+        let body = render_comment(&s, &s.tasks[0].clone(), &NO_LIMITS);
+        assert!(!body.contains("**Review:**"), "{body}");
     }
 
     #[test]

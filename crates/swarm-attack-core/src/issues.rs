@@ -1,6 +1,7 @@
 //! The feature's issues (`specs/<feature>/issues.json`, SPEC §2): parsing from JSON values
 //! with exact field errors, and validation (duplicate order, unknown dependency, cycles).
 
+use crate::json_text::type_name;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -37,17 +38,6 @@ pub struct IssuesError {
 
 fn err<T>(message: String) -> Result<T, IssuesError> {
     Err(IssuesError { message })
-}
-
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }
 
 struct Ctx<'a> {

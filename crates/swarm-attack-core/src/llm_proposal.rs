@@ -84,19 +84,7 @@ pub fn prompt(agent: &AgentConfig, others: &[&AgentConfig], issue: &IssueBrief<'
 
 /// Finds the one top-level JSON object in `text` (text around it is tolerated).
 fn find_object(text: &str) -> Result<Map<String, Value>, String> {
-    let mut found: Vec<Map<String, Value>> = Vec::new();
-    let mut i = 0;
-    while let Some(off) = text[i..].find('{') {
-        let start = i + off;
-        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(m))) => {
-                found.push(m);
-                i = start + stream.byte_offset();
-            }
-            _ => i = start + 1,
-        }
-    }
+    let mut found = crate::json_text::objects(text);
     match found.len() {
         0 => Err("no JSON object in the answer".into()),
         1 => Ok(found.remove(0)),

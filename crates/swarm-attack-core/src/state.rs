@@ -138,6 +138,10 @@ pub struct Task {
     /// How the task was worked on last (mode, agents), for the status comment and audit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_mode: Option<String>,
+    /// The review gate's verdict on the work that landed, with its counted findings (SPEC
+    /// §13.2), for the status comment's `**Review:**` line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
     /// The pull request that carries the task's commit (`git.landing: pr`, SPEC §12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
@@ -189,6 +193,7 @@ impl Task {
             cost_usd: None,
             last_failure: None,
             last_mode: None,
+            review: None,
             pull_request: None,
             pull_request_state: None,
             specify: None,

@@ -3,12 +3,14 @@
 //! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
 //! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
 
+use crate::app::run::integrity;
 use crate::app::run::record;
 use crate::app::run::stop::Stop;
 use crate::app::run::verify;
 use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::{AgentFinishedReport, Event};
+use crate::core::integrity::{self as rules, Subject};
 use crate::core::test_report;
 use crate::error::CmdResult;
 use crate::io::agent::{self, AgentRun};
@@ -38,6 +40,10 @@ pub struct AttemptSpec<'a> {
     pub title: &'a str,
     pub github_issue: Option<u64>,
     pub test_file: Option<&'a str>,
+    /// The issue's `files` and labels (test integrity: files it may change, test-only
+    /// labels).
+    pub files: &'a [String],
+    pub labels: &'a [String],
     pub worktree: &'a Path,
     /// The commit the worktree started from.
     pub base: &'a str,
@@ -142,6 +148,7 @@ pub fn run_attempt(
         issue,
         attempt: spec.attempt,
         role: cand.role,
+        purpose: None,
         prompt: &cand.prompt,
         worktree: spec.worktree,
         artifacts: &spec.artifacts,
@@ -170,18 +177,11 @@ pub fn run_attempt(
             let reason = e.to_string();
             record::emit(
                 ctx,
-                vec![Event::AgentFinished {
+                vec![Event::agent_not_started(
                     issue,
-                    agent: name.clone(),
-                    exit_code: None,
-                    duration_ms: 0,
-                    timed_out: false,
-                    cost_usd: None,
-                    report: AgentFinishedReport {
-                        error_kind: Some(e.error_kind().as_str().to_string()),
-                        ..AgentFinishedReport::default()
-                    },
-                }],
+                    &name,
+                    e.error_kind().as_str(),
+                )],
             )?;
             ctx.breaker.record(Some(&reason));
             // the only agent of the attempt cannot start: a setup cause, stop the run
@@ -307,8 +307,7 @@ pub fn run_attempt(
         .filter(|c| c.kind != ChangeKind::Created)
         .map(|c| c.path.clone())
         .collect();
-    let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
-    let mut events = vec![
+    let events = vec![
         finished,
         Event::ImplementationComplete {
             issue,
@@ -317,23 +316,31 @@ pub fn run_attempt(
             agent: tag.clone(),
         },
     ];
-    let tests: Vec<&String> = paths
-        .iter()
-        .filter(|p| Some(p.as_str()) == spec.test_file || looks_like_test(p))
-        .collect();
-    if !tests.is_empty() {
-        let path = spec
-            .test_file
-            .filter(|t| tests.iter().any(|p| p.as_str() == *t))
-            .map(str::to_string)
-            .unwrap_or_else(|| tests[0].clone());
-        events.push(Event::TestsWritten {
-            issue,
-            count: tests.len() as u32,
-            path,
-        });
-    }
     record::emit(ctx, events)?;
+    // Test integrity (SPEC §13.1): the checks that need no test run first.
+    let verify_cfg = &ctx.project.config.verify;
+    let subject = Subject {
+        agent: &name,
+        test_file: spec.test_file,
+        files: spec.files,
+        labels: spec.labels,
+    };
+    let facts = integrity::changed(ctx, spec.worktree, spec.base, &changes);
+    let at = integrity::At {
+        issue,
+        base: spec.base,
+        worktree: spec.worktree,
+        artifacts: &spec.artifacts,
+        stop: spec.stop,
+    };
+    let statics = rules::static_checks(verify_cfg, &subject, &facts);
+    if statics.iter().any(|c| !c.passed) {
+        let (report, _) = integrity::finish_checks(ctx, &at, &subject, &facts, statics)?;
+        return Ok(finish(
+            spec,
+            integrity_failure(spec, &name, &report, cost, Vec::new()),
+        ));
+    }
     // Verify.
     if stopped() {
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
@@ -360,12 +367,22 @@ pub fn run_attempt(
             reason.push_str(&format!("; {cause}"));
         }
         let excerpt = test_report::excerpt(&v.output, EXCERPT_CHARS);
-        let pending = vec![Event::VerificationFailed {
+        let mut checks = statics;
+        checks.push(rules::CheckResult::skipped(
+            rules::Check::FailBefore,
+            "not run: the tests failed",
+        ));
+        integrity::save(&spec.artifacts, &rules::Report::new(checks, None));
+        let mut pending = tests_written(
+            issue,
+            &rules::tests_written(verify_cfg, &subject, &facts, None),
+        );
+        pending.push(Event::VerificationFailed {
             issue,
             tests_failed: v.counts.failed,
             failures: test_report::excerpt(&v.output, 1500),
             agent: tag.clone(),
-        }];
+        });
         return Ok(finish(
             spec,
             AttemptResult::Failed(Failed {
@@ -378,11 +395,28 @@ pub fn run_attempt(
             }),
         ));
     }
-    let pending = vec![Event::VerificationPassed {
+    let passed_event = Event::VerificationPassed {
         issue,
         tests_passed: v.counts.passed,
         agent: tag.clone(),
-    }];
+    };
+    // fail_before: the new tests must fail on the start commit
+    let (report, runs) = integrity::finish_checks(ctx, &at, &subject, &facts, statics)?;
+    if stopped() {
+        return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
+    }
+    if !report.passed {
+        return Ok(finish(
+            spec,
+            integrity_failure(spec, &name, &report, cost, vec![passed_event]),
+        ));
+    }
+    integrity::save(&spec.artifacts, &report);
+    let mut pending = tests_written(
+        issue,
+        &rules::tests_written(verify_cfg, &subject, &facts, runs.as_deref()),
+    );
+    pending.push(passed_event);
     // Commit exactly the agent's paths.
     let by = match spec.builds_on {
         Some(first) => format!("Implemented by agent `{first}` then `{name}` (SYNTHESIS, "),
@@ -481,16 +515,44 @@ pub fn is_tool_path(path: &str) -> bool {
         || crate::core::agent_preset::is_agent_scratch_path(path)
 }
 
-fn looks_like_test(path: &str) -> bool {
-    let lower = path.to_lowercase();
-    let name = lower.rsplit('/').next().unwrap_or(&lower);
-    lower
-        .split('/')
-        .any(|c| c == "tests" || c == "test" || c == "__tests__")
-        || name.starts_with("test_")
-        || name.contains("_test.")
-        || name.contains(".test.")
-        || name.contains(".spec.")
+/// `tests_written` for the files that count (none: no event).
+fn tests_written(issue: u32, files: &[String]) -> Vec<Event> {
+    match files.first() {
+        None => Vec::new(),
+        Some(first) => vec![Event::TestsWritten {
+            issue,
+            count: files.len() as u32,
+            path: first.clone(),
+        }],
+    }
+}
+
+/// A failed test-integrity check: the attempt fails with the checks' reasons, their
+/// guidance fed to the retry, and one `integrity_failed` per failing kind (after
+/// `before`, e.g. `verification_passed`); `integrity.json` is saved.
+fn integrity_failure(
+    spec: &AttemptSpec<'_>,
+    agent: &str,
+    report: &rules::Report,
+    cost: Option<f64>,
+    before: Vec<Event>,
+) -> AttemptResult {
+    integrity::save(&spec.artifacts, report);
+    let mut pending = before;
+    pending.extend(integrity::failed_events(
+        report,
+        spec.issue,
+        spec.attempt,
+        agent,
+    ));
+    AttemptResult::Failed(Failed {
+        reason: report.reason(),
+        excerpt: report.feedback(),
+        agent_failure: false,
+        cost_usd: cost,
+        pending_events: pending,
+        rate_limited: None,
+    })
 }
 
 #[cfg(test)]
@@ -498,12 +560,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tool_paths_and_test_paths() {
+    fn tool_paths() {
         assert!(is_tool_path(".swarm/state/x.json"));
         assert!(!is_tool_path(".swarmy/x"));
-        assert!(looks_like_test("tests/auth.rs"));
-        assert!(looks_like_test("src/test_auth.py"));
-        assert!(looks_like_test("web/login.test.ts"));
-        assert!(!looks_like_test("src/auth.rs"));
     }
 }

@@ -18,7 +18,7 @@ use crate::app::run::land;
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::worktrees::{self, WorkerTree};
 use crate::app::run::{
-    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, stack,
+    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, review, stack,
 };
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
@@ -368,28 +368,37 @@ fn pair_attempt(
         }
         PairResult::Blocked { reason, cost_usd } => {
             st.cost = record::sum_cost(st.cost, cost_usd);
-            Ok(Step::End(block_now(ctx, claim, reason, &st.executed)?))
+            Ok(Step::End(block_now(
+                ctx,
+                claim,
+                reason,
+                Some(&st.executed),
+            )?))
         }
     }
 }
 
-/// BLOCKED at once, without using a retry (the candidates disagree, SPEC §13.5).
+/// BLOCKED at once, without using a retry: the candidates disagree (SPEC §13.5, with the
+/// mode that ran) or the review could not run and `review.on_error: block` (SPEC §13.2).
 fn block_now(
     ctx: &RunContext<'_>,
     claim: &Claim,
     reason: String,
-    mode: &str,
+    mode: Option<&str>,
 ) -> CmdResult<Outcome> {
     record::with_txn(ctx, |txn| {
-        // the task's cost holds the candidates' agents (the ledger reads their events)
+        // the task's cost holds the attempt's agents (the ledger reads their events)
         record::fold_spend(ctx, &mut txn.state);
         let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
         };
-        t.last_mode = Some(mode.to_string());
+        if let Some(mode) = mode {
+            t.last_mode = Some(mode.to_string());
+        }
         txn.events.extend(t.block(reason.clone()).ok());
+        crate::core::readiness::recompute(&mut txn.state);
         Ok(Outcome::Blocked { reason })
     })
 }
@@ -421,6 +430,7 @@ fn solo_attempt(
         mode: st.executed.clone(),
         attempt: st.attempt,
     });
+    let built_text = built.text.clone();
     let wt_path = st.path().to_path_buf();
     let spec = AttemptSpec {
         issue,
@@ -428,6 +438,8 @@ fn solo_attempt(
         title: &task.title,
         github_issue: task.github_issue,
         test_file: task.test_file.as_deref(),
+        files: &task.files,
+        labels: &task.labels,
         worktree: &wt_path,
         base: &st.base,
         artifacts: st.artifacts.clone(),
@@ -441,7 +453,7 @@ fn solo_attempt(
         Candidate {
             agent,
             role: "primary",
-            prompt: built.text,
+            prompt: built.text.clone(),
             pre_events: st
                 .selected
                 .take()
@@ -452,6 +464,52 @@ fn solo_attempt(
                 .collect(),
         },
     )?;
+    // the review gate (SPEC §13.2), before the commit lands
+    let res = match res {
+        AttemptResult::Passed(p) if review::enabled(ctx) => {
+            let issue_text = review::Issue {
+                title: &task.title,
+                body: task
+                    .github_body
+                    .as_deref()
+                    .or(task.body.as_deref())
+                    .unwrap_or(""),
+            };
+            let mut fix = |lines: &str, round: u32| {
+                let fix_spec = AttemptSpec {
+                    artifacts: review::fix_dir(&spec.artifacts, round),
+                    ..spec.clone()
+                };
+                attempt::run_attempt(
+                    ctx,
+                    &fix_spec,
+                    Candidate {
+                        agent,
+                        role: "primary",
+                        prompt: format!("{}{}", built_text, review::fix_section(lines, round)),
+                        pre_events: Vec::new(),
+                    },
+                )
+            };
+            match review::gate(ctx, &spec, agent, &issue_text, p, &mut fix)? {
+                review::Gate::Land { passed, line, .. } => {
+                    // kept on the task for the status comment's `**Review:**` line
+                    record::with_txn(ctx, |txn| {
+                        if let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) {
+                            t.review = Some(line);
+                        }
+                        Ok(())
+                    })?;
+                    AttemptResult::Passed(passed)
+                }
+                review::Gate::Fail(f) => AttemptResult::Failed(f),
+                review::Gate::Block(reason) => {
+                    return Ok(Step::End(block_now(ctx, claim, reason, None)?));
+                }
+            }
+        }
+        other => other,
+    };
     Ok(match res {
         AttemptResult::Passed(p) => {
             st.cost = record::sum_cost(st.cost, p.cost_usd);

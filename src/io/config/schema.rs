@@ -252,6 +252,72 @@ pub static TESTS: Section = Section {
     ],
 };
 
+pub static VERIFY: Section = Section {
+    fields: &[
+        f(
+            "test_paths",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::PathGlob,
+            },
+        ),
+        f("protect_tests", Ty::Bool),
+        f("fail_before", Ty::Bool),
+        f("skip_markers", Ty::Bool),
+        f("require_tests", Ty::Bool),
+        f(
+            "test_only_labels",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::NonEmpty,
+            },
+        ),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
+pub static REVIEW: Section = Section {
+    fields: &[
+        f("enabled", Ty::Bool),
+        f(
+            "reviewers",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::AgentName,
+            },
+        ),
+        f("strategy", Ty::Enum(&["single", "cross"])),
+        f(
+            "min_confidence",
+            Ty::Uint {
+                min: 0,
+                max: 100,
+                unit: "percent",
+            },
+        ),
+        f(
+            "block_on",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::Severity,
+            },
+        ),
+        f(
+            "fix_rounds",
+            Ty::Uint {
+                min: 0,
+                max: 10,
+                unit: "rounds",
+            },
+        ),
+        f("on_error", Ty::Enum(&["block", "land"])),
+        f("post_to_pr", Ty::Bool),
+    ],
+    required: &[],
+    legacy: &[],
+};
+
 pub static SESSIONS: Section = Section {
     fields: &[
         f(
@@ -473,6 +539,8 @@ pub static ROOT: Section = Section {
         f("context", Ty::Section(&CONTEXT)),
         f("lessons", Ty::Section(&LESSONS)),
         f("tests", Ty::Section(&TESTS)),
+        f("verify", Ty::Section(&VERIFY)),
+        f("review", Ty::Section(&REVIEW)),
         f("sessions", Ty::Section(&SESSIONS)),
         f("git", Ty::Section(&GIT)),
         f("github", Ty::Section(&GITHUB)),
@@ -508,9 +576,8 @@ pub fn expected(ty: &Ty) -> String {
         Ty::OptStr(_) => "a string (or `null`)".into(),
         Ty::Uint { min, unit, .. } => {
             let unit = match *unit {
-                "retries" | "failures" | "tokens" | "points" | "outcomes" | "lessons" => {
-                    String::new()
-                }
+                "retries" | "failures" | "tokens" | "points" | "outcomes" | "lessons"
+                | "rounds" | "percent" => String::new(),
                 u => format!(" of {u}"),
             };
             format!("a whole number{unit} ≥ {min}")

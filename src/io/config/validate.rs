@@ -27,6 +27,10 @@ pub enum Rule {
     EnvName,
     /// A regex with the named groups `feature` and `issue`.
     DonePattern,
+    /// A gitignore-style glob on repository paths (`verify.test_paths`).
+    PathGlob,
+    /// A review finding's severity: `critical`, `major` or `minor`.
+    Severity,
 }
 
 /// Checks `s` against `rule`; the error is the end of a sentence that starts with the key
@@ -104,6 +108,12 @@ pub fn check_rule(rule: &Rule, s: &str) -> Result<(), String> {
                 Err("must be an environment variable name (letters, digits and `_`, not starting with a digit)".into())
             }
         }
+        Rule::Severity => match crate::core::review::Severity::parse(s) {
+            Some(_) => Ok(()),
+            None => Err("must be `critical`, `major` or `minor`".into()),
+        },
+        Rule::PathGlob => crate::core::path_glob::check(s)
+            .map_err(|why| format!("is not a valid path glob: it {why}")),
         Rule::DonePattern => {
             let re = regex::Regex::new(s).map_err(|e| {
                 format!("is not a valid regular expression: {}", regex_reason(&e))
@@ -168,6 +178,18 @@ pub fn check(
                 format!(
                     "`{path}` (`{}`) has neither `command` nor `preset`; every agent needs one (e.g. `preset: claude-code`, or `command: [\"my-agent\"]` with the prompt on stdin)",
                     agent.name
+                ),
+            ));
+        }
+    }
+    for (i, r) in config.review.reviewers.iter().enumerate() {
+        if !config.agents.iter().any(|a| &a.name == r) {
+            let path = format!("review.reviewers[{i}]");
+            return Err(error_at(
+                origin,
+                line("review.reviewers"),
+                format!(
+                    "`{path}` names `{r}`, which is not an agent in `agents`; name one of the configured agents"
                 ),
             ));
         }

@@ -430,6 +430,33 @@ impl Git {
         )
     }
 
+    /// The patch from commit `base` to the working tree of `dir`, for `paths` only (literal
+    /// paths, tracked at `base`; no context lines, no colour, no external diff or text
+    /// conversion). Empty when `paths` is.
+    pub fn diff_worktree(
+        &self,
+        dir: &Path,
+        base: &str,
+        paths: &[String],
+    ) -> Result<String, GitError> {
+        if paths.is_empty() {
+            return Ok(String::new());
+        }
+        let mut args: Vec<&str> = vec![
+            "--literal-pathspecs",
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "-U0",
+            base,
+            "--",
+        ];
+        args.extend(paths.iter().map(String::as_str));
+        self.run(dir, &args, b"")
+    }
+
     /// Keeps `commit` reachable under `refname` (e.g. work that could not land).
     pub fn keep_ref(&self, refname: &str, commit: &str) -> Result<(), GitError> {
         self.run(&self.root, &["update-ref", refname, commit], b"")

@@ -140,6 +140,15 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             d.push_str(" tests written to ");
             d.push_str(&opt("path"));
         }
+        "integrity_failed" => {
+            let _ = write!(
+                d,
+                "test integrity failed ({}, {}): ",
+                opt("kind"),
+                opt("agent")
+            );
+            short_into(d, &s_ref(rec, "detail").unwrap_or_default(), 120);
+        }
         "implementation_complete" => {
             agent_prefix(d, rec);
             let created = list(rec, "files_created");

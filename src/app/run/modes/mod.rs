@@ -272,6 +272,8 @@ fn run_slot(
         title: &task.title,
         github_issue: task.github_issue,
         test_file: task.test_file.as_deref(),
+        files: &task.files,
+        labels: &task.labels,
         worktree: &slot.worktree,
         base: at.base,
         artifacts: slot.artifacts.clone(),

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Benchmarks what test integrity (SPEC §13.1) adds to an attempt: `run` over ISSUES issues,
+# each implemented by a script agent that adds a function and a test for it, with the
+# `verify` defaults (protect_tests, skip_markers, fail_before on) against `verify` off.
+# The test runner sleeps TEST_MS per run, so "one run of the new test file" has a known
+# cost. Prints the extra time per attempt and its ratio to one test run.
+#
+#   scripts/bench-integrity.sh [ISSUES] [TEST_MS] [RUNS]     (defaults 10 200 3)
+#
+# Anchor: one run of the new test files (TEST_MS plus the runner's start). Goal: the
+# extra time per attempt <= 1 such run (ratio <= 1.0); the checks other than fail_before
+# start no process (they read the new files from disk).
+# BIN names the binary (default $CARGO_TARGET_DIR/release/swarm-attack, else debug).
+set -euo pipefail
+
+ISSUES=${1:-10}
+TEST_MS=${2:-200}
+RUNS=${3:-3}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+BIN=${BIN:-$TARGET/release/swarm-attack}
+[ -x "$BIN" ] || BIN=$TARGET/debug/swarm-attack
+[ -x "$BIN" ] || (cd "$ROOT" && cargo build --locked --quiet)
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 LC_ALL=C
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+SLEEP=$(awk "BEGIN { printf \"%.3f\", $TEST_MS / 1000 }")
+
+cat > "$WORK/runner.sh" <<RUN
+#!/bin/sh
+sleep $SLEEP
+p=0; f=0
+if [ "\$#" -gt 0 ]; then files="\$*"; else files=\$(ls tests/*.sh 2>/dev/null); fi
+for t in \$files; do
+  if sh "\$t"; then p=\$((p + 1)); else f=\$((f + 1)); fi
+done
+echo "\$p passed, \$f failed"
+[ "\$f" -eq 0 ]
+RUN
+cat > "$WORK/agent.sh" <<'AGENT'
+#!/bin/sh
+cat > /dev/null
+n=$SWARM_ISSUE
+mkdir -p lib tests
+printf 'f%s() { echo %s; }\n' "$n" "$n" > "lib/f$n.sh"
+printf '. lib/f%s.sh\n[ "$(f%s)" = %s ]\n' "$n" "$n" "$n" > "tests/test_f$n.sh"
+echo '{"result": "done"}'
+AGENT
+chmod +x "$WORK/agent.sh" "$WORK/runner.sh"
+
+issues() {
+  local out="[" i
+  for i in $(seq 1 "$ISSUES"); do
+    [ "$i" -gt 1 ] && out="$out,"
+    out="$out{\"order\": $i, \"title\": \"f$i\", \"body\": \"add f$i\"}"
+  done
+  echo "$out]"
+}
+
+# one timed run; prints seconds
+one() {
+  local verify=$1
+  local repo="$WORK/repo-$verify-$2"
+  mkdir -p "$repo" && cd "$repo"
+  git init -q -b main && git commit -q --allow-empty -m init
+  mkdir -p specs/bench
+  echo "{\"feature_id\": \"bench\", \"issues\": $(issues)}" > specs/bench/issues.json
+  {
+    printf 'coordination: {github_sync_enabled: false}\n'
+    printf 'agents:\n  - name: a\n    command: ["%s"]\n' "$WORK/agent.sh"
+    printf 'tests: {command: "sh %s", timeout_seconds: 60}\n' "$WORK/runner.sh"
+    if [ "$verify" = off ]; then
+      printf 'verify: {protect_tests: false, fail_before: false, skip_markers: false}\n'
+    fi
+  } > config.yaml
+  git add -A && git commit -q -m setup
+  "$BIN" greenlight bench > /dev/null
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$BIN" run bench > /dev/null
+  t1=$(date +%s.%N)
+  [ "$(git log --oneline | wc -l)" -eq $((ISSUES + 2)) ] || { echo "run $verify did not land every issue" >&2; exit 1; }
+  cd "$WORK"
+  awk "BEGIN { printf \"%.3f\", $t1 - $t0 }"
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+on=(); off=()
+for r in $(seq 1 "$RUNS"); do
+  off+=("$(one off "$r")")
+  on+=("$(one on "$r")")
+done
+m_off=$(printf '%s\n' "${off[@]}" | median)
+m_on=$(printf '%s\n' "${on[@]}" | median)
+# one run of a new test file, timed alone
+cd "$WORK/repo-on-1"
+t0=$(date +%s.%N); sh "$WORK/runner.sh" tests/test_f1.sh > /dev/null; t1=$(date +%s.%N)
+one_test=$(awk "BEGIN { printf \"%.3f\", $t1 - $t0 }")
+extra=$(awk "BEGIN { printf \"%.3f\", ($m_on - $m_off) / $ISSUES }")
+ratio=$(awk "BEGIN { printf \"%.2f\", $extra / $one_test }")
+echo "issues: $ISSUES, test run: ${TEST_MS} ms + start, runs: $RUNS (medians)"
+echo "run, verify off: ${m_off} s   run, verify on: ${m_on} s"
+echo "one run of the new test file: ${one_test} s"
+echo "extra per attempt: ${extra} s = ${ratio} x one run of the new test file (goal <= 1.0)"

@@ -1,0 +1,216 @@
+//! Test integrity of one attempt (SPEC §13.1; the rules are
+//! [`crate::core::integrity`]): what the attempt did to test files, read from its worktree,
+//! and `fail_before` — each test file the attempt created or changed run, with the issue
+//! test command (SPEC §11), in a scratch worktree at the start commit holding only those
+//! files of the attempt.
+//!
+//! Cost: the static checks start no process when the attempt touched no pre-existing test
+//! file (new files are read from disk) and one `git diff` otherwise; `fail_before` adds one
+//! test run per new or changed test file, in a worker worktree taken from the run's pool
+//! (reset in the background when handed back, like every worker worktree).
+
+use crate::app::run::stop::Stop;
+use crate::app::run::{RunContext, verify, worktrees};
+use crate::core::command_line;
+use crate::core::events::Event;
+use crate::core::integrity::{self, BaseRun, ChangeKind, Changed, Report, Subject};
+use crate::core::unified_diff;
+use crate::error::CmdResult;
+use crate::io::git::{Change, ChangeKind as GitKind};
+use std::io::Read;
+use std::path::Path;
+use std::time::Instant;
+
+/// Each new test file's run on the start commit.
+pub type BaseRuns = Vec<(String, BaseRun)>;
+
+/// The most of a new test file read for its lines.
+const READ_CAP: u64 = 1 << 20;
+
+/// Where an attempt works.
+#[derive(Debug, Clone, Copy)]
+pub struct At<'a> {
+    pub issue: u32,
+    /// The attempt's start commit.
+    pub base: &'a str,
+    pub worktree: &'a Path,
+    /// The attempt's folder.
+    pub artifacts: &'a Path,
+    pub stop: Option<&'a Stop>,
+}
+
+/// What the attempt changed, with the added and removed lines of its test files.
+pub fn changed(
+    ctx: &RunContext<'_>,
+    worktree: &Path,
+    base: &str,
+    changes: &[Change],
+) -> Vec<Changed> {
+    let cfg = &ctx.project.config.verify;
+    let modified_tests: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind == GitKind::Modified && integrity::is_test_file(cfg, &c.path))
+        .map(|c| c.path.clone())
+        .collect();
+    let diffs = ctx
+        .git
+        .diff_worktree(worktree, base, &modified_tests)
+        .map(|d| unified_diff::parse(&d))
+        .unwrap_or_default();
+    changes
+        .iter()
+        .map(|c| {
+            let kind = match c.kind {
+                GitKind::Created => ChangeKind::Created,
+                GitKind::Modified => ChangeKind::Modified,
+                GitKind::Deleted => ChangeKind::Deleted,
+            };
+            let mut out = Changed {
+                path: c.path.clone(),
+                kind,
+                added: Vec::new(),
+                removed: Vec::new(),
+            };
+            if integrity::is_test_file(cfg, &c.path) {
+                match kind {
+                    ChangeKind::Created => {
+                        out.added = read_text(&worktree.join(&c.path))
+                            .map(|t| unified_diff::all_added(&c.path, &t).added)
+                            .unwrap_or_default();
+                    }
+                    ChangeKind::Modified => {
+                        if let Some(d) = diffs.iter().find(|d| d.path == c.path) {
+                            out.added = d.added.clone();
+                            out.removed = d.removed.clone();
+                        }
+                    }
+                    ChangeKind::Deleted => {}
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// A regular file's text (lossy, capped); `None` for a link, a folder or an error.
+fn read_text(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() {
+        return None;
+    }
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(READ_CAP)
+        .read_to_end(&mut buf)
+        .ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// Runs each of `tests` (paths in the attempt's worktree) on the start commit with only
+/// those files added; the runs' logs are `fail-before-<k>.log` in the attempt folder.
+/// Empty when no test command is configured (nothing can be judged).
+pub fn fail_before(ctx: &RunContext<'_>, spec: &At<'_>, tests: &[String]) -> CmdResult<BaseRuns> {
+    let scratch = worktrees::take(ctx, spec.issue, spec.base)?;
+    for t in tests {
+        copy_into(&spec.worktree.join(t), &scratch.path.join(t));
+    }
+    let cfg = &ctx.project.config.tests;
+    let mut runs = Vec::new();
+    for (k, t) in tests.iter().enumerate() {
+        let cmd = command_line::with_test_file(&cfg.command, cfg.issue_command.as_deref(), t);
+        let log = spec.artifacts.join(format!("fail-before-{}.log", k + 1));
+        let run =
+            verify::run_command_stoppable(ctx, &cmd, &scratch.path, spec.issue, &log, spec.stop);
+        let r = match run {
+            Ok(v) if v.skipped => return Ok(Vec::new()),
+            Ok(v) => integrity::classify_base_run(v.passed, v.exit_code, &v.output),
+            // the program is missing there: cannot run
+            Err(_) => BaseRun::CannotRun,
+        };
+        runs.push((t.clone(), r));
+    }
+    Ok(runs)
+}
+
+/// Copies one file of the attempt (a link as a link) into the scratch worktree.
+fn copy_into(from: &Path, to: &Path) {
+    if let Some(dir) = to.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::remove_file(to);
+    match std::fs::symlink_metadata(from) {
+        Ok(m) if m.file_type().is_symlink() => {
+            if let Ok(target) = std::fs::read_link(from) {
+                let _ = std::os::unix::fs::symlink(target, to);
+            }
+        }
+        Ok(_) => {
+            let _ = std::fs::copy(from, to);
+        }
+        Err(_) => {}
+    }
+}
+
+/// The whole check of an attempt whose tests passed: the static checks' results
+/// (`statics`), then `fail_before` when they passed. Returns the report and, for
+/// `tests_written`, the runs on the start commit (`None` when `fail_before` did not run).
+pub fn finish_checks(
+    ctx: &RunContext<'_>,
+    spec: &At<'_>,
+    subject: &Subject<'_>,
+    facts: &[Changed],
+    statics: Vec<integrity::CheckResult>,
+) -> CmdResult<(Report, Option<BaseRuns>)> {
+    let cfg = &ctx.project.config.verify;
+    let mut checks = statics;
+    if checks.iter().any(|c| !c.passed) {
+        checks.push(integrity::CheckResult::skipped(
+            integrity::Check::FailBefore,
+            "not run: an earlier check failed",
+        ));
+        return Ok((Report::new(checks, None), None));
+    }
+    match integrity::fail_before_plan(cfg, subject, facts) {
+        integrity::FailBeforePlan::Skip(why) => {
+            checks.push(integrity::CheckResult::skipped(
+                integrity::Check::FailBefore,
+                &why,
+            ));
+            Ok((Report::new(checks, None), None))
+        }
+        integrity::FailBeforePlan::Run(tests) => {
+            let t0 = Instant::now();
+            let runs = fail_before(ctx, spec, &tests)?;
+            let ms = t0.elapsed().as_millis() as u64;
+            checks.push(integrity::fail_before_result(&runs));
+            let runs = (!runs.is_empty()).then_some(runs);
+            Ok((Report::new(checks, Some(ms)), runs))
+        }
+    }
+}
+
+/// The `integrity_failed` events of a failed report (one per failing kind).
+pub fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> Vec<Event> {
+    report
+        .failures()
+        .into_iter()
+        .map(|f| Event::IntegrityFailed {
+            issue,
+            attempt,
+            agent: agent.to_string(),
+            kind: f.kind.as_str().to_string(),
+            paths: f.paths.clone(),
+            detail: f.detail.clone(),
+        })
+        .collect()
+}
+
+/// Saves `integrity.json` in the attempt folder.
+pub fn save(artifacts: &Path, report: &Report) {
+    let _ = std::fs::create_dir_all(artifacts);
+    let _ = crate::io::secrets::write_file(
+        artifacts.join("integrity.json"),
+        serde_json::to_vec_pretty(report).unwrap_or_default(),
+    );
+}
