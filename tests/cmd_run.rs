@@ -584,10 +584,19 @@ mkdir -p checks; echo "exit 1" > checks/t.sh
         );
         let t = s.task("fa", 1);
         assert_eq!(t["stage"], stage);
-        assert!(
-            t["blocked_reason"].as_str().unwrap().contains(verdict),
-            "{t}"
-        );
+        let reason = t["blocked_reason"].as_str().unwrap();
+        if verdict == "escalate" {
+            assert!(
+                reason.starts_with("needs a person: the requirement is unclear"),
+                "{t}"
+            );
+        } else {
+            assert!(reason.contains("skip"), "{t}");
+        }
+        // the first-line answer is read through the compatibility path (SPEC §13.3)
+        let analyzed = s.events_named("fa", "failure_analyzed");
+        assert_eq!(analyzed[0]["source"], "llm-text");
+        assert_eq!(analyzed[0]["recommendation"], verdict);
         assert_eq!(s.events_named("fa", event).len(), 1);
         assert_eq!(
             std::fs::read_to_string(s.trace.join("purpose.txt"))

@@ -83,7 +83,7 @@ pub fn prompt(agent: &AgentConfig, others: &[&AgentConfig], issue: &IssueBrief<'
 }
 
 /// Finds the one top-level JSON object in `text` (text around it is tolerated).
-fn find_object(text: &str) -> Result<Map<String, Value>, String> {
+pub fn find_object(text: &str) -> Result<Map<String, Value>, String> {
     let mut found: Vec<Map<String, Value>> = Vec::new();
     let mut i = 0;
     while let Some(off) = text[i..].find('{') {

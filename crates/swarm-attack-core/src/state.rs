@@ -145,6 +145,14 @@ pub struct Task {
     /// `pr_closed` was recorded); unset while it is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_state: Option<String>,
+    /// The newest analyses of its failed attempts (SPEC §13.3), oldest first: fed to the
+    /// analyst and, condensed, to the next prompt; "never the same retry twice" reads them.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
+    pub failure_analyses: Vec<crate::failure_analysis::Note>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -185,6 +193,7 @@ impl Task {
             last_mode: None,
             pull_request: None,
             pull_request_state: None,
+            failure_analyses: Vec::new(),
             extra: Map::new(),
         }
     }

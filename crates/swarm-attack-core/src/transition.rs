@@ -257,19 +257,21 @@ impl Task {
     pub fn skip(&mut self, reason: String) -> Result<Event, NotAllowed> {
         self.enter(Transition::Skip)?;
         self.owner = None;
-        self.blocked_reason = Some(reason);
+        self.blocked_reason = Some(reason.clone());
         Ok(Event::IssueSkipped {
             issue: self.issue_number,
             blocking_issue: None,
+            reason: Some(reason),
         })
     }
 
-    /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason and last
-    /// failure cleared (`issue_unblocked`); readiness then makes it READY when its
+    /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason, last
+    /// failure and failure analyses cleared (`issue_unblocked`); readiness then makes it READY when its
     /// dependencies are DONE.
     pub fn unblock(&mut self) -> Result<Event, NotAllowed> {
         self.enter(Transition::Unblock)?;
         self.retries = 0;
+        self.failure_analyses.clear();
         self.blocked_reason = None;
         self.last_failure = None;
         self.owner = None;

@@ -9,6 +9,7 @@ use crate::app::run::verify;
 use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::{AgentFinishedReport, Event};
+use crate::core::failure_class::{self, Classified, Facts};
 use crate::core::test_report;
 use crate::error::CmdResult;
 use crate::io::agent::{self, AgentRun};
@@ -86,9 +87,35 @@ pub struct Failed {
     pub pending_events: Vec<Event>,
     /// The agent was rate-limited (or its API overloaded): not the failure.
     pub rate_limited: Option<RateLimitHit>,
+    /// What the run saw, for the failure's class (SPEC §13.3).
+    pub facts: Facts,
+    /// The agent whose run failed (`None`: several, or none ran).
+    pub agent: Option<String>,
+    /// The files the attempt changed (shown to the failure analyst).
+    pub files_changed: Vec<String>,
 }
 
 impl Failed {
+    /// A failure with only a reason (no agent run, no excerpt).
+    pub fn plain(reason: impl Into<String>, facts: Facts) -> Failed {
+        Failed {
+            reason: reason.into(),
+            excerpt: String::new(),
+            agent_failure: false,
+            cost_usd: None,
+            pending_events: Vec::new(),
+            rate_limited: None,
+            facts,
+            agent: None,
+            files_changed: Vec::new(),
+        }
+    }
+
+    /// Its class and kind (SPEC §13.3).
+    pub fn classified(&self) -> Classified {
+        failure_class::classify(&self.facts, &self.reason)
+    }
+
     /// The text given to the next attempt's prompt.
     pub fn feedback(&self, attempt: u32) -> String {
         if self.excerpt.trim().is_empty() {
@@ -188,12 +215,16 @@ pub fn run_attempt(
                 ctx.breaker.trip_setup(&reason);
             }
             let failed = Failed {
-                reason: format!("{reason} (check agents[].command in config.yaml)"),
-                excerpt: String::new(),
                 agent_failure: true,
-                cost_usd: None,
-                pending_events: Vec::new(),
-                rate_limited: None,
+                agent: Some(name.clone()),
+                ..Failed::plain(
+                    format!("{reason} (check agents[].command in config.yaml)"),
+                    Facts {
+                        error_kind: Some(e.error_kind()),
+                        agent_failed: true,
+                        ..Facts::default()
+                    },
+                )
             };
             save_result(&spec.artifacts, &AttemptResult::Failed(failed.clone()));
             return Ok(AttemptResult::Failed(failed));
@@ -218,6 +249,19 @@ pub fn run_attempt(
     };
     let tag = spec.tag_agent.then(|| name.clone());
     let process_failure = outcome.failure(&name);
+    let facts = Facts {
+        error_kind: outcome.report.error_kind,
+        overloaded: outcome.report.error_kind
+            == Some(crate::core::agent_report::ErrorKind::RateLimit)
+            && outcome
+                .report
+                .message
+                .as_deref()
+                .is_some_and(failure_class::says_overloaded),
+        timed_out: outcome.timed_out,
+        agent_failed: process_failure.is_some(),
+        ..Facts::default()
+    };
     let rate_limited = outcome.report.error_kind
         == Some(crate::core::agent_report::ErrorKind::RateLimit)
         && (process_failure.is_some() || outcome.report.is_error);
@@ -245,6 +289,9 @@ pub fn run_attempt(
                     agent: name.clone(),
                     retry_after_ms: outcome.report.retry_after_ms,
                 }),
+                facts,
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -263,6 +310,9 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: Vec::new(),
                 rate_limited: None,
+                facts,
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -292,6 +342,12 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: Vec::new(),
                 rate_limited: None,
+                facts: Facts {
+                    no_change: true,
+                    ..facts
+                },
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -373,6 +429,9 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: pending,
                 rate_limited: None,
+                facts,
+                agent: Some(name.clone()),
+                files_changed: paths.clone(),
             }),
         ));
     }
@@ -406,6 +465,12 @@ pub fn run_attempt(
                     cost_usd: cost,
                     pending_events: pending,
                     rate_limited: None,
+                    facts: Facts {
+                        commit_refused: true,
+                        ..facts
+                    },
+                    agent: Some(name.clone()),
+                    files_changed: paths.clone(),
                 }),
             ));
         }

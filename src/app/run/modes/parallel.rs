@@ -136,6 +136,8 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
     let mut agent_failure = true;
     let mut cost = None;
     let mut rate_limited = None;
+    let mut facts = None;
+    let mut files_changed = Vec::new();
     for (slot, end) in slots.iter().zip(ends) {
         let name = &slot.agent.name;
         reasons.push(format!(
@@ -148,6 +150,9 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
                 agent_failure &= f.agent_failure;
                 // neither passed and one was rate-limited: the pair waits and runs again
                 rate_limited = rate_limited.take().or(f.rate_limited.clone());
+                // the pair's class: the primary's (the first failed candidate's) facts
+                facts = facts.take().or(Some(f.facts.clone()));
+                files_changed.extend(f.files_changed.iter().cloned());
                 if !f.excerpt.trim().is_empty() {
                     excerpts.push(format!("[{name}, {}]\n{}", slot.role, f.excerpt));
                 }
@@ -162,6 +167,9 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
         cost_usd: cost,
         pending_events: Vec::new(),
         rate_limited,
+        facts: facts.unwrap_or_default(),
+        agent: None,
+        files_changed,
     }
 }
 
