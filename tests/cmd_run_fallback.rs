@@ -141,22 +141,29 @@ fn a_long_rate_limit_moves_to_the_next_agent_at_once_without_a_retry() {
 
 #[test]
 fn a_short_rate_limit_waits_for_the_same_agent_as_before() {
-    let s = Setup::new("short", one_issue(), GOOD_AGENT, "");
+    let mut s = Setup::new("short", one_issue(), GOOD_AGENT, "");
+    // limited once (600 s asked), then it works
+    let once = format!(
+        "if [ ! -e \"$TRACE/limited\" ]; then touch \"$TRACE/limited\"\n{}\nfi\n{}",
+        LIMITED.trim_end(),
+        good()
+    );
     let good = good();
     s.with_agents(
-        &[
-            ("alpha", LIMITED, "    fallback: [beta]\n"),
-            ("beta", &good, ""),
-        ],
-        &format!("{SOLO}governor:\n  fallback_after_seconds: 900\n  max_backoff_minutes: 0\n"),
+        &[("alpha", &once, "    fallback: [beta]\n"), ("beta", &good, "")],
+        &format!("{SOLO}governor:\n  fallback_after_seconds: 900\n"),
     );
-    // 600 s ≤ 900 s: the governor's wait applies (here: it gives up at once), no fallback
-    s.env.run(&["run", "short"]).code(1);
-    assert_eq!(s.calls(), ["alpha 1 1"]);
+    s.env
+        .extra_env
+        .push(("SWARM_ATTACK_TEST_BACKOFF_DIVISOR".into(), "1000".into()));
+    // 600 s ≤ 900 s: the governor's wait applies to the same agent, no fallback
+    s.env.run(&["run", "short"]).ok();
+    assert_eq!(s.calls(), ["alpha 1 1", "alpha 1 2"]);
     assert!(s.events_named("short", "agent_fallback").is_empty());
     let a = s.events_named("short", "failure_analyzed");
     assert_eq!(a.len(), 1);
     assert_eq!(a[0]["kind"], "rate_limit");
+    assert_eq!(s.events_named("short", "rate_limited")[0]["retry_after_ms"], 600_000);
     assert_eq!(s.task("short", 1)["retries"], 0);
 }
 
