@@ -150,7 +150,10 @@ fn a_short_rate_limit_waits_for_the_same_agent_as_before() {
     );
     let good = good();
     s.with_agents(
-        &[("alpha", &once, "    fallback: [beta]\n"), ("beta", &good, "")],
+        &[
+            ("alpha", &once, "    fallback: [beta]\n"),
+            ("beta", &good, ""),
+        ],
         &format!("{SOLO}governor:\n  fallback_after_seconds: 900\n"),
     );
     s.env
@@ -163,7 +166,10 @@ fn a_short_rate_limit_waits_for_the_same_agent_as_before() {
     let a = s.events_named("short", "failure_analyzed");
     assert_eq!(a.len(), 1);
     assert_eq!(a[0]["kind"], "rate_limit");
-    assert_eq!(s.events_named("short", "rate_limited")[0]["retry_after_ms"], 600_000);
+    assert_eq!(
+        s.events_named("short", "rate_limited")[0]["retry_after_ms"],
+        600_000
+    );
     assert_eq!(s.task("short", 1)["retries"], 0);
 }
 
