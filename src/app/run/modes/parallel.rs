@@ -151,7 +151,7 @@ pub(super) fn combined_failure(slots: &[Slot<'_>; 2], ends: &[End; 2]) -> Failed
                 // neither passed and one was rate-limited: the pair waits and runs again
                 rate_limited = rate_limited.take().or(f.rate_limited.clone());
                 // the pair's class: the primary's (the first failed candidate's) facts
-                facts = facts.take().or(Some(f.facts.clone()));
+                facts = facts.take().or(Some(f.facts));
                 files_changed.extend(f.files_changed.iter().cloned());
                 if !f.excerpt.trim().is_empty() {
                     excerpts.push(format!("[{name}, {}]\n{}", slot.role, f.excerpt));
