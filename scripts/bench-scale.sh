@@ -26,8 +26,9 @@ step status env SKIP_BUILD=1 scripts/bench-status.sh 2000 20000
 step events env SKIP_BUILD=1 RUNS=5 scripts/bench-events.sh 1000000 137 /work/bench-data/events
 step runsizes scripts/bench-run.sh --parts sizes --sizes "1 100 500 1000" --runs 1
 step runratios scripts/bench-run.sh --parts "history wide" --runs 3
+step clone scripts/bench-clone.sh 200000 1500 3
 echo "$(stamp) done" | tee -a "$LOGS/steps.log"
-for f in sync200k sync1m status events runsizes runratios; do
+for f in sync200k sync1m status events runsizes runratios clone; do
   echo "== $f"
   tail -n 5 "$LOGS/$f.log"
 done

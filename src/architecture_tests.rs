@@ -46,7 +46,8 @@ fn code_of(text: &str) -> String {
         .join("\n")
 }
 
-/// Every `crate::app::a::b::...` path in `code`, as its segments after `crate::`.
+/// Every `crate::app::a::b::...` path in `code`, as its segments after `crate::`; a grouped
+/// import (`use crate::app::run::{claim, modes::{a, b}}`) names each of its members.
 fn app_paths(code: &str) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     let mut rest = code;
@@ -56,15 +57,82 @@ fn app_paths(code: &str) -> Vec<Vec<String>> {
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
             .collect();
-        out.push(
-            path.split("::")
-                .filter(|s| !s.is_empty())
-                .map(String::from)
-                .collect(),
-        );
+        let prefix: Vec<String> = path
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect();
+        let after = &tail[path.len()..];
+        if path.ends_with("::") && after.starts_with('{') {
+            expand_group(&prefix, &after[1..], &mut out);
+        } else {
+            out.push(prefix);
+        }
         rest = &tail[path.len().max(1)..];
     }
     out
+}
+
+/// The members of a `{...}` use group that starts right after `{` in `group`, each appended to
+/// `prefix` (nested groups included; `self` names the prefix itself).
+fn expand_group(prefix: &[String], group: &str, out: &mut Vec<Vec<String>>) {
+    let mut depth = 0usize;
+    let mut end = group.len();
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                end = i;
+                break;
+            }
+            '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    let body = &group[..end];
+    let mut member_start = 0;
+    let mut depth = 0usize;
+    let mut members = Vec::new();
+    for (i, c) in body.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                members.push(&body[member_start..i]);
+                member_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    members.push(&body[member_start..]);
+    for member in members {
+        let member = member.trim();
+        let member = member.split(" as ").next().unwrap_or("").trim();
+        if member.is_empty() || member == "*" {
+            continue;
+        }
+        if let Some(brace) = member.find('{') {
+            let mut inner = prefix.to_vec();
+            inner.extend(
+                member[..brace]
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
+            expand_group(&inner, &member[brace + 1..], out);
+            continue;
+        }
+        let mut path = prefix.to_vec();
+        if member != "self" {
+            path.extend(
+                member
+                    .split("::")
+                    .filter(|s| !s.is_empty())
+                    .map(String::from),
+            );
+        }
+        out.push(path);
+    }
 }
 
 /// The import graph of `app`: module → the modules it names. A module may use its own
@@ -163,9 +231,29 @@ fn app_modules_import_each_other_without_a_cycle() {
         graph["app::github::sync"].contains("app::github::session"),
         "the graph misses plain `use crate::app::...` imports"
     );
+    assert!(
+        graph["app::run::claim"].contains("app::run::budget_gate"),
+        "the graph misses modules named inside a grouped import"
+    );
     if let Some(cycle) = find_cycle(&graph) {
         panic!("import cycle between app modules: {}", cycle.join(" → "));
     }
+}
+
+#[test]
+fn grouped_imports_name_each_member() {
+    let code = "use crate::app::run::{Progress, claim::{self, Claim}, modes::x as y, worktrees};";
+    let paths: Vec<String> = app_paths(code).iter().map(|p| p.join("::")).collect();
+    assert_eq!(
+        paths,
+        [
+            "app::run::Progress",
+            "app::run::claim",
+            "app::run::claim::Claim",
+            "app::run::modes::x",
+            "app::run::worktrees",
+        ]
+    );
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! The floors of ARCHITECTURE.md, checked: the pure core crate reaches no async runtime, git
+//! The floors of docs/architecture.md, checked: the pure core crate reaches no async runtime, git
 //! library, GitHub client or HTTP stack (through any dependency), and touches no file system,
 //! process or environment.
 

@@ -6,29 +6,8 @@
 
 use crate::common::TestEnv;
 use crate::common::agents::{GOOD_AGENT, Setup};
+use crate::common::output::git_commands;
 use serde_json::json;
-
-/// The git commands a `-vv` run logged, as their argument strings without git's `-c`
-/// options.
-fn git_commands(stderr: &str) -> Vec<String> {
-    stderr
-        .lines()
-        .filter_map(|l| {
-            let rest = l.split_once("running `git ")?.1;
-            let args = rest.split_once("` in ").map_or(rest, |(args, _)| args);
-            let mut words = args.split_whitespace().peekable();
-            let mut kept = Vec::new();
-            while let Some(w) = words.next() {
-                if w == "-c" {
-                    words.next();
-                } else {
-                    kept.push(w);
-                }
-            }
-            Some(kept.join(" "))
-        })
-        .collect()
-}
 
 #[test]
 fn a_run_reads_its_own_commits_in_process_and_starts_no_needless_git() {

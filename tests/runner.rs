@@ -41,6 +41,7 @@ mod cmd_run_fallback;
 mod cmd_run_governor;
 mod cmd_run_history;
 mod cmd_run_modes;
+mod cmd_run_partial_clone;
 mod cmd_run_pr;
 mod cmd_run_processes;
 mod cmd_run_progress;

@@ -76,6 +76,24 @@ fn every_shipped_workflow_checks_out_without_persisted_credentials() {
     }
 }
 
+#[test]
+fn the_swarm_workflows_clone_every_commit_but_not_the_old_trees() {
+    for rel in [
+        "examples/workflows/swarm-fanout.yml",
+        ".github/workflows/swarm.yml",
+    ] {
+        let w = workflow(rel);
+        for (name, job) in w["jobs"].as_object().unwrap() {
+            for step in job["steps"].as_array().into_iter().flatten() {
+                if step["uses"] == "actions/checkout@v4" {
+                    assert_eq!(step["with"]["fetch-depth"], 0, "{rel}: job {name}");
+                    assert_eq!(step["with"]["filter"], "tree:0", "{rel}: job {name}");
+                }
+            }
+        }
+    }
+}
+
 // ---- apply-bundle.sh against a bare "origin" ----
 
 fn git(dir: &Path, args: &[&str]) -> String {

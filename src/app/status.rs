@@ -19,7 +19,7 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
     use crate::core::owner::{Liveness, Owner};
     use crate::core::stage::Stage;
     use crate::io::run_lock;
-    let locks = crate::app::run::claim::run_locks_dir(project);
+    let locks = project.paths.locks_dir();
     let host = run_lock::hostname();
     state
         .tasks

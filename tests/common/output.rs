@@ -34,3 +34,25 @@ pub fn input_error(r: &Run, needles: &[&str]) {
         assert!(errors[0].contains(n), "`{n}` missing in: {}", errors[0]);
     }
 }
+
+/// The git commands a `-vv` run logged (`running `git ...` in ...`), as their argument
+/// strings without git's `-c` options.
+pub fn git_commands(stderr: &str) -> Vec<String> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split_once("running `git ")?.1;
+            let args = rest.split_once("` in ").map_or(rest, |(args, _)| args);
+            let mut words = args.split_whitespace();
+            let mut kept = Vec::new();
+            while let Some(w) = words.next() {
+                if w == "-c" {
+                    words.next();
+                } else {
+                    kept.push(w);
+                }
+            }
+            Some(kept.join(" "))
+        })
+        .collect()
+}

@@ -299,7 +299,7 @@ pub fn nothing_reason(state: &FeatureState) -> String {
 
 /// IN_PROGRESS tasks whose owner is gone become INTERRUPTED; their worktrees are removed.
 fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
-    let locks_dir = run_locks_dir(ctx.project);
+    let locks_dir = ctx.project.paths.locks_dir();
     let now = clock::now();
     let timeout = ctx.project.config.sessions.stale_timeout_minutes;
     let mut recovered = Vec::new();
@@ -340,10 +340,6 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
 }
 
 /// The liveness-lock folder of a project.
-pub fn run_locks_dir(project: &crate::app::project::Project) -> std::path::PathBuf {
-    project.paths.locks_dir()
-}
-
 /// Removes worktrees left by killed runs: those of issues that are not IN_PROGRESS, and
 /// worker worktrees of runs that are no longer alive.
 fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {

@@ -170,7 +170,7 @@ pub fn is_dead_leftover(ctx: &RunContext<'_>, name: &str) -> bool {
         since: String::new(),
         session: Some(session.to_string()),
     };
-    let locks = crate::app::run::claim::run_locks_dir(ctx.project);
+    let locks = ctx.project.paths.locks_dir();
     run_lock::liveness(&locks, &owner, &ctx.host) == Liveness::Dead
 }
 

@@ -111,6 +111,7 @@ pub fn commit_infos(root: &Path, shas: &[String]) -> BTreeMap<String, CommitInfo
         .collect();
     names.sort_unstable();
     names.dedup();
+    let names = with_trees_at_hand(root, names);
     for chunk in names.chunks(500) {
         let mut args = vec![
             "log",
@@ -145,6 +146,53 @@ pub fn commit_infos(root: &Path, shas: &[String]) -> BTreeMap<String, CommitInfo
         }
     }
     out
+}
+
+/// `names` whose trees can be read without one lazy fetch per commit. In a partial clone
+/// (see [`super::objects::promisor`]) the missing trees of all of them are fetched from the
+/// promisor remote in one request first; when that fails, the commits whose trees are still
+/// missing are left out (their callers fall back as for an unknown commit) rather than
+/// fetched one at a time. In any other repository: `names` as they are.
+fn with_trees_at_hand<'a>(root: &Path, names: Vec<&'a str>) -> Vec<&'a str> {
+    use super::objects::promisor;
+    let Some(remote) = promisor::promisor_remote(root) else {
+        return names;
+    };
+    let missing = promisor::missing_trees(root, &names);
+    if missing.is_empty() {
+        return names;
+    }
+    let wants: String = missing.iter().map(|id| format!("{id}\n")).collect();
+    let args = [
+        "fetch",
+        remote.as_str(),
+        "--no-tags",
+        "--no-write-fetch-head",
+        "--recurse-submodules=no",
+        "--filter=blob:none",
+        "--stdin",
+    ];
+    let options = [
+        "-c".to_string(),
+        "fetch.negotiationAlgorithm=noop".to_string(),
+    ];
+    let inv = super::exec::Invocation {
+        options: &options,
+        stdin: wants.as_bytes(),
+        ..super::exec::Invocation::new(root, &args)
+    };
+    if let Err(e) = super::exec::run(&inv, |_| {}) {
+        tracing::warn!(
+            "partial clone: fetching the trees of {} commit(s) from `{remote}` failed ({}); their changed files are left out",
+            names.len(),
+            e.message()
+        );
+        return names
+            .into_iter()
+            .filter(|n| promisor::missing_trees(root, &[n]).is_empty())
+            .collect();
+    }
+    names
 }
 
 /// The diffstat of `sha` (`git show --stat`), at most `cap` bytes.

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub mod new_commit;
+pub mod promisor;
 
 type Repos = HashMap<PathBuf, gix::ThreadSafeRepository>;
 static REPOS: Mutex<Option<Repos>> = Mutex::new(None);
