@@ -110,6 +110,116 @@ fn a_known_cli_is_asked_its_version_and_its_credentials_are_found_without_their_
 }
 
 #[test]
+fn a_preset_whose_command_is_overridden_still_has_its_credentials_checked() {
+    // SPEC §13.9: `preset: codex` run through a wrapper script (an absolute path, not named
+    // `codex`): the credentials Codex needs are checked all the same
+    let s = Setup::new("wrap", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
+    let cfg = s.env.read("config.yaml");
+    let cfg = cfg.replacen("  - name: fake\n", "  - name: fake\n    preset: codex\n", 1);
+    s.env.write("config.yaml", &cfg);
+    let r = s.env.run(&["doctor"]);
+    r.code(2);
+    assert!(
+        r.stdout
+            .contains("agent `fake` (codex) has no credentials: set OPENAI_API_KEY"),
+        "{}",
+        r.stdout
+    );
+    // a wrapper script is never asked `--version` (it could start work)
+    assert!(r.stdout.contains("a custom program"), "{}", r.stdout);
+    // `run`'s preflight says the same, before any attempt
+    let r = s.env.run(&["run", "wrap"]);
+    r.code(2);
+    assert!(r.stderr.contains("OPENAI_API_KEY"), "{}", r.stderr);
+    assert!(s.events_named("wrap", "agent_started").is_empty());
+    // the key present: reported by name, never its value
+    let r: crate::common::env::Run = s
+        .env
+        .command()
+        .args(["doctor"])
+        .env("OPENAI_API_KEY", "sk-wrapped-secret-42")
+        .output()
+        .unwrap()
+        .into();
+    r.ok();
+    assert!(
+        r.stdout.contains(
+            "agent `fake` (codex): credentials from the environment variable OPENAI_API_KEY"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!r.stdout.contains("sk-wrapped-secret-42"));
+}
+
+/// config.yaml with `tests.command` set to `command` (YAML-quoted).
+fn with_test_command(s: &Setup, command: &str) {
+    let cfg = s.env.read("config.yaml");
+    let start = cfg.find("tests:\n  command: ").unwrap();
+    let end = start + "tests:\n".len() + cfg[start + "tests:\n".len()..].find('\n').unwrap();
+    let quoted = serde_json::to_string(command).unwrap();
+    let cfg = format!(
+        "{}tests:\n  command: {quoted}{}",
+        &cfg[..start],
+        &cfg[end..]
+    );
+    s.env.write("config.yaml", &cfg);
+}
+
+#[test]
+fn a_shell_form_test_command_has_the_first_program_of_each_simple_command_checked() {
+    let s = Setup::new("shf", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
+    // `&&`: it used to pass doctor (only `sh` was checked), then every attempt exited 127
+    with_test_command(&s, "nonexistent-prog run && true");
+    let r = s.env.run(&["doctor"]);
+    r.code(2);
+    assert!(
+        r.stdout
+            .contains("the test command's program `nonexistent-prog` was not found"),
+        "{}",
+        r.stdout
+    );
+    let r = s.env.run(&["run", "shf"]);
+    r.code(2);
+    assert!(r.stderr.contains("nonexistent-prog"), "{}", r.stderr);
+    assert!(s.events_named("shf", "agent_started").is_empty());
+    assert_eq!(s.task("shf", 1)["retries"], 0);
+    // `|`: it used to land every issue ("passed" by `cat`); found, and the pipeline named
+    with_test_command(&s, "A=1 nonexistent-prog run | cat");
+    let r = s.env.run(&["doctor", "--json"]);
+    r.code(2);
+    let j = r.json();
+    let failing: Vec<&str> = j["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(failing, ["nonexistent-prog"], "{j:#}");
+    let warning = j["warnings"][0].as_str().unwrap_or_default();
+    assert!(warning.contains("set -o pipefail"), "{j:#}");
+    // programs that exist pass; the pipeline is still a warning (exit 0), on `run` too
+    let runner = s.env.tmp.path().join("runner.sh");
+    with_test_command(&s, &format!("cd . && sh {} 2>&1 | cat", runner.display()));
+    let r = s.env.run(&["doctor"]);
+    r.ok();
+    assert!(r.stdout.contains("warn the test command"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("test command's program: "),
+        "{}",
+        r.stdout
+    );
+    let r = s.env.run(&["run", "shf"]);
+    r.ok();
+    assert!(r.stderr.contains("set -o pipefail"), "{}", r.stderr);
+    // with pipefail: no warning
+    with_test_command(&s, "set -o pipefail; sh runner.sh | cat");
+    let r = s.env.run(&["doctor", "--json"]);
+    assert_eq!(r.json()["warnings"], json!([]));
+}
+
+#[test]
 fn a_stale_git_lock_is_reported() {
     let s = Setup::new("lock", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
     let lock = s.env.path(".git/index.lock");

@@ -14,6 +14,13 @@ fn cents(v: &Value) -> i64 {
 /// Writes config.yaml with one agent (`agent_yaml`: the lines after `- name: …`) and the
 /// setup's test runner.
 fn configure(s: &Setup, agent_yaml: &str, extra: &str) {
+    // a preset's credentials are checked also when `command` overrides its command line
+    // (SPEC §13.9): the login files of the two presets used here
+    for login in [".claude/.credentials.json", ".codex/auth.json"] {
+        let p = s.env.home.join(login);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, "{}").unwrap();
+    }
     let runner = s.env.tmp.path().join("runner.sh");
     let agent = s.env.tmp.path().join("agent.sh");
     s.env.write(

@@ -323,6 +323,63 @@ fn an_open_pull_request_that_links_the_issue_stops_its_dispatch() {
 }
 
 #[test]
+fn a_teammates_pull_request_whose_commit_implements_the_issue_stops_its_dispatch() {
+    // SPEC §13.9: nothing in the pull request's title, body or branch links #1; one of its
+    // commits has the rule-1 subject
+    let s = setup();
+    let pr = s
+        .fake
+        .open_pull("Dark mode", "teammate/dark-mode", "main", "");
+    s.fake.push_pull_commits(
+        pr,
+        &["wip: colours", "feat(auth): Implement issue #1\n\nby hand"],
+    );
+    s.run().ok();
+    assert!(s.agent_calls().is_empty(), "no second implementation of #1");
+    assert_eq!(s.env.stage("auth", 1), "READY");
+    assert!(
+        s.env
+            .events("auth")
+            .iter()
+            .any(|e| e["event"] == "duplicate_detected" && e["issue"] == 1 && e["pr"] == pr),
+        "duplicate_detected names the pull request"
+    );
+    let commit_reads = || s.fake.count("GET", &format!("/pulls/{pr}/commits"));
+    assert_eq!(commit_reads(), 1);
+    // the same head: its commits are not read again
+    s.run().ok();
+    assert_eq!(commit_reads(), 1, "read once per head commit");
+    // a new commit on the pull request (a new head): its commits are read again, and the
+    // earlier one still links #1
+    s.fake.push_pull_commits(pr, &["chore: more"]);
+    s.run().ok();
+    assert_eq!(commit_reads(), 2);
+    assert!(
+        s.agent_calls().is_empty(),
+        "the first commit still links #1"
+    );
+}
+
+#[test]
+fn a_pull_request_commit_with_the_trailers_stops_dispatch_and_a_mention_does_not() {
+    let s = setup();
+    let mention = s.fake.open_pull("Docs", "bob/docs", "main", "");
+    s.fake
+        .push_pull_commits(mention, &["docs: mention issue #1 of auth"]);
+    s.run().ok();
+    // a mention links nothing: #1 was dispatched (and its pull request opened)
+    assert_eq!(s.agent_calls(), vec!["1".to_string()]);
+    let s = setup();
+    let pr = s.fake.open_pull("Refactor", "carol/refactor", "main", "");
+    s.fake.push_pull_commits(
+        pr,
+        &["refactor: the model\n\nSwarm-Feature: auth\nSwarm-Issue: 1"],
+    );
+    s.run().ok();
+    assert!(s.agent_calls().is_empty());
+}
+
+#[test]
 fn the_open_pull_request_listing_is_conditional_and_a_304_still_blocks() {
     let s = setup();
     let pr = s.fake.open_pull(

@@ -6,6 +6,7 @@
 //! problem is exit 2 before any attempt, so it never consumes a retry.
 
 use crate::app::project::Project;
+use crate::core::command_line::CommandLine;
 use crate::core::config::AgentConfig;
 use crate::error::{CmdResult, CommandError};
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
@@ -29,6 +30,9 @@ pub struct Check {
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct Report {
     pub checks: Vec<Check>,
+    /// What passes but may hide a failure (one sentence each): e.g. a shell-form test
+    /// command with a pipeline and no `pipefail`.
+    pub warnings: Vec<String>,
     #[serde(skip)]
     pub versions: BTreeMap<String, String>,
 }
@@ -92,6 +96,16 @@ pub fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
     KNOWN.iter().copied().find(|k| *k == name)
 }
 
+/// The known CLI whose credentials an agent needs: its preset's program (also when
+/// `command` overrides the preset's command line, e.g. with a wrapper script: SPEC §13.9),
+/// else the CLI its program is.
+pub fn credentials_cli(agent: &AgentConfig) -> Option<&'static str> {
+    agent
+        .preset
+        .and_then(|p| p.program())
+        .or_else(|| known_cli(agent))
+}
+
 /// Runs every check; `feature` adds that the feature exists.
 pub fn check(project: &Project, feature: Option<&str>) -> Report {
     let mut r = preflight_report(project);
@@ -125,13 +139,16 @@ pub fn preflight_report(project: &Project) -> Report {
     for agent in &project.config.agents {
         agent_checks(project, agent, &mut r);
     }
-    r.checks.push(tests_check(project));
+    tests_checks(project, &mut r);
     r
 }
 
 /// `run`'s preflight: exit 2 with one sentence per problem; else each agent's version.
 pub fn preflight(project: &Project) -> CmdResult<BTreeMap<String, String>> {
     let r = preflight_report(project);
+    for w in &r.warnings {
+        crate::io::notice::warn(w);
+    }
     let problems: Vec<String> = r.problems().map(|c| c.detail.clone()).collect();
     if problems.is_empty() {
         return Ok(r.versions);
@@ -168,8 +185,10 @@ fn agent_checks(project: &Project, agent: &AgentConfig, r: &mut Report) {
         });
         return;
     };
-    let Some(cli) = known_cli(agent) else {
-        r.checks.push(Check {
+    // `--version` only for a known CLI run as itself: a wrapper script may not understand
+    // it and start work; the credentials its preset needs are checked either way
+    let program_check = match known_cli(agent) {
+        None => Check {
             check: "agent",
             subject: name.clone(),
             ok: true,
@@ -177,30 +196,32 @@ fn agent_checks(project: &Project, agent: &AgentConfig, r: &mut Report) {
                 "agent `{name}`: {} (a custom program: `--version` not asked)",
                 found.display()
             ),
-        });
-        return;
-    };
-    match version(&found) {
-        Ok(v) => {
-            r.versions.insert(name.clone(), v.clone());
-            r.checks.push(Check {
+        },
+        Some(_) => match version(&found) {
+            Ok(v) => {
+                r.versions.insert(name.clone(), v.clone());
+                Check {
+                    check: "agent",
+                    subject: name.clone(),
+                    ok: true,
+                    detail: format!("agent `{name}`: {} ({v})", found.display()),
+                }
+            }
+            Err(why) => Check {
                 check: "agent",
                 subject: name.clone(),
-                ok: true,
-                detail: format!("agent `{name}`: {} ({v})", found.display()),
-            });
-        }
-        Err(why) => r.checks.push(Check {
-            check: "agent",
-            subject: name.clone(),
-            ok: false,
-            detail: format!(
-                "agent `{name}`: `{} --version` {why}; reinstall it or fix agents[].command",
-                found.display()
-            ),
-        }),
+                ok: false,
+                detail: format!(
+                    "agent `{name}`: `{} --version` {why}; reinstall it or fix agents[].command",
+                    found.display()
+                ),
+            },
+        },
+    };
+    r.checks.push(program_check);
+    if let Some(cli) = credentials_cli(agent) {
+        r.checks.push(credentials_check(name, cli, agent));
     }
-    r.checks.push(credentials_check(name, cli, agent));
 }
 
 /// `<program> --version`, run in an empty folder with no input: its first line.
@@ -289,33 +310,64 @@ fn credentials_check(name: &str, cli: &str, agent: &AgentConfig) -> Check {
     }
 }
 
-fn tests_check(project: &Project) -> Check {
-    let cmd = crate::core::command_line::parse(&project.config.tests.command);
-    let argv = cmd.to_argv();
-    let Some(program) = argv.first() else {
-        return Check {
+/// The test command's programs: the program of an argv-form command; for a shell-form
+/// one (`sh -c`), the first program of each simple command (`core::shell_programs`), and a
+/// warning when a pipeline's status can hide a failure.
+fn tests_checks(project: &Project, r: &mut Report) {
+    let command = &project.config.tests.command;
+    let programs: Vec<String> = match crate::core::command_line::parse(command) {
+        CommandLine::Argv(argv) => argv.into_iter().take(1).collect(),
+        CommandLine::Shell { script, .. } => {
+            let scan = crate::core::shell_programs::scan(&script);
+            if scan.pipeline_hides_failures() {
+                r.warnings.push(format!(
+                    "the test command `{command}` has a pipeline: its exit status is its last command's unless `set -o pipefail` is used, so a failing test run can pass; run it as `bash -o pipefail -c '...'` (tests.command in {})",
+                    project.paths.display(&project.config_path)
+                ));
+            }
+            if scan.programs.is_empty() {
+                r.checks.push(Check {
+                    check: "tests",
+                    subject: "sh".into(),
+                    ok: true,
+                    detail: format!(
+                        "the test command `{command}` runs through sh; it names no program that can be checked"
+                    ),
+                });
+                return;
+            }
+            scan.programs
+        }
+    };
+    if programs.is_empty() {
+        r.checks.push(Check {
             check: "tests",
             subject: String::new(),
             ok: true,
             detail: "no test command (tests.command is empty): verification is skipped".into(),
-        };
-    };
-    match crate::io::program_path::find(program, None, Some(&project.root)) {
-        Some(p) => Check {
-            check: "tests",
-            subject: program.clone(),
-            ok: true,
-            detail: format!("test command's program: {}", p.display()),
-        },
-        None => Check {
-            check: "tests",
-            subject: program.clone(),
-            ok: false,
-            detail: format!(
-                "the test command's program `{program}` was not found (tests.command in {}); install it or fix tests.command",
-                project.paths.display(&project.config_path)
-            ),
-        },
+        });
+        return;
+    }
+    for program in programs {
+        r.checks.push(
+            match crate::io::program_path::find(&program, None, Some(&project.root)) {
+                Some(p) => Check {
+                    check: "tests",
+                    subject: program.clone(),
+                    ok: true,
+                    detail: format!("test command's program: {}", p.display()),
+                },
+                None => Check {
+                    check: "tests",
+                    subject: program.clone(),
+                    ok: false,
+                    detail: format!(
+                        "the test command's program `{program}` was not found (tests.command in {}); install it or fix tests.command",
+                        project.paths.display(&project.config_path)
+                    ),
+                },
+            },
+        );
     }
 }
 

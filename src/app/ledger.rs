@@ -2,6 +2,8 @@
 //! appended since the ledger's `log_offset` are folded in (O(new records)); a log shorter
 //! than the offset (replaced, truncated) is folded again from the start. So the saved ledger
 //! is always the fold of the log up to its offset, and a lost state is rebuilt from the log.
+//! The state's legacy cost fields (`cost_total_usd`, a task's `cost_usd`) follow the ledger
+//! (`core::budget::follow_ledger`).
 
 use crate::core::budget::{Ledger, Price};
 use crate::core::config::Config;
@@ -113,6 +115,9 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
     if start == len || file.seek(SeekFrom::Start(start)).is_err() {
         return;
     }
+    // the legacy cost fields follow what this fold adds (a first or rebuilt fold: see
+    // `core::budget::follow_ledger`)
+    let before = (state.ledger.is_some() && start > 0).then(|| ledger.clone());
     let price = |agent: &str, model: Option<&str>| price_for(config, agent, model);
     let mut offset = start;
     let mut changed = start == 0 && state.ledger.as_ref().is_some_and(|l| l.log_offset > len);
@@ -152,6 +157,7 @@ pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut Featu
     }
     if changed {
         ledger.log_offset = offset;
+        crate::core::budget::follow_ledger(state, before.as_ref(), &ledger);
         state.ledger = Some(ledger);
     }
 }

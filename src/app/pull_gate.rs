@@ -1,8 +1,9 @@
-//! The supersession gate (SPEC §12): open pull requests that link an issue stop its
+//! The supersession gate (SPEC §12, §13.9): open pull requests that link an issue stop its
 //! dispatch. One listing of the repository's open pull requests per call, conditional on
 //! the ETag of the last one (`.swarm/cache/github/open-pulls.json`): GitHub's `304` reuses
-//! the cached list (and costs no rate limit). Which issue a pull request links is decided
-//! in `core::pull_link`.
+//! the cached list (and costs no rate limit). The commits of each open pull request are
+//! read once per head commit (`GET …/pulls/{n}/commits`) and kept in the same cache. Which
+//! issue a pull request links is decided in `core::pull_link`.
 //!
 //! With no GitHub configured there is nothing to ask and nothing stops dispatch. When
 //! GitHub does not answer, the gate says so in a warning and lets dispatch go on: git
@@ -40,32 +41,63 @@ pub fn open_pull_links(project: &Project, state: &FeatureState) -> CmdResult<Ope
     let mut api = Api::new(client);
     let rule = build_rule(project, state)?;
     let listed = match api.list_open_pulls(cached.etag.as_deref()) {
-        Ok(Fetched::NotModified) => Ok(cached.pulls.iter().map(open_pull).collect()),
-        Ok(Fetched::Fresh((pulls, etag))) => {
-            let now = cache::OpenPullsCache {
-                etag,
-                pulls: pulls.iter().map(cached_pull).collect(),
-                ..cached
-            };
-            // losing the cache costs a full listing next time, never correctness
-            let _ = cache::save_open_pulls(&path, &now);
-            Ok(pulls)
-        }
+        Ok(Fetched::NotModified) => Ok((cached.pulls.clone(), cached.etag.clone(), false)),
+        Ok(Fetched::Fresh((pulls, etag))) => Ok((
+            pulls
+                .iter()
+                .map(|p| cached_pull(p, &cached.pulls))
+                .collect(),
+            etag,
+            true,
+        )),
         Err(e) => Err(e),
     };
-    match listed {
-        Ok(pulls) => Ok(OpenPullLinks {
-            links: pull_link::linked_issues(&rule, &pulls),
-            warning: None,
-        }),
-        Err(e) => Ok(OpenPullLinks {
-            links: BTreeMap::new(),
-            warning: Some(format!(
-                "open pull requests were not checked: {}",
-                e.sentence(&repo, source, "the open pull requests", false)
-            )),
-        }),
+    let (mut pulls, etag, mut changed) = match listed {
+        Ok(l) => l,
+        Err(e) => {
+            return Ok(OpenPullLinks {
+                links: BTreeMap::new(),
+                warning: Some(format!(
+                    "open pull requests were not checked: {}",
+                    e.sentence(&repo, source, "the open pull requests", false)
+                )),
+            });
+        }
+    };
+    // the commits of each open pull request (SPEC §13.9), read again only when its head
+    // moved: one request per new head, none while nothing changed
+    let mut warning = None;
+    for p in pulls.iter_mut().filter(|p| p.commits.is_none()) {
+        match api.pull_commit_messages(p.number) {
+            Ok(messages) => {
+                p.commits = Some(messages);
+                changed = true;
+            }
+            Err(e) => {
+                warning.get_or_insert_with(|| {
+                    format!(
+                        "the commits of pull request #{} were not checked: {}",
+                        p.number,
+                        e.sentence(&repo, source, "the pull request's commits", false)
+                    )
+                });
+            }
+        }
     }
+    if changed {
+        let now = cache::OpenPullsCache {
+            etag,
+            pulls: pulls.clone(),
+            ..cached
+        };
+        // losing the cache costs a full listing next time, never correctness
+        let _ = cache::save_open_pulls(&path, &now);
+    }
+    let pulls: Vec<OpenPull> = pulls.iter().map(open_pull).collect();
+    Ok(OpenPullLinks {
+        links: pull_link::linked_issues(&rule, &pulls),
+        warning,
+    })
 }
 
 fn open_pull(c: &CachedPull) -> OpenPull {
@@ -74,14 +106,23 @@ fn open_pull(c: &CachedPull) -> OpenPull {
         head_ref: c.head_ref.clone(),
         title: c.title.clone(),
         body: c.body.clone(),
+        head_sha: c.head_sha.clone(),
+        commits: c.commits.clone().unwrap_or_default(),
     }
 }
 
-fn cached_pull(p: &OpenPull) -> CachedPull {
+/// A listed pull request as cached, with the commits already read at the same head.
+fn cached_pull(p: &OpenPull, before: &[CachedPull]) -> CachedPull {
+    let commits = before
+        .iter()
+        .find(|c| c.number == p.number && !p.head_sha.is_empty() && c.head_sha == p.head_sha)
+        .and_then(|c| c.commits.clone());
     CachedPull {
         number: p.number,
         head_ref: p.head_ref.clone(),
         title: p.title.clone(),
         body: p.body.clone(),
+        head_sha: p.head_sha.clone(),
+        commits,
     }
 }

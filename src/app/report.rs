@@ -6,7 +6,7 @@ use crate::app::project::Project;
 use crate::core::report::{Report, ReportBuilder, render_html};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
-use crate::io::{atomic, notice, repo_id, state_store};
+use crate::io::{atomic, notice, repo_id};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +22,8 @@ pub fn default_path(project: &Project, feature: &str) -> PathBuf {
 /// Reads the log (streaming) and the state, and builds the model.
 pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
     project.check_feature(feature)?;
+    // a state file that cannot be read is an error naming it (exit 2), as for `status`
+    let state = project.load_state(feature)?;
     let path = project.paths.events_file(feature);
     let shown = project.paths.display(&path);
     let mut builder = ReportBuilder::new(feature);
@@ -37,9 +39,6 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
             CommandError::internal(format!("could not read the event log {shown}: {e}"))
         })?
     };
-    let state = state_store::load(&project.paths.state_file(feature))
-        .ok()
-        .flatten();
     if !existed && state.is_none() {
         return Err(CommandError::input(format!(
             "feature `{feature}` has no events and no state (neither {shown} nor its state file exists); run `swarm-attack init {feature}` first"

@@ -1,5 +1,6 @@
 //! `doctor [<feature>] [--json]`: the preflight checks ([`crate::app::doctor`]), one line
-//! each; exit 0 when all pass, 2 otherwise (one line per problem on stderr too).
+//! each, then the warnings (`warn`: they pass, but may hide a failure); exit 0 when all
+//! checks pass, 2 otherwise.
 
 use crate::app::doctor;
 use crate::cli::output::{paint, print_json};
@@ -25,6 +26,7 @@ pub fn doctor(g: &GlobalArgs, a: DoctorArgs) -> CmdResult<u8> {
             "ok": r.ok(),
             "problems": problems,
             "checks": r.checks,
+            "warnings": r.warnings,
         }));
     } else {
         for c in &r.checks {
@@ -33,6 +35,9 @@ pub fn doctor(g: &GlobalArgs, a: DoctorArgs) -> CmdResult<u8> {
             } else {
                 crate::outln!("{} {}", paint("FAIL", "31"), c.detail);
             }
+        }
+        for w in &r.warnings {
+            crate::outln!("{} {w}", paint("warn", "33"));
         }
         if problems == 0 {
             crate::outln!("doctor: all {} checks passed", r.checks.len());

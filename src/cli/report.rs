@@ -30,7 +30,11 @@ pub fn report(g: &GlobalArgs, a: ReportArgs) -> CmdResult<u8> {
             report.totals.issues,
             report.totals.attempts,
             report.totals.agent_runs,
-            crate::core::report::cost_text(report.totals.cost_usd)
+            crate::core::audit::total_cost_text(
+                report.totals.cost_usd,
+                report.totals.cost_unknown_attempts,
+                crate::core::report::cost_text
+            )
         );
     }
     if a.open

@@ -30,3 +30,4 @@ pub mod run_lock;
 pub mod secrets;
 pub mod state_store;
 pub mod state_writer;
+pub mod test_hooks;

@@ -222,25 +222,50 @@ pub fn mask_file(path: &std::path::Path) {
     }
 }
 
-/// Prints `text` on stdout (with a newline when `line`): the one place that writes the
-/// command's output. clippy's `print_stdout` lint is denied everywhere else (`lib.rs`);
-/// call it through [`outln!`](crate::outln) or [`out!`](crate::out), which mask secrets.
-#[allow(clippy::print_stdout)]
-#[doc(hidden)]
-pub fn print_out(text: &str, line: bool) {
-    if line {
-        println!("{text}");
-    } else {
-        print!("{text}");
+/// Set once stdout could not be written (its reader went away: `run | head`): from then
+/// on nothing more is printed there, and the work goes on.
+static STDOUT_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The same for stderr.
+static STDERR_GONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes `text` (and a newline when `line`) to `out` (line-buffered, as `println!`); on an
+/// error (a closed pipe), marks the stream `gone` and stops writing to it. Never panics,
+/// unlike `println!`.
+fn write_or_stop(
+    mut out: impl std::io::Write,
+    gone: &std::sync::atomic::AtomicBool,
+    text: &str,
+    line: bool,
+) {
+    use std::sync::atomic::Ordering;
+    if gone.load(Ordering::Relaxed) {
+        return;
+    }
+    let r = out
+        .write_all(text.as_bytes())
+        .and_then(|()| if line { out.write_all(b"\n") } else { Ok(()) });
+    if r.is_err() {
+        gone.store(true, Ordering::Relaxed);
     }
 }
 
+/// Prints `text` on stdout (with a newline when `line`): the one place that writes the
+/// command's output. clippy's `print_stdout` lint is denied everywhere else (`lib.rs`);
+/// call it through [`outln!`](crate::outln) or [`out!`](crate::out), which mask secrets.
+/// A closed stdout (`swarm-attack run | head -c 10`) stops the printing, never the work:
+/// the first failed write is remembered and later output is dropped (no panic, unlike
+/// `println!`).
+#[doc(hidden)]
+pub fn print_out(text: &str, line: bool) {
+    write_or_stop(std::io::stdout().lock(), &STDOUT_GONE, text, line);
+}
+
 /// Prints a line on stderr: the one place that writes notices; call it through
-/// [`errln!`](crate::errln), which masks secrets.
-#[allow(clippy::print_stderr)]
+/// [`errln!`](crate::errln), which masks secrets. A closed stderr is ignored like a closed
+/// stdout.
 #[doc(hidden)]
 pub fn print_err(text: &str) {
-    eprintln!("{text}");
+    write_or_stop(std::io::stderr().lock(), &STDERR_GONE, text, true);
 }
 
 /// `println!` with every secret value masked: what the tool prints on stdout.

@@ -119,7 +119,8 @@ pub fn parse(cmd: &str) -> CommandLine {
     CommandLine::Argv(words)
 }
 
-fn is_assignment(word: &str) -> bool {
+/// Whether `word` is a shell variable assignment (`NAME=value`).
+pub(crate) fn is_assignment(word: &str) -> bool {
     match word.split_once('=') {
         Some((name, _)) => {
             !name.is_empty()

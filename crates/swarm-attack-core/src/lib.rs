@@ -39,6 +39,7 @@ pub mod record;
 pub mod registry;
 pub mod report;
 pub mod secrets;
+pub mod shell_programs;
 pub mod stage;
 pub mod state;
 pub mod state_nulls;

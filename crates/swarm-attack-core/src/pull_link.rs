@@ -1,10 +1,12 @@
 //! Which open pull requests link which issues (SPEC §12, supersession gate).
 //!
 //! A pull request links issue N of feature F when its head branch is
-//! `swarm/<F>/issue-<N>` (the branch `git.landing: pr` pushes), or when its title and body,
+//! `swarm/<F>/issue-<N>` (the branch `git.landing: pr` pushes), when its title and body,
 //! read as one commit message, give evidence for N by rule 1 (the tool's subject), rule 2
-//! (the trailers) or rule 3 (a closing keyword on N's linked GitHub issue). While one is
-//! open, N is not dispatched: someone (an agent or a person) is already on it.
+//! (the trailers) or rule 3 (a closing keyword on N's linked GitHub issue), or when one of
+//! its commits gives evidence for N by rule 1 or rule 2 (SPEC §13.9: a teammate's
+//! `feat(F): Implement issue #N` on any branch). While one is open, N is not dispatched:
+//! someone (an agent or a person) is already on it.
 
 use crate::evidence::{EvidenceRule, Source};
 use std::collections::BTreeMap;
@@ -17,6 +19,10 @@ pub struct OpenPull {
     pub head_ref: String,
     pub title: String,
     pub body: String,
+    /// The head commit (`head.sha`): the pull request's commits change only with it.
+    pub head_sha: String,
+    /// The messages of the pull request's commits (GitHub lists at most 250).
+    pub commits: Vec<String>,
 }
 
 /// The branch a PR landing pushes issue `issue` of `feature` to.
@@ -56,6 +62,13 @@ pub fn linked_issues(rule: &EvidenceRule, pulls: &[OpenPull]) -> BTreeMap<u32, u
                 add(hit.issue, p.number);
             }
         }
+        for commit in &p.commits {
+            for hit in rule.matches(commit) {
+                if matches!(hit.source, Source::Subject | Source::Trailers) {
+                    add(hit.issue, p.number);
+                }
+            }
+        }
     }
     out
 }
@@ -70,7 +83,38 @@ mod tests {
             head_ref: head.into(),
             title: title.into(),
             body: body.into(),
+            head_sha: String::new(),
+            commits: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_commit_of_an_open_pull_request_links_by_its_subject_or_trailers_only() {
+        let mut rule = EvidenceRule::new("pl");
+        rule.links.insert(9, 109);
+        let with = |number: u64, commits: &[&str]| OpenPull {
+            commits: commits.iter().map(|c| c.to_string()).collect(),
+            ..pull(number, "teammate/branch", "Dark mode", "")
+        };
+        let pulls = vec![
+            with(60, &["wip", "feat(pl): Implement issue #7\n\nby hand"]),
+            with(61, &["refactor\n\nSwarm-Feature: pl\nSwarm-Issue: 8"]),
+            // a closing keyword in a commit closes on merge; it is the PR text that links
+            with(62, &["fix things\n\nFixes #109"]),
+            // another feature or a mention never links #7; #70 is issue 70
+            with(
+                63,
+                &[
+                    "feat(other): Implement issue #7",
+                    "feat(pl): Implement issue #70",
+                    "see issue #7",
+                ],
+            ),
+        ];
+        assert_eq!(
+            linked_issues(&rule, &pulls),
+            BTreeMap::from([(7, 60), (8, 61), (70, 63)])
+        );
     }
 
     #[test]

@@ -132,6 +132,8 @@ pub(super) fn finish_done(
     }
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(p.pending_events.iter().cloned());
+        // the task's cost (in `issue_done`) holds this attempt's agents
+        record::fold_spend(ctx, &mut txn.state);
         if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
             return Ok(Some(Outcome::Lost {
                 reason: "another run took the issue over; this run's work was not landed".into(),
@@ -145,7 +147,6 @@ pub(super) fn finish_done(
             None => land::PickIn::Take(&take),
         };
         let landed = land::land(ctx, pick_in, &p.commit, base, issue)?;
-        record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(None);
         };

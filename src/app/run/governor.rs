@@ -204,7 +204,6 @@ pub fn after_limit(
     };
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
-        record::add_cost(&mut txn.state, issue, failed.cost_usd);
         txn.events.push(analyzed.clone());
         txn.events.push(Event::RateLimited {
             issue,

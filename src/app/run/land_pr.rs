@@ -137,7 +137,6 @@ pub fn finish_in_review(
         }
         let base = crate::app::run::stack::pull_base(ctx, claim, &txn.state);
         let opened = open_pull(ctx, &p.commit, &facts, &base)?;
-        record::add_cost(&mut txn.state, issue, p.cost_usd);
         let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),

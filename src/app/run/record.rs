@@ -8,7 +8,6 @@ use crate::core::events::Event;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::CmdResult;
-use serde_json::Value;
 
 /// Runs `f` on the feature under its lock, then writes what changed and appends the
 /// events. Nothing is written when `f` fails.
@@ -41,22 +40,14 @@ pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option
         .filter(|t| t.stage == Stage::InProgress && t.owner.as_deref() == Some(owner))
 }
 
-/// Adds an agent's cost to the task and the feature totals.
-pub fn add_cost(state: &mut FeatureState, issue: u32, cost: Option<f64>) {
-    let Some(cost) = cost.filter(|c| *c > 0.0) else {
-        return;
-    };
-    if let Some(t) = state.task_mut(issue) {
-        t.cost_usd = Some(t.cost_usd.unwrap_or(0.0) + cost);
-    }
-    state.cost_total_usd += cost;
-    if !state.cost_by_phase.is_object() {
-        state.cost_by_phase = Value::Object(Default::default());
-    }
-    if let Some(m) = state.cost_by_phase.as_object_mut() {
-        let prev = m.get("IMPLEMENTING").and_then(Value::as_f64).unwrap_or(0.0);
-        m.insert("IMPLEMENTING".into(), Value::from(prev + cost));
-    }
+/// Folds the log records the state's ledger has not seen yet into it, and so into the
+/// legacy cost fields (`cost_total_usd`, the tasks' `cost_usd`), which follow the ledger.
+pub fn fold_spend(ctx: &RunContext<'_>, state: &mut FeatureState) {
+    crate::app::ledger::refresh(
+        &ctx.project.paths.events_file(&ctx.feature),
+        &ctx.project.config,
+        state,
+    );
 }
 
 /// Sums two optional costs.

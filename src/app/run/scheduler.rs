@@ -220,7 +220,14 @@ fn schedule(
                                     let _ = tx.send(Msg::SlotFree);
                                 }
                             };
-                            let r = issue::work(ctx, &c, &free);
+                            // a worker that panics (for any reason) still reports: its
+                            // issue is released (INTERRUPTED) and the run ends with an
+                            // error, instead of the scheduler waiting for it forever
+                            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                crate::io::test_hooks::panic_if_asked("worker");
+                                issue::work(ctx, &c, &free)
+                            }))
+                            .unwrap_or_else(|p| Err(panicked(c.issue, p.as_ref())));
                             let _ = tx.send(Msg::Done {
                                 freed: freed.get(),
                                 issue: c.issue,
@@ -303,6 +310,18 @@ fn schedule(
         report.nothing_to_do = Some(first_nothing.unwrap_or_else(|| "nothing to do".into()));
     }
     error
+}
+
+/// The error of a worker that panicked on `issue`.
+fn panicked(issue: u32, payload: &(dyn std::any::Any + Send)) -> CommandError {
+    let why = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".into());
+    CommandError::internal(format!(
+        "the worker on issue #{issue} stopped on an internal error ({why}); the issue is INTERRUPTED and the next `swarm-attack run` retries it"
+    ))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::core::audit::{AuditReport, Auditor};
 use crate::core::record::Record;
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
-use crate::io::{notice, state_store};
+use crate::io::notice;
 use clap::Args;
 use codec::EntryRef;
 use std::io::Write;
@@ -71,6 +71,18 @@ fn read(
     mut store: Option<&mut AuditStore>,
 ) -> CmdResult<AuditReport> {
     project.check_feature(feature)?;
+    // Titles from the state, when there is one (read only). A state file that cannot be
+    // read is an error naming it (exit 2), as for `status` and `run`: read first, so the
+    // log is not read for nothing.
+    let titles: std::collections::BTreeMap<u64, String> = project
+        .load_state(feature)?
+        .map(|s| {
+            s.tasks
+                .iter()
+                .map(|t| (u64::from(t.issue_number), t.title.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
     let path = project.paths.events_file(feature);
     let shown = project.paths.display(&path);
     let mut auditor = if store.is_some() {
@@ -106,19 +118,6 @@ fn read(
         ));
     }
     let mut report = auditor.finish();
-    // Titles from the state, when there is one (read only; a bad state file is no reason to
-    // refuse an audit).
-    let titles: std::collections::BTreeMap<u64, String> =
-        state_store::load(&project.paths.state_file(feature))
-            .ok()
-            .flatten()
-            .map(|s| {
-                s.tasks
-                    .iter()
-                    .map(|t| (u64::from(t.issue_number), t.title.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
     for i in &mut report.issues {
         i.title = titles.get(&i.issue).cloned();
     }

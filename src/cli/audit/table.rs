@@ -108,20 +108,9 @@ fn totals(o: &mut String, r: &AuditReport) {
     );
 }
 
-/// The total cost, saying how many agent runs had an unknown cost.
+/// The total cost, saying how many attempts had an unknown cost (SPEC §13.9).
 fn total_cost(t: &crate::core::audit::Totals) -> String {
-    match t.cost_unknown_runs {
-        0 => usd(Some(t.cost_usd)),
-        n if t.cost_usd == 0.0 => format!(
-            "unknown ({n} agent run{} reported none)",
-            if n == 1 { "" } else { "s" }
-        ),
-        n => format!(
-            "{} + unknown ({n} agent run{} reported none)",
-            usd(Some(t.cost_usd)),
-            if n == 1 { "" } else { "s" }
-        ),
-    }
+    crate::core::audit::total_cost_text(t.cost_usd, t.cost_unknown_attempts, usd)
 }
 
 /// An issue's first lines: number, title, outcome and facts; reason, fallbacks, candidates.

@@ -65,6 +65,10 @@ pub struct CachedPull {
     pub head_ref: String,
     pub title: String,
     pub body: String,
+    /// The head commit its `commits` were read at.
+    pub head_sha: String,
+    /// Its commits' messages (`None`: not read yet).
+    pub commits: Option<Vec<String>>,
 }
 
 /// `.swarm/cache/github/open-pulls.json`.

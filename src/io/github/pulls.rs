@@ -76,10 +76,22 @@ impl Api {
                     head_ref: p.head_ref,
                     title: p.title,
                     body: p.body,
+                    head_sha: v["head"]["sha"].as_str().unwrap_or_default().to_string(),
+                    commits: Vec::new(),
                 }
             })
             .collect();
         Ok(Fetched::Fresh((pulls, etag)))
+    }
+
+    /// The messages of a pull request's commits, oldest first
+    /// (`GET /repos/{o}/{r}/pulls/{n}/commits`; GitHub lists at most 250).
+    pub fn pull_commit_messages(&mut self, number: u64) -> Result<Vec<String>, GithubError> {
+        let items = self.get_all(self.path(&format!("/pulls/{number}/commits?per_page=100")))?;
+        Ok(items
+            .iter()
+            .filter_map(|c| c["commit"]["message"].as_str().map(str::to_string))
+            .collect())
     }
 
     /// Pull requests (open and closed) whose head is `branch` of this repository.

@@ -465,9 +465,22 @@ impl FakeGithub {
                 base_ref: base.into(),
                 merged_at: None,
                 merge_method: None,
+                commits: Vec::new(),
             },
         );
         n
+    }
+
+    /// Pushes commits (their messages, oldest first) to an open pull request's head, as a
+    /// teammate would; its `head.sha` becomes the last one's.
+    pub fn push_pull_commits(&self, n: u64, messages: &[&str]) {
+        let mut w = self.w();
+        let m = w.pulls.get_mut(&n).expect("a pull request");
+        for msg in messages {
+            let k = m.commits.len() + 1;
+            let sha = format!("{:040x}", n * 1_000_000 + k as u64);
+            m.commits.push((sha, msg.to_string()));
+        }
     }
 
     /// Marks a pull request merged (the test makes the git side of the merge).

@@ -2,7 +2,8 @@
 //! an open pull request for the same head exists, as GitHub answers), list with `state` and
 //! `head` (`owner:branch`) and `base` filters, get (with `merged`), update (title, body,
 //! state, base), and
-//! merge (`PUT …/merge` with `merge_method` merge | squash | rebase). A pull request is also
+//! merge (`PUT …/merge` with `merge_method` merge | squash | rebase), and its commits
+//! (`GET …/pulls/{n}/commits`, paginated; set by the test). A pull request is also
 //! an issue (one number space; listed among the issues with a `pull_request` key). The git
 //! side of a merge is the test's to do (the fake serves no repository).
 
@@ -17,7 +18,11 @@ pub struct PullMeta {
     pub base_ref: String,
     pub merged_at: Option<String>,
     pub merge_method: Option<String>,
+    /// Its commits, oldest first: (sha, message). The last one is the head.
+    pub commits: Vec<(String, String)>,
 }
+
+const ZERO_SHA: &str = "0000000000000000000000000000000000000000";
 
 impl World {
     fn pull_json(&self, number: u64, full: bool) -> Value {
@@ -45,7 +50,8 @@ impl World {
             "closed_at": i.closed_at, "merged_at": m.merged_at, "merge_commit_sha": null,
             "draft": false,
             "head": {"label": format!("{}:{}", self.owner, m.head_ref), "ref": m.head_ref,
-                     "sha": "0000000000000000000000000000000000000000", "repo": repo.clone()},
+                     "sha": m.commits.last().map_or(ZERO_SHA, |(sha, _)| sha.as_str()),
+                     "repo": repo.clone()},
             "base": {"label": format!("{}:{}", self.owner, m.base_ref), "ref": m.base_ref,
                      "sha": "0000000000000000000000000000000000000000", "repo": repo},
             "author_association": "OWNER",
@@ -130,6 +136,7 @@ impl World {
                         base_ref: base.into(),
                         merged_at: None,
                         merge_method: None,
+                        commits: Vec::new(),
                     },
                 );
                 json_reply(201, &self.pull_json(number, true))
@@ -141,6 +148,15 @@ impl World {
                 };
                 match (m, tail) {
                     ("GET", []) => json_reply(200, &self.pull_json(number, true)),
+                    ("GET", ["commits"]) => {
+                        let items = self.pulls[&number]
+                            .commits
+                            .iter()
+                            .enumerate()
+                            .map(|(k, (sha, msg))| self.commit_json(number, k, sha, msg))
+                            .collect();
+                        self.page(items, sub, query)
+                    }
                     ("PATCH", []) => {
                         let now = self.now();
                         let i = self.issues.get_mut(&number).expect("present");
@@ -180,6 +196,37 @@ impl World {
             }
             _ => message(404, "Not Found"),
         }
+    }
+
+    /// One item of `GET /pulls/{n}/commits`, in GitHub's shape.
+    fn commit_json(&self, number: u64, k: usize, sha: &str, message: &str) -> Value {
+        let commits = &self.pulls[&number].commits;
+        let parents: Vec<Value> = k
+            .checked_sub(1)
+            .map(|p| &commits[p].0)
+            .into_iter()
+            .map(|p| json!({"sha": p, "url": format!("{}/commits/{p}", self.repo_url())}))
+            .collect();
+        let person = json!({"name": "Teammate", "email": "teammate@example.com",
+                            "date": "2026-01-01T00:00:00Z"});
+        json!({
+            "sha": sha,
+            "node_id": format!("C_kwDO{sha}"),
+            "commit": {
+                "author": person, "committer": person, "message": message,
+                "tree": {"sha": ZERO_SHA, "url": format!("{}/git/trees/{ZERO_SHA}", self.repo_url())},
+                "url": format!("{}/git/commits/{sha}", self.repo_url()),
+                "comment_count": 0,
+                "verification": {"verified": false, "reason": "unsigned", "signature": null,
+                                 "payload": null, "verified_at": null},
+            },
+            "url": format!("{}/commits/{sha}", self.repo_url()),
+            "html_url": format!("https://github.com/{}/{}/commit/{sha}", self.owner, self.name),
+            "comments_url": format!("{}/commits/{sha}/comments", self.repo_url()),
+            "author": self.user("teammate"),
+            "committer": self.user("teammate"),
+            "parents": parents,
+        })
     }
 
     pub(super) fn merge(&mut self, number: u64, method: &str) {

@@ -13,17 +13,21 @@ pub(super) struct AttemptCounts {
     pub(super) agent_runs: u64,
     /// Finished agent runs that reported no cost.
     pub(super) unknown_cost_runs: u64,
+    /// Attempts with at least one such run.
+    pub(super) unknown_cost_attempts: u64,
 }
 
 impl AttemptCounts {
     pub(super) fn add(&mut self, a: &Attempt) {
         self.attempts += 1;
         self.agent_runs += a.agents.len() as u64;
-        self.unknown_cost_runs += a
+        let unknown = a
             .agents
             .iter()
             .filter(|r| r.cost_usd.is_none() && (r.duration_ms.is_some() || r.exit_code.is_some()))
             .count() as u64;
+        self.unknown_cost_runs += unknown;
+        self.unknown_cost_attempts += u64::from(unknown > 0);
     }
 }
 

@@ -71,10 +71,13 @@ pub struct Totals {
     pub retries: u64,
     pub agent_runs: u64,
     pub agent_time_ms: u64,
-    /// The sum of the known costs.
-    pub cost_usd: f64,
-    /// Agent runs whose cost is unknown (the agent reported none, e.g. Codex); their cost is
-    /// not in `cost_usd`.
+    /// The sum of the known costs; `None` (JSON `null`) when no attempt's cost is known
+    /// (SPEC §13.9: an unknown cost stays unknown, never 0).
+    pub cost_usd: Option<f64>,
+    /// Attempts with an agent run whose cost is unknown (the agent reported none, e.g.
+    /// Codex, and no price was known); their cost is not in `cost_usd`.
+    pub cost_unknown_attempts: u64,
+    /// The agent runs of those attempts whose cost is unknown.
     pub cost_unknown_runs: u64,
 }
 
@@ -183,6 +186,25 @@ pub fn usd(cost: Option<f64>) -> String {
         None => "unknown".into(),
         Some(c) if c == 0.0 || c >= 0.01 => format!("${c:.2}"),
         Some(c) => format!("${c:.4}"),
+    }
+}
+
+/// A total cost for people (SPEC §13.9): `unknown` when no attempt's cost is known; else
+/// the known sum (written by `fmt`), followed by ` + unknown (n attempts)` when some
+/// attempts' cost is unknown.
+pub fn total_cost_text(
+    cost: Option<f64>,
+    unknown_attempts: u64,
+    fmt: fn(Option<f64>) -> String,
+) -> String {
+    match (cost, unknown_attempts) {
+        (None, _) => "unknown".into(),
+        (Some(c), 0) => fmt(Some(c)),
+        (Some(c), n) => format!(
+            "{} + unknown ({n} attempt{})",
+            fmt(Some(c)),
+            if n == 1 { "" } else { "s" }
+        ),
     }
 }
 
@@ -409,10 +431,13 @@ impl Auditor {
             totals.agent_runs += counts.agent_runs;
             totals.agent_time_ms += a.agent_time_ms;
             totals.cost_unknown_runs += counts.unknown_cost_runs;
-            totals.cost_usd += a.cost_usd.unwrap_or(0.0);
+            totals.cost_unknown_attempts += counts.unknown_cost_attempts;
+            if let Some(c) = a.cost_usd {
+                totals.cost_usd = Some(totals.cost_usd.unwrap_or(0.0) + c);
+            }
             issues.push(acc.audit);
         }
-        totals.cost_usd = (totals.cost_usd * 1e6).round() / 1e6;
+        totals.cost_usd = totals.cost_usd.map(|c| (c * 1e6).round() / 1e6);
         let duration_ms = match (&self.first_ts, &self.last_ts) {
             (Some(a), Some(b)) => millis_between(a, b),
             _ => None,

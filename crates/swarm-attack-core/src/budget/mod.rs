@@ -8,10 +8,12 @@
 //! same log). [`check`] decides, before an attempt starts, whether a limit is reached.
 
 mod display;
+mod legacy;
 mod limits;
 mod pricing;
 
 pub use display::SpendView;
+pub use legacy::follow_ledger;
 
 pub use limits::{Exceeded, Limits, check, check_feature, remaining_usd};
 pub use pricing::{Price, PriceTable};

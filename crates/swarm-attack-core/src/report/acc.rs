@@ -47,6 +47,8 @@ struct IssueAcc {
     agent_runs: u64,
     test_runs: u64,
     landings: u64,
+    /// The attempt (by `attempt_count`) last counted in `cost_unknown_attempts`.
+    unknown_counted: Option<u64>,
 }
 
 fn run(kind: &str, agent: Option<String>, start_ms: u64) -> Run {
@@ -90,6 +92,7 @@ impl IssueAcc {
                 agent_time_ms: 0,
                 cost_usd: None,
                 runs_without_cost: 0,
+                cost_unknown_attempts: 0,
                 tokens_in: None,
                 tokens_out: None,
                 tokens_cached: None,
@@ -109,6 +112,7 @@ impl IssueAcc {
             agent_runs: 0,
             test_runs: 0,
             landings: 0,
+            unknown_counted: None,
         }
     }
 
@@ -333,7 +337,16 @@ impl IssueAcc {
         self.agent_runs += 1;
         match cost {
             Some(c) => self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c),
-            None => self.r.runs_without_cost += 1,
+            None => {
+                self.r.runs_without_cost += 1;
+                // the attempt this run belongs to (opened here when the log has no start)
+                self.current(now);
+                let at = self.r.attempt_count;
+                if self.unknown_counted != Some(at) {
+                    self.unknown_counted = Some(at);
+                    self.r.cost_unknown_attempts += 1;
+                }
+            }
         }
         let (ti, to, tc, turns) = (
             u(rec, "tokens_in"),
@@ -683,6 +696,7 @@ impl ReportBuilder {
             totals.landings += acc.landings;
             totals.agent_time_ms += r.agent_time_ms;
             totals.runs_without_cost += r.runs_without_cost;
+            totals.cost_unknown_attempts += r.cost_unknown_attempts;
             add_f(&mut totals.cost_usd, r.cost_usd);
             add(&mut totals.tokens_in, r.tokens_in);
             add(&mut totals.tokens_out, r.tokens_out);

@@ -117,10 +117,7 @@ pub fn render_html(report: &Report) -> String {
 pub fn total_rows(report: &Report) -> Vec<(&'static str, &'static str, String, String)> {
     let t = &report.totals;
     let opt = |v: Option<u64>| v.map_or("null".to_string(), |v| v.to_string());
-    let mut cost = cost_text(t.cost_usd);
-    if t.cost_usd.is_some() && t.runs_without_cost > 0 {
-        let _ = write!(cost, " (+ {} runs of unknown cost)", t.runs_without_cost);
-    }
+    let mut cost = crate::audit::total_cost_text(t.cost_usd, t.cost_unknown_attempts, cost_text);
     let limits = report.limits.unwrap_or_default();
     if let Some(l) = limits.feature_usd {
         let _ = write!(cost, " of ${l:.2} budget");
@@ -147,6 +144,12 @@ pub fn total_rows(report: &Report) -> Vec<(&'static str, &'static str, String, S
             "cost",
             cost,
             t.cost_usd.map_or("null".into(), |c| c.to_string()),
+        ),
+        (
+            "cost_unknown_attempts",
+            "attempts of unknown cost",
+            t.cost_unknown_attempts.to_string(),
+            t.cost_unknown_attempts.to_string(),
         ),
         ("tokens_in", "tokens in", tokens_in, opt(t.tokens_in)),
         (

@@ -96,6 +96,9 @@ pub struct Totals {
     pub cost_usd: Option<f64>,
     /// Agent runs that finished without a cost (the cost total leaves them out).
     pub runs_without_cost: u64,
+    /// Attempts with such a run (SPEC §13.9: shown as "$x + unknown (n attempts)").
+    #[serde(default)]
+    pub cost_unknown_attempts: u64,
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
     pub tokens_cached: Option<u64>,
@@ -133,6 +136,9 @@ pub struct IssueReport {
     pub agent_time_ms: u64,
     pub cost_usd: Option<f64>,
     pub runs_without_cost: u64,
+    /// Attempts with an agent run whose cost is unknown.
+    #[serde(default)]
+    pub cost_unknown_attempts: u64,
     pub tokens_in: Option<u64>,
     pub tokens_out: Option<u64>,
     pub tokens_cached: Option<u64>,

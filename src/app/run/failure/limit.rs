@@ -61,7 +61,6 @@ pub(in crate::app::run) fn limit_fallback(
     let reason = format!("{} ({why})", class.kind);
     let next = record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
-        record::add_cost(&mut txn.state, issue, failed.cost_usd);
         txn.events
             .push(analyzed_event(issue, at.attempt, class, &analysis));
         txn.events.push(Event::RateLimited {

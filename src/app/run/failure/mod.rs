@@ -178,7 +178,6 @@ fn record_failure(
     let tripped = ctx.breaker.tripped();
     record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
-        record::add_cost(&mut txn.state, issue, failed.cost_usd);
         let over_budget =
             if txn.state.task(issue).is_some_and(|t| {
                 t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max
