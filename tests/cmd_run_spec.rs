@@ -77,6 +77,20 @@ fn spec_fields(name: &str) -> &'static [&'static str] {
         "issue_skipped" => &["issue", "blocking_issue"],
         "issue_unblocked" => &["issue"],
         "state_reverted" => &["issue", "commit"],
+        // SPEC §13.3, §13.4
+        "failure_analyzed" => &[
+            "issue",
+            "attempt",
+            "class",
+            "kind",
+            "diagnosis",
+            "recommendation",
+            "source",
+            "reason",
+            "evidence",
+        ],
+        "dependency_added" => &["issue", "depends_on", "reason"],
+        "agent_fallback" => &["issue", "attempt", "from", "to", "reason"],
         other => panic!("event `{other}` is not a SPEC §5 name"),
     }
 }

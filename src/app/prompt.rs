@@ -39,6 +39,10 @@ pub struct PromptRequest {
     pub attempt: u32,
     /// Failure output of earlier attempts (newest last).
     pub previous_failures: Vec<String>,
+    /// Earlier attempts' analyses, one line each, oldest first (SPEC §13.3).
+    pub analyses: Vec<String>,
+    /// The failure analysis' `modify` recommendation for this attempt.
+    pub modified_approach: Option<String>,
 }
 
 /// A built prompt, its `context_injected` event, and the `lessons_used` event when it holds
@@ -241,6 +245,8 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
         attempt: req.attempt.max(1),
         max_attempts: config.sessions.max_implementation_retries.saturating_add(1),
         previous_failures: req.previous_failures.clone(),
+        analyses: req.analyses.clone(),
+        modified_approach: req.modified_approach.clone(),
         tests: TestCommands {
             command: config.tests.command.clone(),
             issue_command: config.tests.issue_command.clone(),
@@ -426,12 +432,18 @@ pub fn show_prompt(
         (Some(f), true) if !f.trim().is_empty() => vec![f.clone()],
         _ => Vec::new(),
     };
+    let analyses = &task.failure_analyses;
     let req = PromptRequest {
         issue,
         agent: agent.clone(),
         coordination,
         attempt,
         previous_failures,
+        analyses: crate::core::failure_analysis::condensed(analyses, 5),
+        modified_approach: analyses
+            .last()
+            .filter(|n| n.attempt + 1 == attempt)
+            .and_then(|n| n.modified_approach.clone()),
     };
     let built = build_prompt(project, &txn.state, &req);
     let mut event = built.event.clone();

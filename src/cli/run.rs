@@ -224,6 +224,9 @@ pub fn result_line(r: &IssueResult) -> String {
         Outcome::Skipped { reason } => format!("#{n}: SKIPPED: {reason}"),
         Outcome::Stopped { reason } => format!("#{n}: stopped, back to READY: {reason}"),
         Outcome::Lost { reason } => format!("#{n}: {reason}"),
+        Outcome::Deferred { depends_on, reason } => {
+            format!("#{n}: back to BACKLOG, waits for #{depends_on} first: {reason}")
+        }
         Outcome::RateLimited {
             agent,
             retry_after_ms,

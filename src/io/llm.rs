@@ -53,17 +53,63 @@ pub fn ask_within(
     let Some(argv) = config.llm.command.as_ref().filter(|c| !c.is_empty()) else {
         return Err(LlmError::NotConfigured);
     };
+    run_helper(argv, &[], cwd, req, timeout)
+}
+
+/// Asks a configured agent instead of `llm.command` (e.g. `analysis.agent`, SPEC §13.3):
+/// its command line with the prompt on stdin, in `cwd`, within its `timeout_seconds`; the
+/// variables of its `env_passthrough` are passed through. Its preset's envelope is unwrapped.
+pub fn ask_agent(
+    agent: &crate::io::config::AgentConfig,
+    root: &Path,
+    cwd: &Path,
+    req: &LlmRequest<'_>,
+) -> Result<String, LlmError> {
+    if agent.command.is_empty() {
+        return Err(LlmError::Spawn(format!(
+            "agent `{}` has no command",
+            agent.name
+        )));
+    }
+    let argv = crate::io::agent::resolve_program(&agent.command, root);
+    run_helper(
+        &argv,
+        &agent.env_passthrough,
+        cwd,
+        req,
+        Duration::from_secs(agent.timeout_seconds),
+    )
+}
+
+fn run_helper(
+    argv: &[String],
+    passthrough: &[String],
+    cwd: &Path,
+    req: &LlmRequest<'_>,
+    timeout: Duration,
+) -> Result<String, LlmError> {
     let mut env = BTreeMap::new();
     env.insert("SWARM_AGENT".to_string(), req.agent.to_string());
     env.insert("SWARM_FEATURE".to_string(), req.feature.to_string());
     env.insert("SWARM_ISSUE".to_string(), req.issue.to_string());
     env.insert("SWARM_PURPOSE".to_string(), req.purpose.to_string());
+    let passed = |v: &str| passthrough.iter().any(|p| p == v);
+    // a token passed through comes from memory: the process's environment holds none
+    for v in TOKEN_VARS.iter().filter(|v| passed(v)) {
+        if let Some(value) = crate::io::secrets::get(v) {
+            env.insert(v.to_string(), value);
+        }
+    }
     let spec = ProcessSpec {
         argv,
         stdin: req.prompt.as_bytes(),
         cwd: Some(cwd),
         env,
-        env_remove: TOKEN_VARS.iter().map(|s| s.to_string()).collect(),
+        env_remove: TOKEN_VARS
+            .iter()
+            .filter(|v| !passed(v))
+            .map(|s| s.to_string())
+            .collect(),
         timeout,
         // an answer is small; keep the last 1 MiB of anything bigger
         keep_bytes: 1 << 20,

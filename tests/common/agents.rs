@@ -55,6 +55,37 @@ impl Setup {
         Setup { env, trace }
     }
 
+    /// Rewrites config.yaml with these agents — (name, script body, extra agent keys as
+    /// YAML lines indented by 4, e.g. `"    fallback: [b]\n"`) — the runner, and `extra`
+    /// (`coordination.github_sync_enabled: false` unless `extra` has a `coordination`
+    /// section). `$TRACE` in a body is the trace folder.
+    pub fn with_agents(&self, agents: &[(&str, &str, &str)], extra: &str) {
+        let mut yaml = String::new();
+        if !extra.contains("coordination:") {
+            yaml.push_str("coordination:\n  github_sync_enabled: false\n");
+        }
+        yaml.push_str("agents:\n");
+        for (name, body, keys) in agents {
+            let body = body.replace("$TRACE", &self.trace.to_string_lossy());
+            let script = self
+                .env
+                .script(&format!("agent-{name}.sh"), &format!("#!/bin/sh\n{body}"));
+            yaml.push_str(&format!(
+                "  - name: {name}\n    command: [\"{}\"]\n{keys}",
+                script.display()
+            ));
+            if !keys.contains("timeout_seconds") {
+                yaml.push_str("    timeout_seconds: 30\n");
+            }
+        }
+        let runner = self.env.tmp.path().join("runner.sh");
+        yaml.push_str(&format!(
+            "tests:\n  command: \"sh {}\"\n  timeout_seconds: 30\n{extra}",
+            runner.display()
+        ));
+        self.env.write("config.yaml", &yaml);
+    }
+
     pub fn calls(&self) -> Vec<String> {
         std::fs::read_to_string(self.trace.join("calls.log"))
             .unwrap_or_default()

@@ -13,6 +13,8 @@ pub struct Config {
     pub coordination: CoordinationConfig,
     pub agents: Vec<AgentConfig>,
     pub llm: LlmConfig,
+    /// Who analyses `tests` / `review` failures (SPEC §13.3).
+    pub analysis: AnalysisConfig,
     pub context: ContextConfig,
     /// Lessons from verified outcomes (SPEC §13.7; docs/learning.md).
     pub lessons: LessonsConfig,
@@ -42,12 +44,16 @@ pub struct GovernorConfig {
     /// The most back-off (all waits of a run together, in minutes) before the run stops
     /// with exit 1 (default 30).
     pub max_backoff_minutes: f64,
+    /// A rate limit whose wait would exceed this many seconds moves the issue to the
+    /// agent's fallback chain at once (SPEC §13.4; default 120).
+    pub fallback_after_seconds: u64,
 }
 
 impl Default for GovernorConfig {
     fn default() -> Self {
         GovernorConfig {
             max_backoff_minutes: 30.0,
+            fallback_after_seconds: 120,
         }
     }
 }
@@ -69,6 +75,7 @@ impl Default for Config {
             coordination: CoordinationConfig::default(),
             agents: vec![AgentConfig::default()],
             llm: LlmConfig::default(),
+            analysis: AnalysisConfig::default(),
             context: ContextConfig::default(),
             lessons: LessonsConfig::default(),
             tests: TestsConfig::default(),
@@ -288,6 +295,9 @@ pub struct AgentConfig {
     /// A turn limit per run, handed to CLIs that enforce one (Claude Code `--max-turns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u64>,
+    /// The agents that take over, in order, after this agent's `infra` failure (SPEC §13.4).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback: Vec<String>,
 }
 
 fn default_agent_timeout() -> u64 {
@@ -307,8 +317,18 @@ impl Default for AgentConfig {
             timeout_seconds: default_agent_timeout(),
             env_passthrough: Vec::new(),
             max_turns: None,
+            fallback: Vec::new(),
         }
     }
+}
+
+/// `analysis`: the failure analyst (SPEC §13.3).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnalysisConfig {
+    /// The configured agent that analyses failures (its command line, the prompt on stdin);
+    /// unset: `llm.command`, if any.
+    pub agent: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -181,6 +181,36 @@ pub enum Event {
         issue: u32,
         attempt: u32,
     },
+    /// A failed attempt's class and what happens next (SPEC §13.3): one per failed
+    /// attempt. `diagnosis` is `null` unless an analyst gave one; `source` is `rule`, `llm`
+    /// or `llm-text`; `evidence` holds only lines found verbatim in the failure.
+    FailureAnalyzed {
+        issue: u32,
+        attempt: u32,
+        class: String,
+        kind: String,
+        diagnosis: Option<String>,
+        recommendation: String,
+        source: String,
+        reason: String,
+        evidence: Vec<String>,
+    },
+    /// The failure analysis found a missing dependency: `depends_on` was added to the
+    /// issue's dependencies and it went back to BACKLOG, its retry given back (SPEC §13.3).
+    DependencyAdded {
+        issue: u32,
+        depends_on: u32,
+        reason: String,
+    },
+    /// The issue's next attempt (`attempt`) is run by `to` instead of `from`, the next agent
+    /// of `from`'s fallback chain (SPEC §13.4).
+    AgentFallback {
+        issue: u32,
+        attempt: u32,
+        from: String,
+        to: String,
+        reason: String,
+    },
     IssueBlocked {
         issue: u32,
         reason: String,
@@ -211,6 +241,9 @@ pub enum Event {
     IssueSkipped {
         issue: u32,
         blocking_issue: Option<u32>,
+        /// Why (e.g. the failure analysis' `skip`, SPEC §13.3). Optional.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     IssueUnblocked {
         issue: u32,
@@ -347,6 +380,9 @@ impl Event {
         "budget_exceeded",
         "budget_raised",
         "rate_limited",
+        "failure_analyzed",
+        "dependency_added",
+        "agent_fallback",
     ];
 
     /// The event's name as written in the log.
@@ -386,6 +422,9 @@ impl Event {
             Event::BudgetExceeded { .. } => "budget_exceeded",
             Event::BudgetRaised { .. } => "budget_raised",
             Event::RateLimited { .. } => "rate_limited",
+            Event::FailureAnalyzed { .. } => "failure_analyzed",
+            Event::DependencyAdded { .. } => "dependency_added",
+            Event::AgentFallback { .. } => "agent_fallback",
         }
     }
 
@@ -427,7 +466,10 @@ impl Event {
             | Event::PrClosed { issue, .. }
             | Event::BudgetExceeded { issue, .. }
             | Event::BudgetRaised { issue, .. }
-            | Event::RateLimited { issue, .. } => Some(*issue),
+            | Event::RateLimited { issue, .. }
+            | Event::FailureAnalyzed { issue, .. }
+            | Event::DependencyAdded { issue, .. }
+            | Event::AgentFallback { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -589,6 +631,7 @@ mod tests {
             Event::IssueSkipped {
                 issue: 2,
                 blocking_issue: Some(1),
+                reason: Some("the analysis recommended skipping it".into()),
             },
             Event::IssueUnblocked { issue: 1 },
             Event::StateReverted {
@@ -657,6 +700,29 @@ mod tests {
                 agent: "claude".into(),
                 retry_after_ms: 2000,
                 workers: 2,
+            },
+            Event::FailureAnalyzed {
+                issue: 3,
+                attempt: 2,
+                class: "tests".into(),
+                kind: "tests_failed".into(),
+                diagnosis: Some("implementation_bug".into()),
+                recommendation: "modify".into(),
+                source: "llm".into(),
+                reason: "the handler ignores the token".into(),
+                evidence: vec!["assertion failed".into()],
+            },
+            Event::DependencyAdded {
+                issue: 3,
+                depends_on: 1,
+                reason: "needs the token store".into(),
+            },
+            Event::AgentFallback {
+                issue: 3,
+                attempt: 3,
+                from: "claude".into(),
+                to: "codex".into(),
+                reason: "timeout".into(),
             },
         ]
     }

@@ -83,7 +83,7 @@ pub fn prompt(agent: &AgentConfig, others: &[&AgentConfig], issue: &IssueBrief<'
 }
 
 /// Finds the one top-level JSON object in `text` (text around it is tolerated).
-fn find_object(text: &str) -> Result<Map<String, Value>, String> {
+pub fn find_object(text: &str) -> Result<Map<String, Value>, String> {
     let mut found = crate::json_text::objects(text);
     match found.len() {
         0 => Err("no JSON object in the answer".into()),

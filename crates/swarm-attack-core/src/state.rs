@@ -155,6 +155,14 @@ pub struct Task {
     /// What the agent whose work landed left for later issues (SPEC §13.7), neutralised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handoff: Option<crate::handoff::Handoff>,
+    /// The newest analyses of its failed attempts (SPEC §13.3), oldest first: fed to the
+    /// analyst and, condensed, to the next prompt; "never the same retry twice" reads them.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
+    pub failure_analyses: Vec<crate::failure_analysis::Note>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -198,6 +206,7 @@ impl Task {
             pull_request_state: None,
             specify: None,
             handoff: None,
+            failure_analyses: Vec::new(),
             extra: Map::new(),
         }
     }

@@ -274,17 +274,18 @@ impl Task {
     pub fn skip(&mut self, reason: String) -> Result<Event, NotAllowed> {
         self.enter(Transition::Skip)?;
         self.owner = None;
-        self.blocked_reason = Some(reason);
+        self.blocked_reason = Some(reason.clone());
         Ok(Event::IssueSkipped {
             issue: self.issue_number,
             blocking_issue: None,
+            reason: Some(reason),
         })
     }
 
-    /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason and last
-    /// failure cleared (`issue_unblocked`); readiness then makes it READY when its
-    /// dependencies are DONE. A task the specify gate held keeps its score, marked waived:
-    /// a person decided it is dispatched anyway (SPEC §13.8).
+    /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason, last
+    /// failure and failure analyses cleared (`issue_unblocked`); readiness then makes it READY
+    /// when its dependencies are DONE. A task the specify gate held keeps its score, marked
+    /// waived: a person decided it is dispatched anyway (SPEC §13.8).
     pub fn unblock(&mut self) -> Result<Event, NotAllowed> {
         let needed_info = crate::gates::specify::is_needs_info(self);
         self.enter(Transition::Unblock)?;
@@ -293,6 +294,7 @@ impl Task {
             r.waived = true;
         }
         self.retries = 0;
+        self.failure_analyses.clear();
         self.blocked_reason = None;
         self.last_failure = None;
         self.owner = None;

@@ -46,6 +46,8 @@ fn req() -> PromptRequest {
         coordination: CoordinationContext::Solo,
         attempt: 1,
         previous_failures: vec![],
+        analyses: vec![],
+        modified_approach: None,
     }
 }
 

@@ -10,6 +10,7 @@ use crate::app::run::verify;
 use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::{AgentFinishedReport, Event};
+use crate::core::failure_class::{self, Classified, Facts};
 use crate::core::integrity::{self as rules, Subject};
 use crate::core::test_report;
 use crate::error::CmdResult;
@@ -94,9 +95,35 @@ pub struct Failed {
     pub pending_events: Vec<Event>,
     /// The agent was rate-limited (or its API overloaded): not the issue's failure.
     pub rate_limited: Option<RateLimitHit>,
+    /// What the run saw, for the failure's class (SPEC §13.3).
+    pub facts: Facts,
+    /// The agent whose run failed (`None`: several, or none ran).
+    pub agent: Option<String>,
+    /// The files the attempt changed (shown to the failure analyst).
+    pub files_changed: Vec<String>,
 }
 
 impl Failed {
+    /// A failure with only a reason (no agent run, no excerpt).
+    pub fn plain(reason: impl Into<String>, facts: Facts) -> Failed {
+        Failed {
+            reason: reason.into(),
+            excerpt: String::new(),
+            agent_failure: false,
+            cost_usd: None,
+            pending_events: Vec::new(),
+            rate_limited: None,
+            facts,
+            agent: None,
+            files_changed: Vec::new(),
+        }
+    }
+
+    /// Its class and kind (SPEC §13.3).
+    pub fn classified(&self) -> Classified {
+        failure_class::classify(&self.facts, &self.reason)
+    }
+
     /// The text given to the next attempt's prompt.
     pub fn feedback(&self, attempt: u32) -> String {
         if self.excerpt.trim().is_empty() {
@@ -190,12 +217,16 @@ pub fn run_attempt(
                 ctx.breaker.trip_setup(&reason);
             }
             let failed = Failed {
-                reason: format!("{reason} (check agents[].command in config.yaml)"),
-                excerpt: String::new(),
                 agent_failure: true,
-                cost_usd: None,
-                pending_events: Vec::new(),
-                rate_limited: None,
+                agent: Some(name.clone()),
+                ..Failed::plain(
+                    format!("{reason} (check agents[].command in config.yaml)"),
+                    Facts {
+                        error_kind: Some(e.error_kind()),
+                        agent_failed: true,
+                        ..Facts::default()
+                    },
+                )
             };
             save_result(&spec.artifacts, &AttemptResult::Failed(failed.clone()));
             return Ok(AttemptResult::Failed(failed));
@@ -220,6 +251,19 @@ pub fn run_attempt(
     };
     let tag = spec.tag_agent.then(|| name.clone());
     let process_failure = outcome.failure(&name);
+    let facts = Facts {
+        error_kind: outcome.report.error_kind,
+        overloaded: outcome.report.error_kind
+            == Some(crate::core::agent_report::ErrorKind::RateLimit)
+            && outcome
+                .report
+                .message
+                .as_deref()
+                .is_some_and(failure_class::says_overloaded),
+        timed_out: outcome.timed_out,
+        agent_failed: process_failure.is_some(),
+        ..Facts::default()
+    };
     let rate_limited = outcome.report.error_kind
         == Some(crate::core::agent_report::ErrorKind::RateLimit)
         && (process_failure.is_some() || outcome.report.is_error);
@@ -247,6 +291,9 @@ pub fn run_attempt(
                     agent: name.clone(),
                     retry_after_ms: outcome.report.retry_after_ms,
                 }),
+                facts,
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -265,6 +312,9 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: Vec::new(),
                 rate_limited: None,
+                facts,
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -294,6 +344,12 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: Vec::new(),
                 rate_limited: None,
+                facts: Facts {
+                    no_change: true,
+                    ..facts
+                },
+                agent: Some(name.clone()),
+                files_changed: Vec::new(),
             }),
         ));
     }
@@ -307,6 +363,7 @@ pub fn run_attempt(
         .filter(|c| c.kind != ChangeKind::Created)
         .map(|c| c.path.clone())
         .collect();
+    let paths: Vec<String> = changes.iter().map(|c| c.path.clone()).collect();
     let events = vec![
         finished,
         Event::ImplementationComplete {
@@ -325,7 +382,7 @@ pub fn run_attempt(
         files: spec.files,
         labels: spec.labels,
     };
-    let facts = integrity::changed(ctx, spec.worktree, spec.base, &changes);
+    let changed = integrity::changed(ctx, spec.worktree, spec.base, &changes);
     let at = integrity::At {
         issue,
         base: spec.base,
@@ -333,12 +390,12 @@ pub fn run_attempt(
         artifacts: &spec.artifacts,
         stop: spec.stop,
     };
-    let statics = rules::static_checks(verify_cfg, &subject, &facts);
+    let statics = rules::static_checks(verify_cfg, &subject, &changed);
     if statics.iter().any(|c| !c.passed) {
-        let (report, _) = integrity::finish_checks(ctx, &at, &subject, &facts, statics)?;
+        let (report, _) = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
         return Ok(finish(
             spec,
-            integrity_failure(spec, &name, &report, cost, Vec::new()),
+            integrity_failure(spec, &name, &report, cost, Vec::new(), &paths),
         ));
     }
     // Verify.
@@ -375,7 +432,7 @@ pub fn run_attempt(
         integrity::save(&spec.artifacts, &rules::Report::new(checks, None));
         let mut pending = tests_written(
             issue,
-            &rules::tests_written(verify_cfg, &subject, &facts, None),
+            &rules::tests_written(verify_cfg, &subject, &changed, None),
         );
         pending.push(Event::VerificationFailed {
             issue,
@@ -392,6 +449,9 @@ pub fn run_attempt(
                 cost_usd: cost,
                 pending_events: pending,
                 rate_limited: None,
+                facts,
+                agent: Some(name.clone()),
+                files_changed: paths.clone(),
             }),
         ));
     }
@@ -401,20 +461,20 @@ pub fn run_attempt(
         agent: tag.clone(),
     };
     // fail_before: the new tests must fail on the start commit
-    let (report, runs) = integrity::finish_checks(ctx, &at, &subject, &facts, statics)?;
+    let (report, runs) = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
     if stopped() {
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
     if !report.passed {
         return Ok(finish(
             spec,
-            integrity_failure(spec, &name, &report, cost, vec![passed_event]),
+            integrity_failure(spec, &name, &report, cost, vec![passed_event], &paths),
         ));
     }
     integrity::save(&spec.artifacts, &report);
     let mut pending = tests_written(
         issue,
-        &rules::tests_written(verify_cfg, &subject, &facts, runs.as_deref()),
+        &rules::tests_written(verify_cfg, &subject, &changed, runs.as_deref()),
     );
     pending.push(passed_event);
     // Commit exactly the agent's paths.
@@ -442,6 +502,12 @@ pub fn run_attempt(
                     cost_usd: cost,
                     pending_events: pending,
                     rate_limited: None,
+                    facts: Facts {
+                        commit_refused: true,
+                        ..facts
+                    },
+                    agent: Some(name.clone()),
+                    files_changed: paths.clone(),
                 }),
             ));
         }
@@ -536,6 +602,7 @@ fn integrity_failure(
     report: &rules::Report,
     cost: Option<f64>,
     before: Vec<Event>,
+    paths: &[String],
 ) -> AttemptResult {
     integrity::save(&spec.artifacts, report);
     let mut pending = before;
@@ -552,6 +619,10 @@ fn integrity_failure(
         cost_usd: cost,
         pending_events: pending,
         rate_limited: None,
+        // classified by its reason (`test integrity: ...`, SPEC §13.3)
+        facts: Facts::default(),
+        agent: Some(agent.to_string()),
+        files_changed: paths.to_vec(),
     })
 }
 

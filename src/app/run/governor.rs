@@ -25,6 +25,9 @@ pub struct Governor {
     /// The test knob: the clock runs this many times faster.
     speed: u32,
     max_minutes: f64,
+    /// Agents waiting on their own rate limit, until when (the governor's clock), for the
+    /// fallback chains (SPEC §13.4).
+    agents: Mutex<std::collections::HashMap<String, u64>>,
 }
 
 impl Governor {
@@ -36,7 +39,33 @@ impl Governor {
             start: Instant::now(),
             speed: test_speed(),
             max_minutes,
+            agents: Mutex::default(),
         }
+    }
+
+    /// The wait a limit would be given now (`None`: the governor would give up), without
+    /// recording it.
+    pub fn would_wait(&self, ticket: Ticket, retry_after_ms: Option<u64>) -> Option<u64> {
+        let now = self.now();
+        match self.lock().clone().limited(now, ticket, retry_after_ms) {
+            Decision::Wait { wait_ms, .. } => Some(wait_ms),
+            Decision::GiveUp { .. } => None,
+        }
+    }
+
+    /// `agent` is rate-limited for `wait_ms` (its fallback agents take over meanwhile).
+    pub fn agent_limited(&self, agent: &str, wait_ms: u64) {
+        let until = self.now().saturating_add(wait_ms);
+        let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        let at = agents.entry(agent.to_string()).or_default();
+        *at = (*at).max(until);
+    }
+
+    /// Whether `agent` is waiting on a rate limit now.
+    pub fn agent_waiting(&self, agent: &str) -> bool {
+        let now = self.now();
+        let agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
+        agents.get(agent).is_some_and(|until| *until > now)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, rules::Governor> {
@@ -126,16 +155,18 @@ pub fn before_attempt(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Result<T
 }
 
 /// After a failed attempt: `Some(outcome)` when its agent was rate-limited
-/// ([`after_limit`]), `None` (a normal run) when the failure is the issue's.
+/// ([`after_limit`], recording `analyzed`, its `failure_analyzed`), `None` (a normal run)
+/// when the failure is the issue's.
 pub fn after_failed(
     ctx: &RunContext<'_>,
     claim: &Claim,
     failed: &Failed,
     ticket: Ticket,
     mode: &str,
+    analyzed: Event,
 ) -> CmdResult<Option<Outcome>> {
     match &failed.rate_limited {
-        Some(hit) => after_limit(ctx, claim, failed, hit, ticket, mode).map(Some),
+        Some(hit) => after_limit(ctx, claim, failed, hit, ticket, mode, analyzed).map(Some),
         None => {
             after_normal_run(ctx, ticket);
             Ok(None)
@@ -160,6 +191,7 @@ pub fn after_limit(
     hit: &RateLimitHit,
     ticket: Ticket,
     mode: &str,
+    analyzed: Event,
 ) -> CmdResult<Outcome> {
     let issue = claim.issue;
     let decision = ctx.governor.limited(ticket, hit.retry_after_ms);
@@ -172,6 +204,7 @@ pub fn after_limit(
     };
     let outcome = record::with_txn(ctx, |txn| {
         txn.events.extend(failed.pending_events.iter().cloned());
+        txn.events.push(analyzed.clone());
         txn.events.push(Event::RateLimited {
             issue,
             agent: hit.agent.clone(),

@@ -13,7 +13,7 @@ use crate::app::prompt::{self, CoordinationContext, PromptRequest};
 use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
 use crate::app::run::claim::Claim;
 use crate::app::run::done::{Tree, finish_done, record_duplicate};
-use crate::app::run::failure::{Next, after_failure};
+use crate::app::run::failure::{At, Memory, Next, after_failure, analyzed_event, limit_fallback};
 use crate::app::run::land;
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::worktrees::{self, WorkerTree};
@@ -43,12 +43,11 @@ fn base_commit(ctx: &RunContext<'_>, claim: Option<&Claim>) -> CmdResult<String>
 struct Attempts<'c> {
     /// The attempt number (over the task's life).
     attempt: u32,
-    retries: u32,
     /// Attempts made by this run.
     here: u32,
     cost: Option<f64>,
-    /// The failures fed back to the next attempt.
-    failures: Vec<String>,
+    /// Retries, failures fed back, analyses, the fallback chain.
+    mem: Memory,
     /// The issue's worktree; handed back (`None`) once an attempt's commit passed and its
     /// summary was read, so the next issue can reset and reuse it while this one lands.
     wt: Option<WorkerTree<'c>>,
@@ -235,18 +234,29 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     } else {
         format!("{mode} decided → fallback solo ({})", agent.name)
     };
+    let mut agent = agent;
     let mut st = Attempts {
         attempt: claim.attempt,
-        retries: claim.retries,
         here: 1,
         cost: None,
-        // the last failure is fed back to a retry or a resumed attempt
-        failures: task
-            .last_failure
-            .iter()
-            .filter(|_| claim.retries > 0 || claim.resumed)
-            .cloned()
-            .collect(),
+        mem: Memory {
+            retries: claim.retries,
+            // the last failure is fed back to a retry or a resumed attempt
+            failures: task
+                .last_failure
+                .iter()
+                .filter(|_| claim.retries > 0 || claim.resumed)
+                .cloned()
+                .collect(),
+            notes: task.failure_analyses.clone(),
+            // a resumed `modify` keeps its approach
+            approach: task
+                .failure_analyses
+                .last()
+                .filter(|n| n.attempt + 1 == claim.attempt)
+                .and_then(|n| n.modified_approach.clone()),
+            chain: crate::core::fallback_chain::Chain::new(&agent.name, &agent.fallback),
+        },
         wt: Some(wt),
         base,
         start,
@@ -279,22 +289,63 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             }
             Step::Failed(f) => f,
         };
-        if let Some(o) = governor::after_failed(ctx, claim, &failed, t, &st.executed)? {
-            return Ok(st.result(issue, &task.title, o));
+        // a change that passed but could not land handed its worktree back
+        let wt_path = st
+            .wt
+            .as_ref()
+            .map_or_else(|| ctx.project.root.clone(), |w| w.path.clone());
+        let executed = st.executed.clone();
+        let at = At {
+            attempt: st.attempt,
+            agent: pair.is_none().then_some(agent.name.as_str()),
+            executed: &executed,
+            worktree: &wt_path,
+        };
+        let mut next = None;
+        if failed.rate_limited.is_some() {
+            next = limit_fallback(ctx, claim, &failed, t, &at, &mut st.mem)?;
+            if next.is_none() {
+                let analyzed = analyzed_event(
+                    issue,
+                    st.attempt,
+                    failed.classified(),
+                    &crate::core::failure_analysis::Analysis::rule(
+                        crate::core::failure_analysis::Recommendation::Retry,
+                        format!(
+                            "{}; no retry used (rate limits wait, SPEC §12)",
+                            failed.reason
+                        ),
+                    ),
+                );
+                if let Some(o) =
+                    governor::after_failed(ctx, claim, &failed, t, &executed, analyzed)?
+                {
+                    return Ok(st.result(issue, &task.title, o));
+                }
+            }
+        } else {
+            governor::after_normal_run(ctx, t);
         }
-        let next = after_failure(
-            ctx,
-            claim,
-            task,
-            &failed,
-            &st.executed,
-            &mut st.retries,
-            &mut st.failures,
-            st.attempt,
-        )?;
+        let next = match next {
+            Some(n) => n,
+            None => after_failure(ctx, claim, &failed, &at, &mut st.mem)?,
+        };
         match next {
             Next::End(outcome) => return Ok(st.result(issue, &task.title, outcome)),
-            Next::Retry(n) => st.retry(ctx, issue, n)?,
+            Next::Retry {
+                attempt: n,
+                agent: to,
+            } => {
+                if let Some(to) = to
+                    .as_deref()
+                    .and_then(|n| ctx.project.config.agents.iter().find(|a| a.name == n))
+                {
+                    st.executed = format!("SOLO ({}), fallback from {}", to.name, agent.name);
+                    agent = to;
+                    pair = None;
+                }
+                st.retry(ctx, issue, n)?
+            }
         }
     }
 }
@@ -312,13 +363,16 @@ fn pair_attempt(
     let mut first_events: Vec<Event> = st.selected.take().into_iter().collect();
     first_events.extend(st.fallback.take());
     record::emit(ctx, first_events)?;
+    let analyses = st.mem.condensed();
     let out = modes::run_pair(
         ctx,
         p,
         PairAttempt {
             claim,
             attempt: st.attempt,
-            failures: &st.failures,
+            failures: &st.mem.failures,
+            analyses: &analyses,
+            approach: st.mem.approach.as_deref(),
             worktree: st.path(),
             base: &st.base,
             attempt_dir: st.artifacts.clone(),
@@ -421,7 +475,9 @@ fn solo_attempt(
             agent: agent.name.clone(),
             coordination: CoordinationContext::Solo,
             attempt: st.attempt,
-            previous_failures: st.failures.clone(),
+            previous_failures: st.mem.failures.clone(),
+            analyses: st.mem.condensed(),
+            modified_approach: st.mem.approach.clone(),
         },
     );
     ctx.report(Progress::AgentStarted {
@@ -530,14 +586,13 @@ fn solo_attempt(
         AttemptResult::Stopped { cost_usd } => {
             // only a two-agent run stops a candidate; treat as a failure if it happens
             st.cost = record::sum_cost(st.cost, cost_usd);
-            Step::Failed(Failed {
-                reason: "the agent was stopped".into(),
-                excerpt: String::new(),
-                agent_failure: false,
-                cost_usd: None,
-                pending_events: Vec::new(),
-                rate_limited: None,
-            })
+            Step::Failed(Failed::plain(
+                "the agent was stopped",
+                crate::core::failure_class::Facts {
+                    agent_failed: true,
+                    ..Default::default()
+                },
+            ))
         }
     })
 }

@@ -170,12 +170,11 @@ fn first_lines(text: &str, n: usize) -> String {
 /// The failure of an attempt whose verified change could not land: it conflicts with work
 /// that landed meanwhile (the next attempt starts from the new tip).
 pub(super) fn conflict_failure() -> Failed {
-    Failed {
-        reason: "the change conflicts with work that landed meanwhile".into(),
-        excerpt: String::new(),
-        agent_failure: false,
-        cost_usd: None,
-        pending_events: Vec::new(),
-        rate_limited: None,
-    }
+    Failed::plain(
+        "the change conflicts with work that landed meanwhile",
+        crate::core::failure_class::Facts {
+            conflict: true,
+            ..Default::default()
+        },
+    )
 }

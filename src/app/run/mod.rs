@@ -102,6 +102,10 @@ pub enum Outcome {
     },
     /// Another run took it over (this run had been considered dead); nothing recorded.
     Lost { reason: String },
+    /// The failure analysis found a missing dependency (SPEC §13.3): back to BACKLOG behind
+    /// `depends_on`, no retry used. Not a final result: the scheduler claims it again once
+    /// it is READY.
+    Deferred { depends_on: u32, reason: String },
 }
 
 /// One issue's result in a run.

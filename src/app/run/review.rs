@@ -144,6 +144,15 @@ pub fn gate(
                 cost_usd: passed.cost_usd,
                 pending_events: Vec::new(),
                 rate_limited: None,
+                // classified by its reason (`review: ...`, SPEC §13.3)
+                facts: Default::default(),
+                agent: None,
+                files_changed: passed
+                    .files_created
+                    .iter()
+                    .chain(&passed.files_modified)
+                    .cloned()
+                    .collect(),
             }));
         }
         // a fix round: the implementer fixes or answers, in the same worktree
@@ -168,6 +177,9 @@ pub fn gate(
                     cost_usd: record::sum_cost(before, cost_usd),
                     pending_events: Vec::new(),
                     rate_limited: None,
+                    facts: Default::default(),
+                    agent: None,
+                    files_changed: Vec::new(),
                 }));
             }
         }

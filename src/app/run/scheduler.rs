@@ -306,6 +306,10 @@ fn schedule(
                     dispatched -= 1;
                     again = opts.issue.is_some();
                 }
+                Ok(res) if matches!(res.outcome, Outcome::Deferred { .. }) => {
+                    // BACKLOG behind a dependency: claimed again once it is READY
+                    dispatched -= 1;
+                }
                 Ok(res) => {
                     if matches!(res.outcome, Outcome::AlreadyImplemented { .. }) {
                         dispatched -= 1;

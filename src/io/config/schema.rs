@@ -172,6 +172,13 @@ pub static AGENT: Section = Section {
                 rule: Rule::EnvName,
             },
         ),
+        f(
+            "fallback",
+            Ty::StrList {
+                min_items: 0,
+                rule: Rule::AgentName,
+            },
+        ),
     ],
     required: &["name"],
     legacy: &[],
@@ -189,6 +196,12 @@ pub static LLM: Section = Section {
             },
         ),
     ],
+    required: &[],
+    legacy: &[],
+};
+
+pub static ANALYSIS: Section = Section {
+    fields: &[f("agent", Ty::OptStr(Rule::AgentName))],
     required: &[],
     legacy: &[],
 };
@@ -501,7 +514,17 @@ pub static BUDGETS: Section = Section {
 };
 
 pub static GOVERNOR: Section = Section {
-    fields: &[f("max_backoff_minutes", Ty::Amount)],
+    fields: &[
+        f("max_backoff_minutes", Ty::Amount),
+        f(
+            "fallback_after_seconds",
+            Ty::Uint {
+                min: 0,
+                max: DAY,
+                unit: SECS,
+            },
+        ),
+    ],
     required: &[],
     legacy: &[],
 };
@@ -536,6 +559,7 @@ pub static ROOT: Section = Section {
         f("coordination", Ty::Section(&COORDINATION)),
         f("agents", Ty::Agents),
         f("llm", Ty::Section(&LLM)),
+        f("analysis", Ty::Section(&ANALYSIS)),
         f("context", Ty::Section(&CONTEXT)),
         f("lessons", Ty::Section(&LESSONS)),
         f("tests", Ty::Section(&TESTS)),

@@ -179,6 +179,7 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
             timeout_seconds: 7,
             env_passthrough: vec!["ANTHROPIC_API_KEY".into()],
             max_turns: None,
+            fallback: vec![],
         }
     );
     // A declared agent does not inherit the built-in agent's angle and covers.
@@ -195,6 +196,7 @@ github: {repo: o/r, api_url: "https://ghe.example.com/api/v3", close_on_done: fa
             timeout_seconds: 1800,
             env_passthrough: vec![],
             max_turns: None,
+            fallback: vec![],
         }
     );
     assert_eq!(c.llm.command, Some(vec!["llm".into(), "-p".into()]));

@@ -194,6 +194,41 @@ pub fn check(
             ));
         }
     }
+    for (i, agent) in config.agents.iter().enumerate() {
+        for (k, name) in agent.fallback.iter().enumerate() {
+            let path = format!("agents[{i}].fallback");
+            let problem = if name == &agent.name {
+                Some("names the agent itself")
+            } else if !seen.contains_key(name.as_str()) {
+                Some("is not a configured agent")
+            } else if agent.fallback[..k].contains(name) {
+                Some("is listed twice")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(error_at(
+                    origin,
+                    line(&path),
+                    format!(
+                        "`{path}` of `{}`: `{name}` {problem}; a fallback chain lists other agents of `agents`",
+                        agent.name
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(name) = &config.analysis.agent
+        && !seen.contains_key(name.as_str())
+    {
+        return Err(error_at(
+            origin,
+            line("analysis.agent"),
+            format!(
+                "`analysis.agent` names `{name}`, which is not a configured agent; name one of `agents` or remove it to use `llm.command`"
+            ),
+        ));
+    }
     if config.coordination.proposal_source == ProposalSource::Llm && config.llm.command.is_none() {
         return Err(error_at(
             origin,

@@ -334,6 +334,15 @@ pub fn nearest<'a>(key: &str, candidates: impl Iterator<Item = &'a str>) -> Opti
 /// The second half of an unknown-key message: the nearest valid key, or the valid keys.
 fn suggest(key: &str, path: &str, sec: &'static Section) -> String {
     let here = sec.fields.iter().map(|f| f.name);
+    // A near twin here (`agent` for `agents`) before an exact name elsewhere
+    // (`analysis.agent`).
+    let norm = |s: &str| s.to_lowercase().replace('-', "_");
+    if let Some(n) = here
+        .clone()
+        .find(|n| strsim::jaro_winkler(&norm(key), &norm(n)) >= 0.95)
+    {
+        return format!("did you mean `{n}`?");
+    }
     // The key exists, but somewhere else (`coordination.confidence_gap`).
     let elsewhere: Vec<String> = all_paths()
         .into_iter()

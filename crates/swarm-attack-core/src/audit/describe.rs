@@ -209,9 +209,45 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             Some(n) => {
                 let _ = write!(d, "skipped (blocked by #{n})");
             }
-            None => d.push_str("skipped"),
+            None => {
+                d.push_str("skipped");
+                if let Some(r) = s_ref(rec, "reason") {
+                    d.push_str(": ");
+                    short_into(d, &r, 100);
+                }
+            }
         },
         "issue_unblocked" => d.push_str("unblocked (back to READY)"),
+        "failure_analyzed" => {
+            let _ = write!(
+                d,
+                "attempt {} failed: {}/{}",
+                opt("attempt"),
+                opt("class"),
+                opt("kind")
+            );
+            if let Some(diag) = s_ref(rec, "diagnosis") {
+                d.push_str(", ");
+                d.push_str(&diag);
+            }
+            let _ = write!(d, " → {} ({}): ", opt("recommendation"), opt("source"));
+            short_into(d, &opt("reason"), 100);
+        }
+        "dependency_added" => {
+            let _ = write!(d, "now depends on #{}: ", opt("depends_on"));
+            short_into(d, &opt("reason"), 100);
+        }
+        "agent_fallback" => {
+            let _ = write!(
+                d,
+                "fallback: attempt {} by {} instead of {} (",
+                opt("attempt"),
+                opt("to"),
+                opt("from")
+            );
+            short_into(d, &opt("reason"), 80);
+            d.push(')');
+        }
         "state_reverted" => {
             d.push_str("back to READY: its commit ");
             d.push_str(sha_prefix(&opt("commit")));

@@ -229,6 +229,8 @@ mod tests {
             attempt: 1,
             max_attempts: 4,
             previous_failures: vec![],
+            analyses: vec![],
+            modified_approach: None,
             tests: TestCommands {
                 command: "cargo test".into(),
                 issue_command: None,

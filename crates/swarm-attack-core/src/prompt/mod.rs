@@ -156,6 +156,10 @@ pub struct ContextPack {
     pub max_attempts: u32,
     /// Failure excerpts of earlier attempts, oldest first.
     pub previous_failures: Vec<String>,
+    /// Earlier attempts' analyses condensed (one line each, oldest first; SPEC §13.3).
+    pub analyses: Vec<String>,
+    /// The failure analysis' `modify` approach for this attempt (`### Modified approach`).
+    pub modified_approach: Option<String>,
     pub tests: TestCommands,
     /// `context.max_prompt_tokens` (0: no limit).
     pub max_prompt_tokens: u64,

@@ -486,6 +486,24 @@ fn current_task(pack: &ContextPack) -> String {
             s.push_str(&format!("\n\n{label}:\n\n{fe}text\n{f}\n{fe}"));
         }
     }
+    if !pack.analyses.is_empty() {
+        s.push_str("\n\n### Earlier analyses\n\nWhat was tried and why it failed:\n");
+        for a in &pack.analyses {
+            s.push_str(&format!("\n- {}", strip_hidden_chars(a).trim()));
+        }
+    }
+    if let Some(m) = pack
+        .modified_approach
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+    {
+        let m = strip_hidden_chars(m);
+        let fe = fence(&m);
+        s.push_str(&format!(
+            "\n\n### Modified approach\n\nThe earlier approach failed; take this one instead (from the failure analysis):\n\n{fe}text\n{m}\n{fe}"
+        ));
+    }
     s
 }
 

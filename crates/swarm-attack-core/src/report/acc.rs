@@ -258,6 +258,16 @@ impl IssueAcc {
                     })
                     .unwrap_or_default();
             }
+            "agent_fallback" => {
+                // the attempt the fallback agent runs (SPEC §13.4): its mode says who and why
+                let mode = format!(
+                    "{} (fallback from {}: {})",
+                    s(rec, "to").unwrap_or_default(),
+                    s(rec, "from").unwrap_or_default(),
+                    short(&s(rec, "reason").unwrap_or_default(), 80)
+                );
+                self.current(now).mode = Some(mode);
+            }
             "implementation_complete" => self.impl_ms = Some(now),
             "verification_passed" | "verification_failed" => self.verification(event, rec, now),
             "low_convergence" => self.r.low_convergence = f(rec, "score"),

@@ -247,3 +247,19 @@ fn folded_attempts_take_no_worker_lane_and_many_lanes_share_the_last_row() {
     );
     assert_eq!(r.lanes.len(), MAX_ATTEMPTS);
 }
+
+#[test]
+fn a_fallback_names_who_took_over_and_why() {
+    let r = build(&[
+        json!({"ts": ts(0), "event": "issue_started", "issue": 1, "attempt": 1}),
+        json!({"ts": ts(1), "event": "failure_analyzed", "issue": 1, "attempt": 1, "class": "infra", "kind": "timeout", "diagnosis": null, "recommendation": "retry", "source": "rule", "reason": "timed out", "evidence": []}),
+        json!({"ts": ts(1), "event": "retry_started", "issue": 1, "attempt": 2}),
+        json!({"ts": ts(1), "event": "agent_fallback", "issue": 1, "attempt": 2, "from": "claude", "to": "codex", "reason": "timeout"}),
+    ]);
+    let a = &r.issues[0].attempts;
+    assert_eq!(a.len(), 2);
+    assert_eq!(
+        a[1].mode.as_deref(),
+        Some("codex (fallback from claude: timeout)")
+    );
+}

@@ -72,6 +72,9 @@ pub struct PairAttempt<'a> {
     pub claim: &'a Claim,
     pub attempt: u32,
     pub failures: &'a [String],
+    /// Earlier analyses (one line each) and a `modify` approach (SPEC §13.3).
+    pub analyses: &'a [String],
+    pub approach: Option<&'a str>,
     /// The attempt's worktree (the primary's) and the commit it started from.
     pub worktree: &'a Path,
     pub base: &'a str,
@@ -239,6 +242,8 @@ fn prompt_for(
             coordination: prompt::coordination_for(decision, agent, winner_output),
             attempt: at.attempt,
             previous_failures: at.failures.to_vec(),
+            analyses: at.analyses.to_vec(),
+            modified_approach: at.approach.map(str::to_string),
         },
     );
     // the lessons the pair's prompts hold, logged once (with the winner's prompt)

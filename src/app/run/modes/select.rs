@@ -93,6 +93,8 @@ pub(super) fn combined_failure(slots: &[Slot<'_>], ends: &[End]) -> Failed {
     let mut agent_failure = true;
     let mut cost = None;
     let mut rate_limited = None;
+    let mut facts = None;
+    let mut files_changed = Vec::new();
     for (slot, end) in slots.iter().zip(ends) {
         let name = &slot.agent.name;
         reasons.push(format!(
@@ -105,6 +107,9 @@ pub(super) fn combined_failure(slots: &[Slot<'_>], ends: &[End]) -> Failed {
                 agent_failure &= f.agent_failure;
                 // none passed and one was rate-limited: the candidates wait and run again
                 rate_limited = rate_limited.take().or(f.rate_limited.clone());
+                // the candidates' class: the primary's (the first failed candidate's) facts
+                facts = facts.take().or(Some(f.facts));
+                files_changed.extend(f.files_changed.iter().cloned());
                 if !f.excerpt.trim().is_empty() {
                     excerpts.push(format!("[{name}, {}]\n{}", slot.role, f.excerpt));
                 }
@@ -124,6 +129,9 @@ pub(super) fn combined_failure(slots: &[Slot<'_>], ends: &[End]) -> Failed {
         cost_usd: cost,
         pending_events: Vec::new(),
         rate_limited,
+        facts: facts.unwrap_or_default(),
+        agent: None,
+        files_changed,
     }
 }
 
