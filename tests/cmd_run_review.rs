@@ -41,6 +41,11 @@ struct Rev {
 impl Rev {
     /// `reviewers`: agent names (each runs REVIEWER); `review`: the `review:` body lines.
     fn new(reviewers: &[&str], review: &str) -> Rev {
+        Rev::with_config(reviewers, &format!("review:\n  enabled: true\n{review}"))
+    }
+
+    /// [`Rev::new`] with the config's whole `review:` (and any later) sections given.
+    fn with_config(reviewers: &[&str], review_section: &str) -> Rev {
         let env = TestEnv::new();
         env.write("calc.sh", "echo $(($1 - $2))\n");
         env.write("README.md", "calc\nline 2\nline 3\n");
@@ -75,7 +80,7 @@ impl Rev {
         env.write(
             "config.yaml",
             &format!(
-                "coordination:\n  github_sync_enabled: false\n  proposal_source: llm\nagents:\n{agents}llm:\n  command: [\"{}\"]\n  timeout_seconds: 10\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\nsessions:\n  max_implementation_retries: 1\nreview:\n  enabled: true\n{review}",
+                "coordination:\n  github_sync_enabled: false\n  proposal_source: llm\nagents:\n{agents}llm:\n  command: [\"{}\"]\n  timeout_seconds: 10\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\nsessions:\n  max_implementation_retries: 1\n{review_section}",
                 llm.display(),
                 runner.display()
             ),
@@ -359,4 +364,27 @@ fn cross_counts_a_matched_pair_once_with_a_boost() {
     for f in r.events("review_finished").iter().take(2) {
         assert_eq!(f["counted"], 0, "{f}");
     }
+}
+
+#[test]
+fn a_risky_issue_is_reviewed_with_the_risk_strategy_though_the_gate_is_off() {
+    let gates = "review:\n  enabled: false\ngates:\n  risk:\n    enabled: true\n    keywords: [subtracts]\n    review: single\n    landing: pr\n";
+    let r = Rev::with_config(&["rev"], gates);
+    r.answer("rev", 0, &answer_with(&[]));
+    let out = r.env.run(&["run", "calc"]);
+    out.ok();
+    assert_eq!(r.task()["stage"], "DONE", "{}", out.stderr);
+    assert_eq!(r.verdicts(), ["pass"]);
+    assert_eq!(r.events("review_verdict")[0]["strategy"], "single");
+    assert_eq!(r.events("risk_flagged").len(), 1);
+
+    // the same issue without the risk signal: the gate stays off
+    let calm =
+        "review:\n  enabled: false\ngates:\n  risk:\n    enabled: true\n    keywords: [payments]\n";
+    let r = Rev::with_config(&["rev"], calm);
+    r.answer("rev", 0, &answer_with(&[]));
+    r.env.run(&["run", "calc"]).ok();
+    assert_eq!(r.task()["stage"], "DONE");
+    assert!(r.verdicts().is_empty());
+    assert!(r.events("risk_flagged").is_empty());
 }

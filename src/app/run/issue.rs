@@ -521,9 +521,14 @@ fn solo_attempt(
         },
     )?;
     // the review gate (SPEC §13.2), before the commit lands
-    let res = match res {
-        AttemptResult::Passed(p) if review::enabled(ctx) => {
+    let strategy = match &res {
+        AttemptResult::Passed(_) => review::strategy_for(ctx, task),
+        _ => None,
+    };
+    let res = match (res, strategy) {
+        (AttemptResult::Passed(p), Some(strategy)) => {
             let issue_text = review::Issue {
+                strategy,
                 title: &task.title,
                 body: task
                     .github_body
@@ -564,7 +569,7 @@ fn solo_attempt(
                 }
             }
         }
-        other => other,
+        (other, _) => other,
     };
     Ok(match res {
         AttemptResult::Passed(p) => {

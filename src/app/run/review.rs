@@ -43,9 +43,21 @@ pub enum Gate {
     Block(String),
 }
 
-/// Whether the gate runs.
-pub fn enabled(ctx: &RunContext<'_>) -> bool {
-    ctx.project.config.review.enabled
+/// Whether the gate runs for `task`, and with which strategy: `review.enabled` with
+/// `review.strategy`, or a risky issue (SPEC §13.8 `gates.risk`) with `gates.risk.review`
+/// even when the gate is off.
+pub fn strategy_for(
+    ctx: &RunContext<'_>,
+    task: &crate::core::state::Task,
+) -> Option<ReviewStrategy> {
+    let cfg = &ctx.project.config;
+    if crate::app::gates::risk_of(ctx.project, task).is_risky() {
+        return Some(match cfg.gates.risk.review {
+            crate::core::gates::RiskReview::Single => ReviewStrategy::Single,
+            crate::core::gates::RiskReview::Cross => ReviewStrategy::Cross,
+        });
+    }
+    cfg.review.enabled.then_some(cfg.review.strategy)
 }
 
 /// The reviewers for a candidate of `implementer`: `review.reviewers`, else the other
@@ -79,6 +91,8 @@ pub fn reviewers<'c>(
 pub struct Issue<'a> {
     pub title: &'a str,
     pub body: &'a str,
+    /// `single` or `cross` for this issue ([`strategy_for`]).
+    pub strategy: ReviewStrategy,
 }
 
 /// Runs the gate on a passed candidate. `fix(findings_text, round)` runs the implementer
@@ -283,7 +297,7 @@ fn review_round(
     let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let cost: Mutex<Option<f64>> = Mutex::new(None);
     let min = f64::from(cfg.review.min_confidence);
-    let cross = cfg.review.strategy == ReviewStrategy::Cross;
+    let cross = issue.strategy == ReviewStrategy::Cross;
     let distinct = {
         let mut names: Vec<&str> = all.iter().map(|a| a.name.as_str()).collect();
         names.dedup();
