@@ -212,8 +212,10 @@ fn with_the_gate_off_nothing_is_scored() {
     assert!(s.events_named("gt", "specify_scored").is_empty());
 }
 
-const RISK_ON: &str =
-    "  risk:\n    enabled: true\n    paths: [\"src/billing/**\"]\n    landing: commit\n";
+/// Risk routing on. A risky issue is reviewed even with the review gate off; the script
+/// agent, asked as its reviewer, gives no review answer, so `on_error: land` lets it land
+/// `unreviewed` (the review itself is tested in `cmd_run_review`).
+const RISK_ON: &str = "  risk:\n    enabled: true\n    paths: [\"src/billing/**\"]\n    landing: commit\nreview:\n  on_error: land\n";
 
 #[test]
 fn an_issue_is_risky_by_keyword_or_path_and_plan_and_events_say_why() {
@@ -248,6 +250,16 @@ fn an_issue_is_risky_by_keyword_or_path_and_plan_and_events_say_why() {
     let flagged = s.events_named("gt", "risk_flagged");
     let issues: Vec<&Value> = flagged.iter().map(|e| &e["issue"]).collect();
     assert_eq!(issues, [1, 2]);
+    // the risky issues (and only they) went through the review gate, with the risk strategy
+    let reviewed: Vec<(Value, Value)> = s
+        .events_named("gt", "review_verdict")
+        .iter()
+        .map(|e| (e["issue"].clone(), e["strategy"].clone()))
+        .collect();
+    assert_eq!(
+        reviewed.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(),
+        [1, 2]
+    );
     assert_eq!(
         flagged[0]["signals"],
         json!(["keyword `payment` in the title"])
@@ -262,7 +274,7 @@ fn an_issue_is_risky_by_keyword_or_path_and_plan_and_events_say_why() {
 fn a_risky_issue_whose_risk_landing_needs_github_lands_as_configured_with_a_warning() {
     let s = setup(
         json!([{"order": 1, "title": "Store the password hash", "body": "Use argon2."}]),
-        "  risk:\n    enabled: true\n",
+        "  risk:\n    enabled: true\nreview:\n  on_error: land\n",
         false,
     );
     let r = s.env.run(&["run", "gt"]);
@@ -312,7 +324,7 @@ fn a_risky_issue_lands_as_a_pull_request_whose_body_says_why_and_a_plain_one_as_
     env.write(
         "config.yaml",
         &format!(
-            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\ngates:\n  risk:\n    enabled: true\n",
+            "coordination:\n  github_sync_enabled: true\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"true\"\ngithub:\n  repo: {REPO}\n  min_write_interval_ms: 0\ngates:\n  risk:\n    enabled: true\nreview:\n  on_error: land\n",
             agent.display()
         ),
     );
