@@ -215,6 +215,13 @@ fn lgtm_in_words_with_a_critical_anchored_finding_fails_then_a_fix_round_passes(
     assert!(p2.contains("Fixed the finding"), "{p2}");
     // the fix landed
     assert!(r.env.read("calc.sh").contains("checked for overflow"));
+    // the finding the second round no longer reported is a `review_fixed` lesson on its file
+    let lessons = r.env.run(&["lessons", "list", "--json"]).json();
+    let lessons = lessons["lessons"].as_array().unwrap();
+    assert_eq!(lessons.len(), 1, "{lessons:?}");
+    assert_eq!(lessons[0]["source"], "review_fixed");
+    assert_eq!(lessons[0]["fact"], "no overflow check");
+    assert_eq!(lessons[0]["files"], json!(["calc.sh"]));
 }
 
 #[test]

@@ -382,5 +382,24 @@ pub fn finding_lines(findings: &[&Finding], body_chars: usize) -> String {
         .join("\n")
 }
 
+/// The counted findings of an earlier round that `now` (the next round's valid findings) no
+/// longer reports: no finding of `now` names the same file within 3 lines. These are the
+/// `review_fixed` lessons' candidates (SPEC §13.7).
+pub fn no_longer_reported<'a>(earlier: &'a [Finding], now: &[Finding]) -> Vec<&'a Finding> {
+    earlier
+        .iter()
+        .filter(|e| e.counted)
+        .filter(|e| {
+            let (Some(file), Some(line)) = (e.file.as_deref(), e.line) else {
+                return false;
+            };
+            !now.iter().any(|n| {
+                n.file.as_deref() == Some(file)
+                    && n.line.is_some_and(|l| l.abs_diff(line) <= ANCHOR_LINES)
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests;

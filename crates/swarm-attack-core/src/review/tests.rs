@@ -147,3 +147,31 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_counted_finding_the_next_round_no_longer_reports_is_fixed() {
+    let mut round1 = validate(
+        "rev",
+        &[
+            raw("critical", 95.0, "calc.sh", 10, "wrong sign"),
+            raw("minor", 95.0, "tests/t.sh", 1, "still there"),
+            raw("major", 10.0, "tests/t.sh", 2, "never counted"),
+        ],
+        &anchors(),
+    );
+    count(&mut round1, 80.0);
+    // round 2 reports the test file again (a line away), not calc.sh
+    let round2 = validate(
+        "rev",
+        &[raw("minor", 95.0, "tests/t.sh", 2, "still there")],
+        &anchors(),
+    );
+    let fixed: Vec<&str> = no_longer_reported(&round1, &round2)
+        .iter()
+        .map(|f| f.title.as_str())
+        .collect();
+    assert_eq!(fixed, ["wrong sign"]);
+    // nothing earlier: nothing fixed; the same findings again: nothing fixed
+    assert!(no_longer_reported(&[], &round2).is_empty());
+    assert!(no_longer_reported(&round1, &round1).is_empty());
+}
