@@ -349,6 +349,41 @@ pub fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson
     )
 }
 
+/// Records a `review_fixed` lesson for each counted finding of the previous review round that
+/// round `round` of `(issue, attempt, round)` no longer reports (nothing when lessons are
+/// off). Called by the review gate after each round.
+pub fn learn_fixed(
+    project: &Project,
+    feature: &str,
+    (issue, attempt, round): (u32, u32, u32),
+    previous: &[crate::core::review::Finding],
+    findings: &[crate::core::review::Finding],
+) {
+    if !project.config.lessons.enabled {
+        return;
+    }
+    for f in crate::core::review::no_longer_reported(previous, findings) {
+        let (Some(file), Some(line)) = (f.file.as_deref(), f.line) else {
+            continue;
+        };
+        let fixed = FixedFinding {
+            feature,
+            issue,
+            attempt,
+            reported_round: round - 1,
+            fixed_round: round,
+            reviewer: &f.reviewer,
+            file,
+            line,
+            title: &f.title,
+            severity: f.severity.map_or("minor", |s| s.as_str()),
+        };
+        if let Err(e) = review_fixed(project, &fixed) {
+            tracing::warn!("a review_fixed lesson was not recorded: {}", e.message);
+        }
+    }
+}
+
 /// `pr_feedback`: a pull request closed unmerged with a comment by `author`, a user with
 /// write access (the caller checked it). The lesson cites the task's files that exist on
 /// the branch, and its labels.

@@ -329,7 +329,7 @@ pub fn run_attempt(
     };
     let changes: Vec<_> = changes
         .into_iter()
-        .filter(|c| !is_tool_path(&c.path))
+        .filter(|c| !crate::app::run::is_tool_path(&c.path))
         .collect();
     if changes.is_empty() {
         record::emit(ctx, vec![finished])?;
@@ -395,7 +395,7 @@ pub fn run_attempt(
         let (report, _) = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
         return Ok(finish(
             spec,
-            integrity_failure(spec, &name, &report, cost, Vec::new(), &paths),
+            integrity_failure(spec, &name, &report, (cost, Vec::new()), &paths),
         ));
     }
     // Verify.
@@ -430,7 +430,7 @@ pub fn run_attempt(
             "not run: the tests failed",
         ));
         integrity::save(&spec.artifacts, &rules::Report::new(checks, None));
-        let mut pending = tests_written(
+        let mut pending = integrity::tests_written(
             issue,
             &rules::tests_written(verify_cfg, &subject, &changed, None),
         );
@@ -468,11 +468,11 @@ pub fn run_attempt(
     if !report.passed {
         return Ok(finish(
             spec,
-            integrity_failure(spec, &name, &report, cost, vec![passed_event], &paths),
+            integrity_failure(spec, &name, &report, (cost, vec![passed_event]), &paths),
         ));
     }
     integrity::save(&spec.artifacts, &report);
-    let mut pending = tests_written(
+    let mut pending = integrity::tests_written(
         issue,
         &rules::tests_written(verify_cfg, &subject, &changed, runs.as_deref()),
     );
@@ -573,66 +573,24 @@ fn save_result(dir: &Path, r: &AttemptResult) {
     );
 }
 
-/// Paths the tool owns, or an agent CLI keeps for itself (its history and caches): never
-/// committed.
-pub fn is_tool_path(path: &str) -> bool {
-    path == ".swarm"
-        || path.starts_with(".swarm/")
-        || crate::core::agent_preset::is_agent_scratch_path(path)
-}
-
-/// `tests_written` for the files that count (none: no event).
-fn tests_written(issue: u32, files: &[String]) -> Vec<Event> {
-    match files.first() {
-        None => Vec::new(),
-        Some(first) => vec![Event::TestsWritten {
-            issue,
-            count: files.len() as u32,
-            path: first.clone(),
-        }],
-    }
-}
-
-/// A failed test-integrity check: the attempt fails with the checks' reasons, their
-/// guidance fed to the retry, and one `integrity_failed` per failing kind (after
-/// `before`, e.g. `verification_passed`); `integrity.json` is saved.
+/// A failed test-integrity check: the attempt fails with the checks' reasons (classified by
+/// them, SPEC §13.3), their guidance fed to the retry.
 fn integrity_failure(
     spec: &AttemptSpec<'_>,
     agent: &str,
     report: &rules::Report,
-    cost: Option<f64>,
-    before: Vec<Event>,
+    (cost_usd, before): (Option<f64>, Vec<Event>),
     paths: &[String],
 ) -> AttemptResult {
-    integrity::save(&spec.artifacts, report);
-    let mut pending = before;
-    pending.extend(integrity::failed_events(
-        report,
-        spec.issue,
-        spec.attempt,
-        agent,
-    ));
+    let who = (spec.issue, spec.attempt, agent);
+    let (reason, excerpt, pending_events) =
+        integrity::failure_parts(&spec.artifacts, who, report, before);
     AttemptResult::Failed(Failed {
-        reason: report.reason(),
-        excerpt: report.feedback(),
-        agent_failure: false,
-        cost_usd: cost,
-        pending_events: pending,
-        rate_limited: None,
-        // classified by its reason (`test integrity: ...`, SPEC §13.3)
-        facts: Facts::default(),
+        excerpt,
+        cost_usd,
+        pending_events,
         agent: Some(agent.to_string()),
         files_changed: paths.to_vec(),
+        ..Failed::plain(reason, Facts::default())
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_paths() {
-        assert!(is_tool_path(".swarm/state/x.json"));
-        assert!(!is_tool_path(".swarmy/x"));
-    }
 }

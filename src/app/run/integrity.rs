@@ -214,3 +214,30 @@ pub fn save(artifacts: &Path, report: &Report) {
         serde_json::to_vec_pretty(report).unwrap_or_default(),
     );
 }
+
+/// `tests_written` for the files that count (none: no event).
+pub(super) fn tests_written(issue: u32, files: &[String]) -> Vec<Event> {
+    match files.first() {
+        None => Vec::new(),
+        Some(first) => vec![Event::TestsWritten {
+            issue,
+            count: files.len() as u32,
+            path: first.clone(),
+        }],
+    }
+}
+
+/// A failed test-integrity check, for the attempt's failure: `integrity.json` saved, the
+/// reason, the guidance fed to the retry, and the events (`before`, e.g.
+/// `verification_passed`, then one `integrity_failed` per failing kind).
+pub(super) fn failure_parts(
+    artifacts: &Path,
+    (issue, attempt, agent): (u32, u32, &str),
+    report: &Report,
+    before: Vec<Event>,
+) -> (String, String, Vec<Event>) {
+    save(artifacts, report);
+    let mut pending = before;
+    pending.extend(failed_events(report, issue, attempt, agent));
+    (report.reason(), report.feedback(), pending)
+}

@@ -422,39 +422,15 @@ fn pair_attempt(
         }
         PairResult::Blocked { reason, cost_usd } => {
             st.cost = record::sum_cost(st.cost, cost_usd);
-            Ok(Step::End(block_now(
+            Ok(Step::End(record::block_now(
                 ctx,
-                claim,
+                claim.issue,
+                &claim.owner,
                 reason,
                 Some(&st.executed),
             )?))
         }
     }
-}
-
-/// BLOCKED at once, without using a retry: the candidates disagree (SPEC §13.5, with the
-/// mode that ran) or the review could not run and `review.on_error: block` (SPEC §13.2).
-fn block_now(
-    ctx: &RunContext<'_>,
-    claim: &Claim,
-    reason: String,
-    mode: Option<&str>,
-) -> CmdResult<Outcome> {
-    record::with_txn(ctx, |txn| {
-        // the task's cost holds the attempt's agents (the ledger reads their events)
-        record::fold_spend(ctx, &mut txn.state);
-        let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) else {
-            return Ok(Outcome::Lost {
-                reason: "another run took the issue over".into(),
-            });
-        };
-        if let Some(mode) = mode {
-            t.last_mode = Some(mode.to_string());
-        }
-        txn.events.extend(t.block(reason.clone()).ok());
-        crate::core::readiness::recompute(&mut txn.state);
-        Ok(Outcome::Blocked { reason })
-    })
 }
 
 /// One SOLO attempt of `agent`.
@@ -565,7 +541,13 @@ fn solo_attempt(
                 }
                 review::Gate::Fail(f) => AttemptResult::Failed(f),
                 review::Gate::Block(reason) => {
-                    return Ok(Step::End(block_now(ctx, claim, reason, None)?));
+                    return Ok(Step::End(record::block_now(
+                        ctx,
+                        claim.issue,
+                        &claim.owner,
+                        reason,
+                        None,
+                    )?));
                 }
             }
         }

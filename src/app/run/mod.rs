@@ -340,3 +340,22 @@ impl RunContext<'_> {
             .join(format!("issue-{issue}-attempt-{attempt}"))
     }
 }
+
+/// Paths the tool owns, or an agent CLI keeps for itself (its history and caches): never
+/// committed.
+pub fn is_tool_path(path: &str) -> bool {
+    path == ".swarm"
+        || path.starts_with(".swarm/")
+        || crate::core::agent_preset::is_agent_scratch_path(path)
+}
+
+#[cfg(test)]
+mod tool_path_tests {
+    use super::*;
+
+    #[test]
+    fn tool_paths() {
+        assert!(is_tool_path(".swarm/state/x.json"));
+        assert!(!is_tool_path(".swarmy/x"));
+    }
+}

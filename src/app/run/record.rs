@@ -70,3 +70,29 @@ pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error:
         Ok(())
     });
 }
+
+/// BLOCKED at once, without using a retry: the candidates disagree (SPEC §13.5, with the
+/// mode that ran) or the review could not run and `review.on_error: block` (SPEC §13.2).
+pub(super) fn block_now(
+    ctx: &RunContext<'_>,
+    issue: u32,
+    owner: &str,
+    reason: String,
+    mode: Option<&str>,
+) -> CmdResult<crate::app::run::Outcome> {
+    with_txn(ctx, |txn| {
+        // the task's cost holds the attempt's agents (the ledger reads their events)
+        fold_spend(ctx, &mut txn.state);
+        let Some(t) = owned(&mut txn.state, issue, owner) else {
+            return Ok(crate::app::run::Outcome::Lost {
+                reason: "another run took the issue over".into(),
+            });
+        };
+        if let Some(mode) = mode {
+            t.last_mode = Some(mode.to_string());
+        }
+        txn.events.extend(t.block(reason.clone()).ok());
+        crate::core::readiness::recompute(&mut txn.state);
+        Ok(crate::app::run::Outcome::Blocked { reason })
+    })
+}

@@ -138,7 +138,13 @@ pub fn gate(
                 },
             });
         };
-        learn_fixed(ctx, spec, round, &previous, &findings);
+        crate::app::lessons::learn_fixed(
+            ctx.project,
+            &ctx.feature,
+            (spec.issue, spec.attempt, round),
+            &previous,
+            &findings,
+        );
         previous = findings.iter().filter(|f| f.counted).cloned().collect();
         let verdict = review::verdict(&findings, &cfg.block_on);
         let counted = findings.iter().filter(|f| f.counted).count() as u32;
@@ -204,40 +210,6 @@ pub fn gate(
         }
     }
     Err(CommandError::internal("the review ended without a verdict"))
-}
-
-/// Records a `review_fixed` lesson for each counted finding of the previous round that this
-/// round no longer reports (nothing when lessons are off).
-fn learn_fixed(
-    ctx: &RunContext<'_>,
-    spec: &AttemptSpec<'_>,
-    round: u32,
-    previous: &[Finding],
-    findings: &[Finding],
-) {
-    if !ctx.project.config.lessons.enabled {
-        return;
-    }
-    for f in review::no_longer_reported(previous, findings) {
-        let (Some(file), Some(line)) = (f.file.as_deref(), f.line) else {
-            continue;
-        };
-        let fixed = crate::app::lessons::FixedFinding {
-            feature: &ctx.feature,
-            issue: spec.issue,
-            attempt: spec.attempt,
-            reported_round: round - 1,
-            fixed_round: round,
-            reviewer: &f.reviewer,
-            file,
-            line,
-            title: &f.title,
-            severity: f.severity.map_or("minor", |s| s.as_str()),
-        };
-        if let Err(e) = crate::app::lessons::review_fixed(ctx.project, &fixed) {
-            tracing::warn!("a review_fixed lesson was not recorded: {}", e.message);
-        }
-    }
 }
 
 fn emit_verdict(

@@ -57,6 +57,9 @@ pub struct Section {
     pub legacy: &'static [(&'static str, &'static str)],
 }
 
+mod judgement;
+pub use judgement::*;
+
 const fn f(name: &'static str, ty: Ty) -> Field {
     Field { name, ty }
 }
@@ -200,12 +203,6 @@ pub static LLM: Section = Section {
     legacy: &[],
 };
 
-pub static ANALYSIS: Section = Section {
-    fields: &[f("agent", Ty::OptStr(Rule::AgentName))],
-    required: &[],
-    legacy: &[],
-};
-
 pub static CONTEXT: Section = Section {
     fields: &[f(
         "max_prompt_tokens",
@@ -215,31 +212,6 @@ pub static CONTEXT: Section = Section {
             unit: "tokens",
         },
     )],
-    required: &[],
-    legacy: &[],
-};
-
-pub static LESSONS: Section = Section {
-    fields: &[
-        f("enabled", Ty::Bool),
-        f("path", Ty::Str(Rule::NonEmpty)),
-        f(
-            "max",
-            Ty::Uint {
-                min: 0,
-                max: 1000,
-                unit: "lessons",
-            },
-        ),
-        f(
-            "ttl_days",
-            Ty::Uint {
-                min: 1,
-                max: 36_500,
-                unit: "days",
-            },
-        ),
-    ],
     required: &[],
     legacy: &[],
 };
@@ -263,72 +235,6 @@ pub static TESTS: Section = Section {
         ("autodetect", "set `tests.command`"),
         ("path", "set `test_file` per issue in issues.json"),
     ],
-};
-
-pub static VERIFY: Section = Section {
-    fields: &[
-        f(
-            "test_paths",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::PathGlob,
-            },
-        ),
-        f("protect_tests", Ty::Bool),
-        f("fail_before", Ty::Bool),
-        f("skip_markers", Ty::Bool),
-        f("require_tests", Ty::Bool),
-        f(
-            "test_only_labels",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::NonEmpty,
-            },
-        ),
-    ],
-    required: &[],
-    legacy: &[],
-};
-
-pub static REVIEW: Section = Section {
-    fields: &[
-        f("enabled", Ty::Bool),
-        f(
-            "reviewers",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::AgentName,
-            },
-        ),
-        f("strategy", Ty::Enum(&["single", "cross"])),
-        f(
-            "min_confidence",
-            Ty::Uint {
-                min: 0,
-                max: 100,
-                unit: "percent",
-            },
-        ),
-        f(
-            "block_on",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::Severity,
-            },
-        ),
-        f(
-            "fix_rounds",
-            Ty::Uint {
-                min: 0,
-                max: 10,
-                unit: "rounds",
-            },
-        ),
-        f("on_error", Ty::Enum(&["block", "land"])),
-        f("post_to_pr", Ty::Bool),
-    ],
-    required: &[],
-    legacy: &[],
 };
 
 pub static SESSIONS: Section = Section {
@@ -436,55 +342,6 @@ pub static GITHUB: Section = Section {
         ),
         ("owner", "write `github.repo` as `owner/name`"),
     ],
-};
-
-pub static SPECIFY_GATE: Section = Section {
-    fields: &[
-        f("enabled", Ty::Bool),
-        f(
-            "min_score",
-            Ty::Uint {
-                min: 0,
-                max: 10,
-                unit: "points",
-            },
-        ),
-    ],
-    required: &[],
-    legacy: &[],
-};
-
-pub static RISK_GATE: Section = Section {
-    fields: &[
-        f("enabled", Ty::Bool),
-        f(
-            "keywords",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::NonEmpty,
-            },
-        ),
-        f(
-            "paths",
-            Ty::StrList {
-                min_items: 0,
-                rule: Rule::NonEmpty,
-            },
-        ),
-        f("review", Ty::Enum(&["single", "cross"])),
-        f("landing", Ty::Enum(&["commit", "pr"])),
-    ],
-    required: &[],
-    legacy: &[],
-};
-
-pub static GATES: Section = Section {
-    fields: &[
-        f("specify", Ty::Section(&SPECIFY_GATE)),
-        f("risk", Ty::Section(&RISK_GATE)),
-    ],
-    required: &[],
-    legacy: &[],
 };
 
 pub static BUDGETS: Section = Section {
