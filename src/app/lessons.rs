@@ -7,7 +7,7 @@
 //! of people without write access never become a lesson.
 
 use crate::app::project::Project;
-use crate::core::events::Event;
+use crate::core::events::{Event, EventKind};
 use crate::core::lessons::{
     self, IssueScope, Lesson, LessonSource, RetryFixedInput, neutral_fact, normalise_path,
 };
@@ -178,11 +178,14 @@ pub fn last_used(project: &Project, feature: &str, issue: u32) -> Vec<String> {
         return Vec::new();
     };
     let mut best: Option<(u64, Vec<String>)> = None;
-    for line in text.lines().filter(|l| l.contains("\"lessons_used\"")) {
+    let name = EventKind::LessonsUsed.as_str();
+    for line in text.lines().filter(|l| l.contains(name)) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if v["event"] != "lessons_used" || v["issue"].as_u64() != Some(u64::from(issue)) {
+        if v["event"].as_str().and_then(EventKind::parse) != Some(EventKind::LessonsUsed)
+            || v["issue"].as_u64() != Some(u64::from(issue))
+        {
             continue;
         }
         let attempt = v["attempt"].as_u64().unwrap_or(0);

@@ -4,6 +4,7 @@
 use super::describe::{describe, fallback_text, millis_between, short, short_sha};
 use super::fields::{b, f, i, s, string_list, text, u};
 use super::{AgentRun, Attempt, IssueAudit};
+use crate::events::EventKind;
 use crate::record::Fields;
 
 /// Counts over attempts (for the totals).
@@ -157,14 +158,14 @@ impl Acc {
         self.audit.ended_at = ts.map(str::to_string);
     }
 
-    pub(super) fn apply<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
-        match event {
-            "issue_started" => self.start_attempt(u(rec, "attempt"), ts),
-            "retry_started" => {
+    pub(super) fn apply<R: Fields + ?Sized>(&mut self, kind: EventKind, rec: &R, ts: Option<&str>) {
+        match kind {
+            EventKind::IssueStarted => self.start_attempt(u(rec, "attempt"), ts),
+            EventKind::RetryStarted => {
                 self.audit.retries += 1;
                 self.start_attempt(u(rec, "attempt"), ts);
             }
-            "agents_selected" => {
+            EventKind::AgentsSelected => {
                 let mode = s(rec, "mode");
                 self.audit.mode = mode.clone();
                 self.audit.winner = s(rec, "winner");
@@ -181,7 +182,7 @@ impl Acc {
                     }
                 }
             }
-            "agent_started" => {
+            EventKind::AgentStarted => {
                 let agent = s(rec, "agent").unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {
                     self.audit.agents.push(agent.clone());
@@ -192,7 +193,7 @@ impl Acc {
                     ..AgentRun::default()
                 });
             }
-            "agent_finished" => {
+            EventKind::AgentFinished => {
                 let agent = s(rec, "agent").unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {
                     self.audit.agents.push(agent.clone());
@@ -231,19 +232,21 @@ impl Acc {
                 run.permission_denials = u(rec, "permission_denials").unwrap_or(0);
                 run.output = s(rec, "output");
             }
-            "verification_passed" | "verification_failed" | "implementation_complete"
+            EventKind::VerificationPassed
+            | EventKind::VerificationFailed
+            | EventKind::ImplementationComplete
                 if s(rec, "agent").is_some() =>
             {
-                self.candidate_event(event, rec, ts);
+                self.candidate_event(kind, rec, ts);
             }
-            "verification_passed" => {
+            EventKind::VerificationPassed => {
                 let a = self.current_attempt(ts);
                 a.verification = Some("passed".into());
                 a.tests_passed = u(rec, "tests_passed");
                 a.outcome = "passed".into();
                 end(a, ts);
             }
-            "verification_failed" => {
+            EventKind::VerificationFailed => {
                 let a = self.current_attempt(ts);
                 a.verification = Some("failed".into());
                 a.tests_failed = u(rec, "tests_failed");
@@ -251,12 +254,12 @@ impl Acc {
                 a.outcome = "failed".into();
                 end(a, ts);
             }
-            "issue_blocked" => {
+            EventKind::IssueBlocked => {
                 self.settle_attempt("blocked", ts);
                 self.audit.reason = s(rec, "reason");
                 self.finish("blocked", ts);
             }
-            "issue_done" => {
+            EventKind::IssueDone => {
                 self.settle_attempt("done", ts);
                 if let Some(c) = rec.field("convergence").filter(|c| !c.is_null()) {
                     self.audit.convergence = c.to_value();
@@ -270,25 +273,25 @@ impl Acc {
                 self.audit.reason = None;
                 self.finish("done", ts);
             }
-            "issue_skipped" => {
+            EventKind::IssueSkipped => {
                 self.settle_attempt("interrupted", ts);
                 self.audit.reason =
                     u(rec, "blocking_issue").map(|n| format!("depends on #{n}, which is blocked"));
                 self.finish("skipped", ts);
             }
-            "issue_unblocked" => {
+            EventKind::IssueUnblocked => {
                 self.audit.outcome = "ready".into();
                 self.audit.reason = None;
             }
-            "state_reverted" => {
+            EventKind::StateReverted => {
                 self.audit.outcome = "ready".into();
                 self.audit.evidence = Some(format!(
                     "commit {} was reverted",
                     short_sha(&s(rec, "commit").unwrap_or_default())
                 ));
             }
-            "duplicate_detected" => {
-                self.audit.evidence = Some(describe(event, rec));
+            EventKind::DuplicateDetected => {
+                self.audit.evidence = Some(describe(Some(kind), rec));
                 self.finish("done", ts);
             }
             _ => {}
@@ -300,22 +303,22 @@ impl Acc {
     /// An event of one candidate of a two-agent attempt (it names its `agent`): annotates
     /// that agent's run; the attempt stays open (it ends at `issue_done`, `issue_blocked` or
     /// the next attempt's start — `failed` then when no candidate passed).
-    fn candidate_event<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
+    fn candidate_event<R: Fields + ?Sized>(&mut self, kind: EventKind, rec: &R, ts: Option<&str>) {
         let agent = s(rec, "agent").unwrap_or_default();
         let attempt = match self.audit.attempts.last_mut() {
             Some(a) if a.agents.iter().any(|r| r.agent == agent) => a,
             _ => self.current_attempt(ts),
         };
         let run = attempt.agents.iter_mut().rev().find(|r| r.agent == agent);
-        match event {
-            "implementation_complete" => {
+        match kind {
+            EventKind::ImplementationComplete => {
                 if let Some(run) = run {
                     let mut files = string_list(rec, "files_created");
                     files.extend(string_list(rec, "files_modified"));
                     run.files = files;
                 }
             }
-            "verification_passed" => {
+            EventKind::VerificationPassed => {
                 if let Some(run) = run {
                     run.verification = Some("passed".into());
                 }

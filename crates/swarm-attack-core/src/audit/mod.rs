@@ -23,6 +23,7 @@
 //! - cost: the sum of `agent_finished.cost_usd` when any agent reported one, else the sum
 //!   of `issue_done.cost_usd`.
 
+use crate::events::EventKind;
 use crate::record::Fields;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -348,16 +349,17 @@ impl Auditor {
             self.sessions.insert(sess.into_owned());
         }
         let event = s_ref(rec, "event").unwrap_or_default();
+        let kind = EventKind::parse(&event);
         let seq = u(rec, "seq");
-        match event.as_ref() {
-            "greenlight" => {
+        match kind {
+            Some(EventKind::Greenlight) => {
                 for k in ["added", "kept", "ready"] {
                     for n in numbers(rec, k) {
                         self.acc(n);
                     }
                 }
             }
-            "git_sync" => {
+            Some(EventKind::GitSync) => {
                 let head = s(rec, "head");
                 for n in numbers(rec, "synced_issues") {
                     let a = self.acc(n);
@@ -379,7 +381,7 @@ impl Auditor {
                 }
             }
             // `issue` there is a GitHub issue number, not a task.
-            "action_received" => {}
+            Some(EventKind::ActionReceived) => {}
             // previews (`plan`, `prompt`, `greenlight`'s plan): nothing ran
             _ if b(rec, "preview") => {}
             _ => {
@@ -387,13 +389,15 @@ impl Auditor {
                     // the detail describes the record as it is, before the issue changes
                     // (it does not depend on the issue's state)
                     let a = self.acc(n);
-                    a.apply(&event, rec, ts);
+                    if let Some(kind) = kind {
+                        a.apply(kind, rec, ts);
+                    }
                     if !a.finished.is_empty() {
                         let done = std::mem::take(&mut a.finished);
                         self.spilled_attempts
                             .extend(done.into_iter().map(|t| (n, t)));
                     }
-                    self.note(n, ts, seq, &event, |d| describe_into(d, &event, rec));
+                    self.note(n, ts, seq, &event, |d| describe_into(d, kind, rec));
                 }
             }
         }

@@ -18,6 +18,7 @@ pub use legacy::follow_ledger;
 pub use limits::{Exceeded, Limits, check, check_feature, remaining_usd};
 pub use pricing::{Price, PriceTable};
 
+use crate::events::EventKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -86,13 +87,16 @@ impl Ledger {
     /// from `pricing`; used when the agent reported tokens but no cost. Other events are
     /// ignored, so any prefix of any log folds.
     pub fn apply(&mut self, record: &Value, price: &PriceOf<'_>) {
-        let name = record.get("event").and_then(Value::as_str).unwrap_or("");
+        let kind = record
+            .get("event")
+            .and_then(Value::as_str)
+            .and_then(EventKind::parse);
         let issue = record
             .get("issue")
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok());
-        match (name, issue) {
-            ("agent_finished", Some(n)) => {
+        match (kind, issue) {
+            (Some(EventKind::AgentFinished), Some(n)) => {
                 let tin = u64_of(record, "tokens_in");
                 let tout = u64_of(record, "tokens_out");
                 let tcached = u64_of(record, "tokens_cached");
@@ -115,11 +119,11 @@ impl Ledger {
                     .or_default()
                     .add_run(usd, tin, tout, tcached, ms);
             }
-            ("issue_started" | "retry_started", Some(n)) => {
+            (Some(EventKind::IssueStarted | EventKind::RetryStarted), Some(n)) => {
                 self.feature.attempts += 1;
                 self.issues.entry(n).or_default().attempts += 1;
             }
-            ("budget_raised", Some(n)) => {
+            (Some(EventKind::BudgetRaised), Some(n)) => {
                 if let Some(usd) = record
                     .get("usd")
                     .and_then(Value::as_f64)
@@ -135,8 +139,16 @@ impl Ledger {
     /// Whether a record changes the ledger.
     pub fn relevant(record: &Value) -> bool {
         matches!(
-            record.get("event").and_then(Value::as_str),
-            Some("agent_finished" | "issue_started" | "retry_started" | "budget_raised")
+            record
+                .get("event")
+                .and_then(Value::as_str)
+                .and_then(EventKind::parse),
+            Some(
+                EventKind::AgentFinished
+                    | EventKind::IssueStarted
+                    | EventKind::RetryStarted
+                    | EventKind::BudgetRaised
+            )
         )
     }
 

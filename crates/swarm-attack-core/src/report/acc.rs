@@ -8,6 +8,7 @@ use super::{
 use crate::audit::fields::{self, f, numbers, s, u};
 use crate::audit::{describe, short};
 use crate::event_filter::parse_ts;
+use crate::events::EventKind;
 use crate::state::FeatureState;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -206,14 +207,14 @@ impl IssueAcc {
         }
     }
 
-    fn apply(&mut self, event: &str, rec: &Map<String, Value>, now: u64) {
-        match event {
-            "issue_started" => self.start_attempt(u(rec, "attempt"), now),
-            "retry_started" => {
+    fn apply(&mut self, kind: EventKind, rec: &Map<String, Value>, now: u64) {
+        match kind {
+            EventKind::IssueStarted => self.start_attempt(u(rec, "attempt"), now),
+            EventKind::RetryStarted => {
                 self.r.retries += 1;
                 self.start_attempt(u(rec, "attempt"), now);
             }
-            "agents_selected" => {
+            EventKind::AgentsSelected => {
                 let mode = s(rec, "mode");
                 self.r.mode = mode.clone();
                 self.pending_mode = mode.clone();
@@ -221,7 +222,7 @@ impl IssueAcc {
                     a.mode = mode;
                 }
             }
-            "agent_started" => {
+            EventKind::AgentStarted => {
                 let agent = s(rec, "agent").unwrap_or_default();
                 self.note_agent(&agent);
                 let a = self.current(now);
@@ -233,8 +234,8 @@ impl IssueAcc {
                 r.role = s(rec, "role");
                 a.runs.push(r);
             }
-            "agent_finished" => self.agent_finished(rec, now),
-            "specify_scored" => {
+            EventKind::AgentFinished => self.agent_finished(rec, now),
+            EventKind::SpecifyScored => {
                 let score =
                     u(rec, "score").map_or_else(|| "unscored".to_string(), |n| format!("{n}/10"));
                 let mut line = format!("{score} ({})", s(rec, "source").unwrap_or_default());
@@ -247,7 +248,7 @@ impl IssueAcc {
                 }
                 self.r.specify = Some(line);
             }
-            "risk_flagged" => {
+            EventKind::RiskFlagged => {
                 self.r.risk = rec
                     .get("signals")
                     .and_then(Value::as_array)
@@ -258,7 +259,7 @@ impl IssueAcc {
                     })
                     .unwrap_or_default();
             }
-            "agent_fallback" => {
+            EventKind::AgentFallback => {
                 // the attempt the fallback agent runs (SPEC §13.4): its mode says who and why
                 let mode = format!(
                     "{} (fallback from {}: {})",
@@ -268,10 +269,12 @@ impl IssueAcc {
                 );
                 self.current(now).mode = Some(mode);
             }
-            "implementation_complete" => self.impl_ms = Some(now),
-            "verification_passed" | "verification_failed" => self.verification(event, rec, now),
-            "low_convergence" => self.r.low_convergence = f(rec, "score"),
-            "issue_done" => {
+            EventKind::ImplementationComplete => self.impl_ms = Some(now),
+            EventKind::VerificationPassed | EventKind::VerificationFailed => {
+                self.verification(kind, rec, now)
+            }
+            EventKind::LowConvergence => self.r.low_convergence = f(rec, "score"),
+            EventKind::IssueDone => {
                 if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
                     self.r.candidates = Some(c.clone());
                 }
@@ -301,7 +304,7 @@ impl IssueAcc {
                 self.r.reason = None;
                 self.finish("done", now);
             }
-            "issue_blocked" => {
+            EventKind::IssueBlocked => {
                 let reason = s(rec, "reason");
                 if let Some(a) = self.open() {
                     if a.failure.is_none() {
@@ -312,7 +315,7 @@ impl IssueAcc {
                 self.r.reason = reason;
                 self.finish("blocked", now);
             }
-            "issue_skipped" => {
+            EventKind::IssueSkipped => {
                 if let Some(a) = self.open() {
                     close(a, "interrupted", now);
                 }
@@ -320,40 +323,40 @@ impl IssueAcc {
                     u(rec, "blocking_issue").map(|n| format!("depends on #{n}, which is blocked"));
                 self.finish("skipped", now);
             }
-            "issue_unblocked" => {
+            EventKind::IssueUnblocked => {
                 self.r.outcome = "ready".into();
                 self.r.reason = None;
             }
-            "state_reverted" => {
+            EventKind::StateReverted => {
                 self.r.outcome = "ready".into();
-                self.r.evidence = Some(describe(event, rec));
+                self.r.evidence = Some(describe(Some(kind), rec));
             }
-            "duplicate_detected" => {
-                self.r.evidence = Some(describe(event, rec));
+            EventKind::DuplicateDetected => {
+                self.r.evidence = Some(describe(Some(kind), rec));
                 if u(rec, "pr").is_none() {
                     self.finish("done", now);
                 }
             }
-            "pr_opened" => {
+            EventKind::PrOpened => {
                 self.r.pr = u(rec, "pr");
                 if let Some(a) = self.open() {
                     close(a, "done", now);
                 }
                 self.finish("in_review", now);
             }
-            "pr_closed" => {
+            EventKind::PrClosed => {
                 if rec.get("merged").and_then(Value::as_bool) == Some(true) {
                     self.finish("done", now);
                 } else {
                     self.r.outcome = "ready".into();
                 }
             }
-            "github_sync" => {
+            EventKind::GithubSync => {
                 if let Some(g) = u(rec, "github_issue").filter(|g| *g > 0) {
                     self.r.github_issue = Some(g);
                 }
             }
-            "budget_exceeded" if self.r.budget.len() < MAX_BUDGET_HITS => {
+            EventKind::BudgetExceeded if self.r.budget.len() < MAX_BUDGET_HITS => {
                 self.r.budget.push(budget_hit(rec));
             }
             _ => {}
@@ -438,8 +441,8 @@ impl IssueAcc {
         r.error_kind = error_kind;
     }
 
-    fn verification(&mut self, event: &str, rec: &Map<String, Value>, now: u64) {
-        let passed = event == "verification_passed";
+    fn verification(&mut self, kind: EventKind, rec: &Map<String, Value>, now: u64) {
+        let passed = kind == EventKind::VerificationPassed;
         let agent = s(rec, "agent");
         let impl_ms = self.impl_ms;
         let a = self.current(now);
@@ -583,17 +586,17 @@ impl ReportBuilder {
         {
             self.sessions.insert(sess.to_string());
         }
-        let event = rec.get("event").and_then(Value::as_str).unwrap_or("");
+        let kind = EventKind::of(rec);
         let now = self.now;
-        match event {
-            "greenlight" => {
+        match kind {
+            Some(EventKind::Greenlight) => {
                 for k in ["added", "kept", "ready"] {
                     for n in numbers(rec, k) {
                         self.acc(n);
                     }
                 }
             }
-            "git_sync" => {
+            Some(EventKind::GitSync) => {
                 for n in numbers(rec, "synced_issues") {
                     let a = self.acc(n);
                     if a.r.outcome != "done" {
@@ -607,7 +610,7 @@ impl ReportBuilder {
                     a.r.evidence = Some("reverted in git history".into());
                 }
             }
-            "rate_limited" => {
+            Some(EventKind::RateLimited) => {
                 let wait = u(rec, "retry_after_ms").unwrap_or(0);
                 self.rate_limited += 1;
                 self.rate_limited_ms += wait;
@@ -633,10 +636,10 @@ impl ReportBuilder {
                     }
                 }
             }
-            "budget_exceeded" => {
+            Some(EventKind::BudgetExceeded) => {
                 self.budget_exceeded += 1;
                 match u(rec, "issue") {
-                    Some(n) => self.acc(n).apply(event, rec, now),
+                    Some(n) => self.acc(n).apply(EventKind::BudgetExceeded, rec, now),
                     None if self.budget.len() < MAX_BUDGET_HITS => {
                         self.budget.push(budget_hit(rec))
                     }
@@ -644,10 +647,10 @@ impl ReportBuilder {
                 }
             }
             // `issue` there is a GitHub issue number, not a task.
-            "action_received" => {}
+            Some(EventKind::ActionReceived) => {}
             _ => {
-                if let Some(n) = u(rec, "issue") {
-                    self.acc(n).apply(event, rec, now);
+                if let (Some(n), Some(kind)) = (u(rec, "issue"), kind) {
+                    self.acc(n).apply(kind, rec, now);
                 }
             }
         }
