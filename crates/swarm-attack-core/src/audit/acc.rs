@@ -2,10 +2,12 @@
 //! agent runs, outcome, durations and cost.
 
 use super::describe::{describe, fallback_text, millis_between, short, short_sha};
-use super::fields::{b, f, i, s, string_list, text, u};
+use super::fields::{s, string_list, text, u};
 use super::{AgentRun, Attempt, IssueAudit};
 use crate::events::EventKind;
+use crate::fold::IssueTally;
 use crate::record::Fields;
+use std::borrow::Cow;
 
 /// Counts over attempts (for the totals).
 #[derive(Debug, Default, Clone, Copy)]
@@ -36,8 +38,8 @@ impl AttemptCounts {
 pub(super) struct Acc {
     pub(super) audit: IssueAudit,
     pending_mode: Option<String>,
-    pub(super) agent_costs: Option<f64>,
-    pub(super) done_costs: Option<f64>,
+    /// The shared per-issue fold (`fold::IssueTally`): counts, agent time, cost.
+    pub(super) tally: IssueTally,
     /// Spilling: an attempt that is no longer the last one never changes again; it waits in
     /// `finished` for the caller instead of staying in `audit.attempts`.
     pub(super) spill: bool,
@@ -76,8 +78,7 @@ impl Acc {
                 timeline: Vec::new(),
             },
             pending_mode: None,
-            agent_costs: None,
-            done_costs: None,
+            tally: IssueTally::default(),
         }
     }
 
@@ -159,10 +160,12 @@ impl Acc {
     }
 
     pub(super) fn apply<R: Fields + ?Sized>(&mut self, kind: EventKind, rec: &R, ts: Option<&str>) {
+        // the shared per-issue fold first (counts, time, spend); the detail below
+        let finished = self.tally.apply(kind, rec);
         match kind {
             EventKind::IssueStarted => self.start_attempt(u(rec, "attempt"), ts),
             EventKind::RetryStarted => {
-                self.audit.retries += 1;
+                self.audit.retries = self.tally.retries;
                 self.start_attempt(u(rec, "attempt"), ts);
             }
             EventKind::AgentsSelected => {
@@ -194,16 +197,14 @@ impl Acc {
                 });
             }
             EventKind::AgentFinished => {
-                let agent = s(rec, "agent").unwrap_or_default();
+                let Some(fin) = finished else { return };
+                let agent = fin.agent.map(Cow::into_owned).unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {
                     self.audit.agents.push(agent.clone());
                 }
-                let ms = u(rec, "duration_ms");
-                let cost = f(rec, "cost_usd");
-                self.audit.agent_time_ms += ms.unwrap_or(0);
-                if let Some(c) = cost {
-                    self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c);
-                }
+                let ms = fin.duration_ms;
+                let cost = fin.cost_usd;
+                self.audit.agent_time_ms = self.tally.spend.agent_ms;
                 let attempt = self.current_attempt(ts);
                 let run = match attempt.agents.iter().rposition(|r| {
                     r.agent == agent
@@ -221,16 +222,16 @@ impl Acc {
                         &mut attempt.agents[last]
                     }
                 };
-                run.exit_code = i(rec, "exit_code");
+                run.exit_code = fin.exit_code;
                 run.duration_ms = ms;
-                run.timed_out = b(rec, "timed_out");
+                run.timed_out = fin.timed_out;
                 run.cost_usd = cost;
-                run.tokens_in = u(rec, "tokens_in");
-                run.tokens_out = u(rec, "tokens_out");
-                run.tokens_cached = u(rec, "tokens_cached");
-                run.error_kind = s(rec, "error_kind");
-                run.permission_denials = u(rec, "permission_denials").unwrap_or(0);
-                run.output = s(rec, "output");
+                run.tokens_in = fin.tokens_in;
+                run.tokens_out = fin.tokens_out;
+                run.tokens_cached = fin.tokens_cached;
+                run.error_kind = fin.error_kind.map(Cow::into_owned);
+                run.permission_denials = fin.permission_denials.unwrap_or(0);
+                run.output = fin.output.map(Cow::into_owned);
             }
             EventKind::VerificationPassed
             | EventKind::VerificationFailed
@@ -266,9 +267,6 @@ impl Acc {
                 }
                 if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
                     self.audit.commit = Some(c);
-                }
-                if let Some(c) = f(rec, "cost_usd") {
-                    self.done_costs = Some(self.done_costs.unwrap_or(0.0) + c);
                 }
                 self.audit.reason = None;
                 self.finish("done", ts);

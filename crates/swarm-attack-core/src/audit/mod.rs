@@ -418,10 +418,7 @@ impl Auditor {
                 (Some(s), Some(e)) => millis_between(s, e),
                 _ => None,
             };
-            a.cost_usd = acc
-                .agent_costs
-                .or(acc.done_costs)
-                .map(|c| (c * 1e6).round() / 1e6);
+            a.cost_usd = acc.tally.cost_usd();
             totals.issues += 1;
             match a.outcome.as_str() {
                 "done" => totals.done += 1,

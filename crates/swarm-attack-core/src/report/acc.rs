@@ -9,8 +9,10 @@ use crate::audit::fields::{self, f, numbers, s, u};
 use crate::audit::{describe, short};
 use crate::event_filter::parse_ts;
 use crate::events::EventKind;
+use crate::fold::{AgentFinishedRead, IssueTally};
 use crate::state::FeatureState;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Distinct sessions remembered (beyond, the count stops growing).
@@ -43,9 +45,8 @@ struct IssueAcc {
     impl_ms: Option<u64>,
     /// The last passing verification of the open attempt (a landing starts there).
     passed_ms: Option<u64>,
-    agent_costs: Option<f64>,
-    done_costs: Option<f64>,
-    agent_runs: u64,
+    /// The shared per-issue fold (`fold::IssueTally`): counts, time, tokens, cost.
+    tally: IssueTally,
     test_runs: u64,
     landings: u64,
     /// The attempt (by `attempt_count`) last counted in `cost_unknown_attempts`.
@@ -112,9 +113,7 @@ impl IssueAcc {
             pending_mode: None,
             impl_ms: None,
             passed_ms: None,
-            agent_costs: None,
-            done_costs: None,
-            agent_runs: 0,
+            tally: IssueTally::default(),
             test_runs: 0,
             landings: 0,
             unknown_counted: None,
@@ -208,10 +207,12 @@ impl IssueAcc {
     }
 
     fn apply(&mut self, kind: EventKind, rec: &Map<String, Value>, now: u64) {
+        // the shared per-issue fold first (counts, time, tokens, cost); the detail below
+        let finished = self.tally.apply(kind, rec);
         match kind {
             EventKind::IssueStarted => self.start_attempt(u(rec, "attempt"), now),
             EventKind::RetryStarted => {
-                self.r.retries += 1;
+                self.r.retries = self.tally.retries;
                 self.start_attempt(u(rec, "attempt"), now);
             }
             EventKind::AgentsSelected => {
@@ -234,7 +235,11 @@ impl IssueAcc {
                 r.role = s(rec, "role");
                 a.runs.push(r);
             }
-            EventKind::AgentFinished => self.agent_finished(rec, now),
+            EventKind::AgentFinished => {
+                if let Some(fin) = finished {
+                    self.agent_finished(fin, now);
+                }
+            }
             EventKind::SpecifyScored => {
                 let score =
                     u(rec, "score").map_or_else(|| "unscored".to_string(), |n| format!("{n}/10"));
@@ -280,7 +285,6 @@ impl IssueAcc {
                 }
                 let start = self.passed_ms.unwrap_or(now);
                 let commit = s(rec, "commit").filter(|c| !c.is_empty());
-                add_f(&mut self.done_costs, f(rec, "cost_usd"));
                 let landed = match self.open() {
                     Some(a) => {
                         if a.runs.len() < MAX_RUNS {
@@ -363,17 +367,16 @@ impl IssueAcc {
         }
     }
 
-    fn agent_finished(&mut self, rec: &Map<String, Value>, now: u64) {
-        let agent = s(rec, "agent").unwrap_or_default();
+    fn agent_finished(&mut self, fin: AgentFinishedRead<'_>, now: u64) {
+        let agent = fin.agent.map(Cow::into_owned).unwrap_or_default();
         self.note_agent(&agent);
-        let ms = u(rec, "duration_ms");
-        let cost = f(rec, "cost_usd");
-        self.r.agent_time_ms += ms.unwrap_or(0);
-        self.agent_runs += 1;
+        let ms = fin.duration_ms;
+        let cost = fin.cost_usd;
+        self.r.agent_time_ms = self.tally.spend.agent_ms;
+        self.r.runs_without_cost = self.tally.runs_without_cost;
         match cost {
-            Some(c) => self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c),
+            Some(_) => {}
             None => {
-                self.r.runs_without_cost += 1;
                 // the attempt this run belongs to (opened here when the log has no start)
                 self.current(now);
                 let at = self.r.attempt_count;
@@ -383,19 +386,14 @@ impl IssueAcc {
                 }
             }
         }
-        let (ti, to, tc, turns) = (
-            u(rec, "tokens_in"),
-            u(rec, "tokens_out"),
-            u(rec, "tokens_cached"),
-            u(rec, "turns"),
-        );
-        add(&mut self.r.tokens_in, ti);
-        add(&mut self.r.tokens_out, to);
-        add(&mut self.r.tokens_cached, tc);
-        add(&mut self.r.turns, turns);
-        let error_kind = s(rec, "error_kind");
-        let timed_out = rec.get("timed_out").and_then(Value::as_bool) == Some(true);
-        let exit_code = rec.get("exit_code").and_then(Value::as_i64);
+        let (ti, to, tc, turns) = (fin.tokens_in, fin.tokens_out, fin.tokens_cached, fin.turns);
+        self.r.tokens_in = self.tally.tokens_in;
+        self.r.tokens_out = self.tally.tokens_out;
+        self.r.tokens_cached = self.tally.tokens_cached;
+        self.r.turns = self.tally.turns;
+        let error_kind = fin.error_kind.map(Cow::into_owned);
+        let timed_out = fin.timed_out;
+        let exit_code = fin.exit_code;
         let a = self.current(now);
         let i = a.runs.iter().rposition(|r| {
             r.kind == "agent" && r.end_ms.is_none() && r.agent.as_ref() == Some(&agent)
@@ -706,10 +704,7 @@ impl ReportBuilder {
         let mut out = Vec::with_capacity(issues.len());
         for (_, mut acc) in issues {
             let r = &mut acc.r;
-            r.cost_usd = acc
-                .agent_costs
-                .or(acc.done_costs)
-                .map(|c| (c * 1e6).round() / 1e6);
+            r.cost_usd = acc.tally.cost_usd();
             if let Some(repo) = repo_url {
                 r.github_url = r.github_issue.map(|g| format!("{repo}/issues/{g}"));
                 r.pr_url = r.pr.map(|p| format!("{repo}/pull/{p}"));
@@ -726,7 +721,7 @@ impl ReportBuilder {
             }
             totals.attempts += r.attempt_count;
             totals.retries += r.retries;
-            totals.agent_runs += acc.agent_runs;
+            totals.agent_runs += u64::from(acc.tally.spend.agent_runs);
             totals.test_runs += acc.test_runs;
             totals.landings += acc.landings;
             totals.agent_time_ms += r.agent_time_ms;
