@@ -5,7 +5,7 @@ use super::describe::{describe, fallback_text, millis_between, short, short_sha}
 use super::fields::{s, string_list, text, u};
 use super::{AgentRun, Attempt, IssueAudit};
 use crate::events::EventKind;
-use crate::fold::IssueTally;
+use crate::fold::{AttemptOutcome, IssueOutcome, IssueTally};
 use crate::record::Fields;
 use std::borrow::Cow;
 
@@ -57,7 +57,7 @@ impl Acc {
             audit: IssueAudit {
                 issue,
                 title: None,
-                outcome: "not_started".into(),
+                outcome: IssueOutcome::NotStarted,
                 mode: None,
                 winner: None,
                 runner_up: None,
@@ -86,7 +86,7 @@ impl Acc {
         self.audit
             .attempts
             .last_mut()
-            .filter(|a| a.outcome == "in_progress")
+            .filter(|a| a.outcome == AttemptOutcome::InProgress)
     }
 
     /// Starts attempt `n` (or the next number), unless it is the open one.
@@ -97,9 +97,9 @@ impl Acc {
             }
             // a two-agent attempt whose candidates failed stays open until the next start
             open.outcome = if open.verification.as_deref() == Some("failed") {
-                "failed".into()
+                AttemptOutcome::Failed
             } else {
-                "interrupted".into()
+                AttemptOutcome::Interrupted
             };
             end(open, ts);
         }
@@ -129,9 +129,9 @@ impl Acc {
             tests_failed: None,
             failures: None,
             fallback: None,
-            outcome: "in_progress".into(),
+            outcome: AttemptOutcome::InProgress,
         });
-        self.audit.outcome = "in_progress".into();
+        self.audit.outcome = IssueOutcome::InProgress;
     }
 
     fn current_attempt(&mut self, ts: Option<&str>) -> &mut Attempt {
@@ -143,19 +143,19 @@ impl Acc {
     }
 
     /// Ends the open (or just passed) attempt with `outcome`.
-    fn settle_attempt(&mut self, outcome: &str, ts: Option<&str>) {
+    fn settle_attempt(&mut self, outcome: AttemptOutcome, ts: Option<&str>) {
         if let Some(a) = self.audit.attempts.last_mut()
-            && (a.outcome == "in_progress" || a.outcome == "passed")
+            && (a.outcome == AttemptOutcome::InProgress || a.outcome == AttemptOutcome::Passed)
         {
-            a.outcome = outcome.into();
+            a.outcome = outcome;
             if a.ended_at.is_none() {
                 end(a, ts);
             }
         }
     }
 
-    pub(super) fn finish(&mut self, outcome: &str, ts: Option<&str>) {
-        self.audit.outcome = outcome.into();
+    pub(super) fn finish(&mut self, outcome: IssueOutcome, ts: Option<&str>) {
+        self.audit.outcome = outcome;
         self.audit.ended_at = ts.map(str::to_string);
     }
 
@@ -244,7 +244,7 @@ impl Acc {
                 let a = self.current_attempt(ts);
                 a.verification = Some("passed".into());
                 a.tests_passed = u(rec, "tests_passed");
-                a.outcome = "passed".into();
+                a.outcome = AttemptOutcome::Passed;
                 end(a, ts);
             }
             EventKind::VerificationFailed => {
@@ -252,16 +252,16 @@ impl Acc {
                 a.verification = Some("failed".into());
                 a.tests_failed = u(rec, "tests_failed");
                 a.failures = text(rec, "failures").map(|t| short(&t, 200));
-                a.outcome = "failed".into();
+                a.outcome = AttemptOutcome::Failed;
                 end(a, ts);
             }
             EventKind::IssueBlocked => {
-                self.settle_attempt("blocked", ts);
+                self.settle_attempt(AttemptOutcome::Blocked, ts);
                 self.audit.reason = s(rec, "reason");
-                self.finish("blocked", ts);
+                self.finish(IssueOutcome::Blocked, ts);
             }
             EventKind::IssueDone => {
-                self.settle_attempt("done", ts);
+                self.settle_attempt(AttemptOutcome::Done, ts);
                 if let Some(c) = rec.field("convergence").filter(|c| !c.is_null()) {
                     self.audit.convergence = c.to_value();
                 }
@@ -269,20 +269,20 @@ impl Acc {
                     self.audit.commit = Some(c);
                 }
                 self.audit.reason = None;
-                self.finish("done", ts);
+                self.finish(IssueOutcome::Done, ts);
             }
             EventKind::IssueSkipped => {
-                self.settle_attempt("interrupted", ts);
+                self.settle_attempt(AttemptOutcome::Interrupted, ts);
                 self.audit.reason =
                     u(rec, "blocking_issue").map(|n| format!("depends on #{n}, which is blocked"));
-                self.finish("skipped", ts);
+                self.finish(IssueOutcome::Skipped, ts);
             }
             EventKind::IssueUnblocked => {
-                self.audit.outcome = "ready".into();
+                self.audit.outcome = IssueOutcome::Ready;
                 self.audit.reason = None;
             }
             EventKind::StateReverted => {
-                self.audit.outcome = "ready".into();
+                self.audit.outcome = IssueOutcome::Ready;
                 self.audit.evidence = Some(format!(
                     "commit {} was reverted",
                     short_sha(&s(rec, "commit").unwrap_or_default())
@@ -290,7 +290,7 @@ impl Acc {
             }
             EventKind::DuplicateDetected => {
                 self.audit.evidence = Some(describe(Some(kind), rec));
-                self.finish("done", ts);
+                self.finish(IssueOutcome::Done, ts);
             }
             _ => {}
         }

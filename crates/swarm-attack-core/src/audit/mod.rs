@@ -24,6 +24,7 @@
 //!   of `issue_done.cost_usd`.
 
 use crate::events::EventKind;
+pub use crate::fold::{AttemptOutcome, IssueOutcome};
 use crate::record::Fields;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -90,7 +91,7 @@ pub struct IssueAudit {
     /// The task's title, when the caller knows it (from the state).
     pub title: Option<String>,
     /// `done`, `blocked`, `skipped`, `in_progress`, `ready` or `not_started`.
-    pub outcome: String,
+    pub outcome: IssueOutcome,
     /// The last coordination decision.
     pub mode: Option<String>,
     pub winner: Option<String>,
@@ -142,7 +143,7 @@ pub struct Attempt {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
 }
 
 /// One agent run inside an attempt.
@@ -367,14 +368,14 @@ impl Auditor {
                         Some(h) => format!("git history (head {})", short_sha(h)),
                         None => "git history".into(),
                     });
-                    a.finish("done", ts);
+                    a.finish(IssueOutcome::Done, ts);
                     self.note(n, ts, seq, &event, |d| {
                         d.push_str("DONE: its commit was found in git history")
                     });
                 }
                 for n in numbers(rec, "reverted_issues") {
                     let a = self.acc(n);
-                    a.audit.outcome = "ready".into();
+                    a.audit.outcome = IssueOutcome::Ready;
                     self.note(n, ts, seq, &event, |d| {
                         d.push_str("back to READY: git history reverted it")
                     });
@@ -420,13 +421,13 @@ impl Auditor {
             };
             a.cost_usd = acc.tally.cost_usd();
             totals.issues += 1;
-            match a.outcome.as_str() {
-                "done" => totals.done += 1,
-                "blocked" => totals.blocked += 1,
-                "skipped" => totals.skipped += 1,
-                "in_progress" => totals.in_progress += 1,
-                "ready" => totals.ready += 1,
-                _ => totals.not_started += 1,
+            match a.outcome {
+                IssueOutcome::Done => totals.done += 1,
+                IssueOutcome::Blocked => totals.blocked += 1,
+                IssueOutcome::Skipped => totals.skipped += 1,
+                IssueOutcome::InProgress => totals.in_progress += 1,
+                IssueOutcome::Ready => totals.ready += 1,
+                IssueOutcome::InReview | IssueOutcome::NotStarted => totals.not_started += 1,
             }
             totals.attempts += a.attempt_count;
             totals.retries += a.retries;

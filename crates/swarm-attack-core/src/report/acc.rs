@@ -9,7 +9,7 @@ use crate::audit::fields::{self, f, numbers, s, u};
 use crate::audit::{describe, short};
 use crate::event_filter::parse_ts;
 use crate::events::EventKind;
-use crate::fold::{AgentFinishedRead, IssueTally};
+use crate::fold::{AgentFinishedRead, AttemptOutcome, IssueOutcome, IssueTally};
 use crate::state::FeatureState;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -80,7 +80,7 @@ impl IssueAcc {
                 title: None,
                 stage: None,
                 dependencies: Vec::new(),
-                outcome: "not_started".into(),
+                outcome: IssueOutcome::NotStarted,
                 github_issue: None,
                 github_url: None,
                 pr: None,
@@ -122,10 +122,9 @@ impl IssueAcc {
 
     /// The attempt still running (or verified and waiting to land).
     fn open(&mut self) -> Option<&mut Attempt> {
-        self.r
-            .attempts
-            .last_mut()
-            .filter(|a| a.outcome == "in_progress" || a.outcome == "passed")
+        self.r.attempts.last_mut().filter(|a| {
+            a.outcome == AttemptOutcome::InProgress || a.outcome == AttemptOutcome::Passed
+        })
     }
 
     fn start_attempt(&mut self, n: Option<u64>, now: u64) {
@@ -134,7 +133,15 @@ impl IssueAcc {
                 return;
             }
             let failed = open.verification.as_deref() == Some("failed");
-            close(open, if failed { "failed" } else { "interrupted" }, now);
+            close(
+                open,
+                if failed {
+                    AttemptOutcome::Failed
+                } else {
+                    AttemptOutcome::Interrupted
+                },
+                now,
+            );
         }
         let number = n.unwrap_or_else(|| self.r.attempts.last().map_or(1, |a| a.attempt + 1));
         self.r.attempt_count += 1;
@@ -147,7 +154,7 @@ impl IssueAcc {
         self.r.attempts.push(Attempt {
             attempt: number,
             mode,
-            outcome: "in_progress".into(),
+            outcome: AttemptOutcome::InProgress,
             start_ms: now,
             end_ms: None,
             verification: None,
@@ -157,7 +164,7 @@ impl IssueAcc {
             runs: Vec::new(),
             more_runs: 0,
         });
-        self.r.outcome = "in_progress".into();
+        self.r.outcome = IssueOutcome::InProgress;
         self.fold_excess();
     }
 
@@ -184,10 +191,10 @@ impl IssueAcc {
                 }
             }
             agg.agent_runs += a.more_runs;
-            match a.outcome.as_str() {
-                "done" | "passed" => agg.passed += 1,
-                "failed" | "blocked" => agg.failed += 1,
-                _ => agg.other += 1,
+            match a.outcome {
+                AttemptOutcome::Done | AttemptOutcome::Passed => agg.passed += 1,
+                AttemptOutcome::Failed | AttemptOutcome::Blocked => agg.failed += 1,
+                AttemptOutcome::InProgress | AttemptOutcome::Interrupted => agg.other += 1,
             }
         }
     }
@@ -294,7 +301,7 @@ impl IssueAcc {
                             l.detail = commit.clone();
                             a.runs.push(l);
                         }
-                        close(a, "done", now);
+                        close(a, AttemptOutcome::Done, now);
                         true
                     }
                     None => false,
@@ -306,7 +313,7 @@ impl IssueAcc {
                     self.r.commit = commit;
                 }
                 self.r.reason = None;
-                self.finish("done", now);
+                self.finish(IssueOutcome::Done, now);
             }
             EventKind::IssueBlocked => {
                 let reason = s(rec, "reason");
@@ -314,45 +321,45 @@ impl IssueAcc {
                     if a.failure.is_none() {
                         a.failure = reason.as_deref().map(|r| short(r, FAILURE_CHARS));
                     }
-                    close(a, "blocked", now);
+                    close(a, AttemptOutcome::Blocked, now);
                 }
                 self.r.reason = reason;
-                self.finish("blocked", now);
+                self.finish(IssueOutcome::Blocked, now);
             }
             EventKind::IssueSkipped => {
                 if let Some(a) = self.open() {
-                    close(a, "interrupted", now);
+                    close(a, AttemptOutcome::Interrupted, now);
                 }
                 self.r.reason =
                     u(rec, "blocking_issue").map(|n| format!("depends on #{n}, which is blocked"));
-                self.finish("skipped", now);
+                self.finish(IssueOutcome::Skipped, now);
             }
             EventKind::IssueUnblocked => {
-                self.r.outcome = "ready".into();
+                self.r.outcome = IssueOutcome::Ready;
                 self.r.reason = None;
             }
             EventKind::StateReverted => {
-                self.r.outcome = "ready".into();
+                self.r.outcome = IssueOutcome::Ready;
                 self.r.evidence = Some(describe(Some(kind), rec));
             }
             EventKind::DuplicateDetected => {
                 self.r.evidence = Some(describe(Some(kind), rec));
                 if u(rec, "pr").is_none() {
-                    self.finish("done", now);
+                    self.finish(IssueOutcome::Done, now);
                 }
             }
             EventKind::PrOpened => {
                 self.r.pr = u(rec, "pr");
                 if let Some(a) = self.open() {
-                    close(a, "done", now);
+                    close(a, AttemptOutcome::Done, now);
                 }
-                self.finish("in_review", now);
+                self.finish(IssueOutcome::InReview, now);
             }
             EventKind::PrClosed => {
                 if rec.get("merged").and_then(Value::as_bool) == Some(true) {
-                    self.finish("done", now);
+                    self.finish(IssueOutcome::Done, now);
                 } else {
-                    self.r.outcome = "ready".into();
+                    self.r.outcome = IssueOutcome::Ready;
                 }
             }
             EventKind::GithubSync => {
@@ -487,9 +494,9 @@ impl IssueAcc {
         // a two-agent attempt stays open until done, blocked or the next start
         if agent.is_none() {
             if passed {
-                a.outcome = "passed".into();
+                a.outcome = AttemptOutcome::Passed;
             } else {
-                close(a, "failed", now);
+                close(a, AttemptOutcome::Failed, now);
             }
         }
         self.test_runs += 1;
@@ -498,14 +505,14 @@ impl IssueAcc {
         }
     }
 
-    fn finish(&mut self, outcome: &str, now: u64) {
-        self.r.outcome = outcome.into();
+    fn finish(&mut self, outcome: IssueOutcome, now: u64) {
+        self.r.outcome = outcome;
         self.r.end_ms = Some(now);
     }
 }
 
-fn close(a: &mut Attempt, outcome: &str, now: u64) {
-    a.outcome = outcome.into();
+fn close(a: &mut Attempt, outcome: AttemptOutcome, now: u64) {
+    a.outcome = outcome;
     if a.end_ms.is_none() {
         a.end_ms = Some(now.max(a.start_ms));
     }
@@ -597,14 +604,14 @@ impl ReportBuilder {
             Some(EventKind::GitSync) => {
                 for n in numbers(rec, "synced_issues") {
                     let a = self.acc(n);
-                    if a.r.outcome != "done" {
+                    if a.r.outcome != IssueOutcome::Done {
                         a.r.evidence = Some("git history".into());
-                        a.finish("done", now);
+                        a.finish(IssueOutcome::Done, now);
                     }
                 }
                 for n in numbers(rec, "reverted_issues") {
                     let a = self.acc(n);
-                    a.r.outcome = "ready".into();
+                    a.r.outcome = IssueOutcome::Ready;
                     a.r.evidence = Some("reverted in git history".into());
                 }
             }
@@ -710,14 +717,14 @@ impl ReportBuilder {
                 r.pr_url = r.pr.map(|p| format!("{repo}/pull/{p}"));
             }
             totals.issues += 1;
-            match r.outcome.as_str() {
-                "done" => totals.done += 1,
-                "blocked" => totals.blocked += 1,
-                "skipped" => totals.skipped += 1,
-                "in_progress" => totals.in_progress += 1,
-                "in_review" => totals.in_review += 1,
-                "ready" => totals.ready += 1,
-                _ => totals.not_started += 1,
+            match r.outcome {
+                IssueOutcome::Done => totals.done += 1,
+                IssueOutcome::Blocked => totals.blocked += 1,
+                IssueOutcome::Skipped => totals.skipped += 1,
+                IssueOutcome::InProgress => totals.in_progress += 1,
+                IssueOutcome::InReview => totals.in_review += 1,
+                IssueOutcome::Ready => totals.ready += 1,
+                IssueOutcome::NotStarted => totals.not_started += 1,
             }
             totals.attempts += r.attempt_count;
             totals.retries += r.retries;

@@ -21,6 +21,7 @@
 //! other).
 
 pub use crate::budget::Limits;
+pub use crate::fold::{AttemptOutcome, IssueOutcome};
 use serde::{Deserialize, Serialize};
 
 mod acc;
@@ -128,7 +129,7 @@ pub struct IssueReport {
     pub dependencies: Vec<u64>,
     /// `done`, `blocked`, `skipped`, `in_progress`, `in_review`, `ready` or `not_started`
     /// (from the log).
-    pub outcome: String,
+    pub outcome: IssueOutcome,
     pub github_issue: Option<u64>,
     pub github_url: Option<String>,
     pub pr: Option<u64>,
@@ -181,7 +182,7 @@ pub struct Attempt {
     pub attempt: u64,
     pub mode: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
     pub start_ms: u64,
     pub end_ms: Option<u64>,
     /// `passed` or `failed`.
@@ -265,7 +266,7 @@ pub struct LaneSpan {
     pub attempt: u64,
     pub start_ms: u64,
     pub end_ms: u64,
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
 }
 
 /// A `rate_limited` wait.

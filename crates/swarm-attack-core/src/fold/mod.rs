@@ -7,6 +7,9 @@
 //! Fields are read leniently (docs/events.md): a missing or mistyped field is absent, never
 //! an error, so the original tool's records and any future ones fold too.
 
+mod outcome;
+pub use outcome::{AttemptOutcome, IssueOutcome};
+
 use crate::budget::{PriceOf, Spend};
 use crate::events::EventKind;
 use crate::record::{Field, Fields};
