@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 mod acc;
 mod escape;
 mod html;
+mod issue_acc;
 mod layout;
 pub mod learning;
 mod summary;
