@@ -1,4 +1,4 @@
-//! After a failure (SPEC §13.3): the class decided by code, one `failure_analyzed` per
+//! After a failure (docs/run.md "After a failure: classes, analysis, fallback"): the class decided by code, one `failure_analyzed` per
 //! failed attempt, the analysis of `tests` failures by a stand-in analyst (`llm.command` or
 //! `analysis.agent`) — every recommendation, the evidence check against an analyst that
 //! invents its quotes, the one re-prompt, the `llm-text` path, "never the same retry twice",

@@ -1,4 +1,4 @@
-//! `budgets` (SPEC §12): the ledger sums every agent run across attempts and runs; an attempt
+//! `budgets` (docs/budgets.md "Limits"): the ledger sums every agent run across attempts and runs; an attempt
 //! never starts once the amount spent reached a limit (the agent is not called): an issue
 //! limit blocks the issue with a reason beginning `budget` (`budget_exceeded`), a feature
 //! limit stops the run with exit 1 and leaves the unstarted issues as they were;

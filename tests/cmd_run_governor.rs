@@ -1,4 +1,4 @@
-//! The rate-limit governor (SPEC §12 Budgets): a rate-limited agent run (Claude's 429 result,
+//! The rate-limit governor (docs/budgets.md "Rate limits: the governor"): a rate-limited agent run (Claude's 429 result,
 //! Codex's failed turn) uses no retry; the issue is READY again and dispatched after a
 //! back-off shared by all workers that honours the CLI's retry-after; repeated limits halve
 //! the concurrency (`rate_limited{issue, agent, retry_after_ms, workers}`); a persistent

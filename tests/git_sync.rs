@@ -1,4 +1,4 @@
-//! Git sync (SPEC §3) against real temp repositories: evidence, reverts, readiness, shallow
+//! Git sync (docs/git-sync.md "The four rules") against real temp repositories: evidence, reverts, readiness, shallow
 //! clones, rewritten history, the incremental scan.
 
 use crate::common::fixtures::chain;

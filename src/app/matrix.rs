@@ -1,4 +1,4 @@
-//! `matrix <feature> [--max N]` (SPEC §12): after a git sync, the issues a runner may take
+//! `matrix <feature> [--max N]` (docs/cli.md "matrix"): after a git sync, the issues a runner may take
 //! now (READY, not manual, no open pull request linking them) as a GitHub Actions matrix.
 //! In a workflow (`GITHUB_OUTPUT` set) the matrix is also written there as `matrix`.
 

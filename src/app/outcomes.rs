@@ -1,4 +1,4 @@
-//! Recording outcomes (SPEC §13.6): when a feature transaction appends the event that ends
+//! Recording outcomes (docs/learning.md "Outcomes"): when a feature transaction appends the event that ends
 //! an issue (`issue_done`, a `git_sync` that made it DONE, `issue_blocked`,
 //! `issue_skipped`) or undoes it (`state_reverted`), one record per issue is appended to
 //! `.swarm/outcomes.jsonl`, built from the issue's audit — the one event fold — of the

@@ -1,4 +1,4 @@
-//! Reading back the pull requests `git.landing: pr` opened (SPEC §12): the first sync that
+//! Reading back the pull requests `git.landing: pr` opened (docs/github.md "Pull requests"): the first sync that
 //! reads GitHub after one was merged or closed records `pr_closed{issue, pr, merged}`.
 //! A merged pull request needs nothing more here — its commit makes the task DONE through
 //! the git rule once the merge is in the synced history (merge commit, squash and rebase
@@ -62,7 +62,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
             api.list_comments(pr).unwrap_or_default()
         };
         // the last comment by a user with write access: fed to the next attempt, and a
-        // `pr_feedback` lesson (SPEC §13.7); a comment by anyone else is neither
+        // `pr_feedback` lesson (docs/learning.md "Lessons"); a comment by anyone else is neither
         let writer = if info.merged {
             None
         } else {
@@ -123,7 +123,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
 
 /// The last comment (author, text) on a closed pull request written by a user with write
 /// access: `author_association` OWNER, MEMBER or COLLABORATOR, or else a permission of
-/// write, maintain or admin (SPEC §8.1). The tool's own comments (status comments, its bot)
+/// write, maintain or admin (docs/action.md "What each event does"). The tool's own comments (status comments, its bot)
 /// are not feedback; a comment whose author's access cannot be read is never trusted.
 fn writer_feedback(
     api: &mut Api,

@@ -1,4 +1,4 @@
-//! Git sync (SPEC §3): before `greenlight`, `status`, `run` and the Action do anything, the
+//! Git sync (docs/git-sync.md "The four rules"): before `greenlight`, `status`, `run` and the Action do anything, the
 //! state is brought in line with the commits on the configured refs.
 
 use crate::app::project::{FeatureTxn, Project};

@@ -1,4 +1,4 @@
-//! The event log writer: `.swarm/events/<feature>.jsonl` (SPEC §5). One JSON object per line,
+//! The event log writer: `.swarm/events/<feature>.jsonl` (docs/events.md "Events"). One JSON object per line,
 //! one `write` per record, under the feature lock.
 //!
 //! Durability rules:

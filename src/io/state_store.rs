@@ -143,7 +143,7 @@ pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)
     Ok(Some((state, id)))
 }
 
-/// Records where the file had `null` for a field that loads as a default (SPEC §12), so
+/// Records where the file had `null` for a field that loads as a default (docs/state.md "Compatibility with the original tool"), so
 /// that [`to_bytes`] writes those keys back as they were while untouched.
 ///
 /// A file this tool wrote (the common case) serialises back to exactly its bytes, and then

@@ -133,7 +133,7 @@ pub(crate) fn is_assignment(word: &str) -> bool {
 
 const PLACEHOLDER: &str = "SWARMATTACKTESTFILEPLACEHOLDER";
 
-/// The command that runs one issue's test file (SPEC §11): `issue_command` with
+/// The command that runs one issue's test file (docs/run.md "How `tests.command` is run"): `issue_command` with
 /// `{test_file}` replaced when it is set, else `command` followed by the path as one more
 /// argument. The path is always one argv word: for a shell command it is passed as `$1`
 /// (a `{test_file}` placeholder in a shell string becomes `"$1"`).

@@ -1,4 +1,4 @@
-//! Fallback across agents (SPEC §13.4): after an `infra` failure (or the same failure
+//! Fallback across agents (docs/run.md "After a failure: classes, analysis, fallback"): after an `infra` failure (or the same failure
 //! twice), the issue's next attempt is run by the first agent of the chain of the agent the
 //! issue started with (`agents[].fallback`) that has not failed yet on this issue and is
 //! available (configured, not waiting on a rate limit); the next failure moves along the

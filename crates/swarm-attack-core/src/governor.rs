@@ -1,4 +1,4 @@
-//! The rate-limit governor (SPEC §12 Budgets): one state for all the workers of a run,
+//! The rate-limit governor (docs/budgets.md "Rate limits: the governor"): one state for all the workers of a run,
 //! told about every rate-limited (or overloaded) agent run and every run that was not.
 //! Pure: times are milliseconds on a clock the caller keeps.
 //!

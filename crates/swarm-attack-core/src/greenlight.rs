@@ -1,4 +1,4 @@
-//! The greenlight merge (SPEC §4): issues.json into the state, keeping every task's progress.
+//! The greenlight merge (docs/cli.md "greenlight"): issues.json into the state, keeping every task's progress.
 //! Idempotent: merging the same issues twice changes nothing the second time.
 
 use crate::issues::IssueSpec;

@@ -1,4 +1,4 @@
-//! Handoffs between issues (SPEC §13.7): an agent's final text may end with one JSON object
+//! Handoffs between issues (docs/learning.md "Handoffs"): an agent's final text may end with one JSON object
 //! `{"handoff": {"decisions": [...], "open_questions": [...], "risks": [...]}}`. It is read
 //! here, neutralised (the prompt sanitiser — hidden characters, HTML and Markdown comments,
 //! one line each — then the commit-message neutraliser, so no item can act as a GitHub

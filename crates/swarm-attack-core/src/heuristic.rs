@@ -1,4 +1,4 @@
-//! The `heuristic` proposal source (SPEC §6): offline and deterministic, from an agent's
+//! The `heuristic` proposal source (docs/coordination.md "The filter"): offline and deterministic, from an agent's
 //! configured `angle` / `covers` / `builds_on_other` against the title, body and
 //! labels. The formula (documented in docs/coordination.md):
 //!

@@ -1,4 +1,4 @@
-//! The module registry (SPEC §7.1): the public items a file defines, found by simple line
+//! The module registry (docs/prompt.md "Sections, in order"): the public items a file defines, found by simple line
 //! parsing (no compiler), so agents know what finished issues already provide.
 //!
 //! Detected, by file extension:

@@ -1,4 +1,4 @@
-//! Landing through a pull request (`git.landing: pr`, SPEC §12): the verified commit is
+//! Landing through a pull request (`git.landing: pr`, docs/github.md "Pull requests"): the verified commit is
 //! pushed to `swarm/<feature>/issue-<N>` and one pull request per issue is opened against
 //! `git.base_branch` (a stacked dependent's against its dependency's branch, see
 //! `run::stack`) — or the open one for that branch is reused and updated, never a

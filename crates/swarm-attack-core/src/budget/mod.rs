@@ -1,4 +1,4 @@
-//! The spend ledger and its limits (SPEC §12 Budgets): per issue and per feature, cumulative
+//! The spend ledger and its limits (docs/budgets.md "Limits"): per issue and per feature, cumulative
 //! across runs, attempts, agents and modes — USD (as the agent reported it, or computed from
 //! tokens with the `pricing` table; unknown stays unknown and is counted), tokens, agent
 //! wall time, attempts.

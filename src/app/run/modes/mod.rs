@@ -1,4 +1,4 @@
-//! PARALLEL and SYNTHESIS execution (SPEC §6, §7, §13.5): the candidates of one attempt
+//! PARALLEL and SYNTHESIS execution (docs/coordination.md "The filter"; docs/run.md "The flow of one issue"; docs/coordination.md "Many candidates, one result"): the candidates of one attempt
 //! (two, or up to `coordination.candidates` for PARALLEL), each an
 //! [`attempt::run_attempt`] (agent → verification → commit in its worktree, not landed),
 //! and the choice of the one commit that lands. Many candidates, join `quorum`, the
@@ -72,7 +72,7 @@ pub struct PairAttempt<'a> {
     pub claim: &'a Claim,
     pub attempt: u32,
     pub failures: &'a [String],
-    /// Earlier analyses (one line each) and a `modify` approach (SPEC §13.3).
+    /// Earlier analyses (one line each) and a `modify` approach (docs/run.md "After a failure: classes, analysis, fallback").
     pub analyses: &'a [String],
     pub approach: Option<&'a str>,
     /// The attempt's worktree (the primary's) and the commit it started from.

@@ -1,4 +1,4 @@
-//! PARALLEL (SPEC §6, §7, §13.5): every candidate at once, each in its own worktree, and
+//! PARALLEL (docs/coordination.md "The filter"; docs/run.md "The flow of one issue"; docs/coordination.md "Many candidates, one result"): every candidate at once, each in its own worktree, and
 //! the join (`first`, `all` or `quorum`) that decides when to stop waiting. What lands is
 //! decided in [`super::select`].
 
