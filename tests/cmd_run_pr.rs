@@ -324,8 +324,8 @@ fn an_open_pull_request_that_links_the_issue_stops_its_dispatch() {
 
 #[test]
 fn a_teammates_pull_request_whose_commit_implements_the_issue_stops_its_dispatch() {
-    // docs/github.md "Pull requests": nothing in the pull request's title, body or branch links #1; one of its
-    // commits has the rule-1 subject
+    // docs/github.md "Pull requests": nothing in the pull request's title, body or branch links #1;
+    // one of its commits has the rule-1 subject
     let s = setup();
     let pr = s
         .fake

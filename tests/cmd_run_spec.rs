@@ -105,7 +105,8 @@ const HEADINGS: [&str; 6] = [
     "## Acceptance Criteria",
 ];
 
-/// Asserts the prompt has the six sections of docs/prompt.md "Sections, in order" as heading lines, each once, in order.
+/// Asserts the prompt has the six sections of docs/prompt.md "Sections, in order" as heading lines,
+/// each once, in order.
 #[track_caller]
 fn assert_sections_in_order(prompt: &str) {
     let mut last = 0;

@@ -1,6 +1,6 @@
 //! End-to-end user journeys, black box: README's quick start done literally with a script
-//! agent, every flag of the docs/cli.md "Commands" table, read commands that must not surprise, and the
-//! README's own claims (config example, docs links, the workflow's inputs).
+//! agent, every flag of the docs/cli.md "Commands" table, read commands that must not surprise, and
+//! the README's own claims (config example, docs links, the workflow's inputs).
 
 use crate::common::agents::{GOOD_AGENT, RUNNER};
 use crate::common::{TestEnv, snapshot_files};

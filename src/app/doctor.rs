@@ -97,8 +97,8 @@ pub fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
 }
 
 /// The known CLI whose credentials an agent needs: its preset's program (also when
-/// `command` overrides the preset's command line, e.g. with a wrapper script: docs/cli.md "doctor"),
-/// else the CLI its program is.
+/// `command` overrides the preset's command line, e.g. with a wrapper script:
+/// docs/cli.md "doctor"), else the CLI its program is.
 pub fn credentials_cli(agent: &AgentConfig) -> Option<&'static str> {
     agent
         .preset

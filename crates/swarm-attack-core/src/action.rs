@@ -1,5 +1,6 @@
-//! The GitHub Action's rules (docs/action.md "What each event does"), pure: reading a webhook payload into a trigger,
-//! deciding whom to trust, parsing `/swarm` commands, dependencies and the feature label.
+//! The GitHub Action's rules (docs/action.md "What each event does"), pure: reading a webhook
+//! payload into a trigger, deciding whom to trust, parsing `/swarm` commands, dependencies and the
+//! feature label.
 
 use serde_json::Value;
 

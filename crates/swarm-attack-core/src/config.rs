@@ -1,5 +1,5 @@
-//! Configuration *types* (docs/config.md "General rules") with their defaults: what `config.yaml` means, with no
-//! loading code (that lives in the binary crate's `io::config`).
+//! Configuration *types* (docs/config.md "General rules") with their defaults: what `config.yaml`
+//! means, with no loading code (that lives in the binary crate's `io::config`).
 
 use crate::agent_preset::{self, Preset};
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,8 @@ pub struct Config {
     pub coordination: CoordinationConfig,
     pub agents: Vec<AgentConfig>,
     pub llm: LlmConfig,
-    /// Who analyses `tests` / `review` failures (docs/run.md "After a failure: classes, analysis, fallback").
+    /// Who analyses `tests` / `review` failures
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub analysis: AnalysisConfig,
     pub context: ContextConfig,
     /// Lessons from verified outcomes (docs/learning.md "Lessons").
@@ -45,7 +46,8 @@ pub struct GovernorConfig {
     /// with exit 1 (default 30).
     pub max_backoff_minutes: f64,
     /// A rate limit whose wait would exceed this many seconds moves the issue to the
-    /// agent's fallback chain at once (docs/run.md "After a failure: classes, analysis, fallback"; default 120).
+    /// agent's fallback chain at once (docs/run.md "After a failure: classes, analysis, fallback";
+    /// default 120).
     pub fallback_after_seconds: u64,
 }
 
@@ -151,7 +153,8 @@ pub enum JoinStrategy {
     #[default]
     First,
     All,
-    /// Lands as soon as `coordination.quorum` passing candidates agree (docs/coordination.md "Many candidates, one result").
+    /// Lands as soon as `coordination.quorum` passing candidates agree
+    /// (docs/coordination.md "Many candidates, one result").
     Quorum,
 }
 
@@ -207,7 +210,8 @@ pub struct CoordinationConfig {
     /// The prior weight of the blend (`w = n / (n + learn_prior)`).
     pub learn_prior: u32,
     pub synthesis_wait_seconds: u64,
-    /// How many candidates a PARALLEL decision runs (2–5, docs/coordination.md "Many candidates, one result").
+    /// How many candidates a PARALLEL decision runs (2–5,
+    /// docs/coordination.md "Many candidates, one result").
     pub candidates: u32,
     /// With join `quorum`: how many passing candidates must agree.
     pub quorum: u32,
@@ -295,7 +299,8 @@ pub struct AgentConfig {
     /// A turn limit per run, handed to CLIs that enforce one (Claude Code `--max-turns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u64>,
-    /// The agents that take over, in order, after this agent's `infra` failure (docs/run.md "After a failure: classes, analysis, fallback").
+    /// The agents that take over, in order, after this agent's `infra` failure
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback: Vec<String>,
 }
@@ -551,7 +556,8 @@ pub struct GitConfig {
     pub sync_refs: Vec<String>,
     pub done_patterns: Vec<String>,
     pub worktrees_root: String,
-    /// How verified work lands (docs/github.md "Pull requests"): on the checked-out branch, or as a pull request.
+    /// How verified work lands (docs/github.md "Pull requests"): on the checked-out branch, or as a
+    /// pull request.
     pub landing: Landing,
     /// With `landing: pr`, whether dependents start from an IN_REVIEW dependency's branch
     /// (not yet supported: dependents wait for the merge either way).

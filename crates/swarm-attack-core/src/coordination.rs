@@ -1,4 +1,5 @@
-//! The coordination filter (docs/coordination.md "The filter"): proposals → SOLO / PARALLEL / SYNTHESIS.
+//! The coordination filter (docs/coordination.md "The filter"): proposals → SOLO / PARALLEL /
+//! SYNTHESIS.
 //!
 //! Every comparison is made in whole hundredths (integers), so binary floating point never
 //! decides a boundary: 0.9 − 0.6 is exactly 0.30 here, never 0.30000000000000004.
@@ -82,7 +83,8 @@ pub struct Decision {
     pub reason: String,
     /// The proposals, clamped, in ranked order (confidence desc, name asc).
     pub proposals: Vec<NamedProposal>,
-    /// The filter's rule (1–6, docs/coordination.md "The filter") that decided; `None` for one agent or no proposals.
+    /// The filter's rule (1–6, docs/coordination.md "The filter") that decided; `None` for one
+    /// agent or no proposals.
     #[serde(default)]
     pub rule: Option<u8>,
     /// The overlap of the two best proposals, in hundredths (e.g. 0.25); `None` when fewer
@@ -252,8 +254,9 @@ fn cost_tie_note(ranked: &[NamedProposal]) -> Option<String> {
     ))
 }
 
-/// Decides who works on an issue from the proposals (docs/coordination.md "The filter"). `fallback_agent` is used
-/// when there are no proposals at all (fail-open: SOLO with the first configured agent).
+/// Decides who works on an issue from the proposals (docs/coordination.md "The filter").
+/// `fallback_agent` is used when there are no proposals at all (fail-open: SOLO with the first
+/// configured agent).
 pub fn decide(
     proposals: &[NamedProposal],
     thresholds: &Thresholds,

@@ -1,13 +1,14 @@
-//! The event schema (docs/events.md "Events"): one typed variant per event name. The common fields (`ts`,
-//! `feature`, `session`, `seq`) are added by the event log when a record is appended.
+//! The event schema (docs/events.md "Events"): one typed variant per event name. The common fields
+//! (`ts`, `feature`, `session`, `seq`) are added by the event log when a record is appended.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The agent-report fields of `agent_finished` (docs/agents.md "Agent reports"): tokens (`tokens_in` counts all
-/// input tokens, cached ones included; `tokens_cached` is the cached part), turns, session
-/// id, the error kind (`max_turns`, `max_budget`, `auth`, `rate_limit`, `permission_denied`,
-/// `read_only`, `not_found`, `timeout`, `crashed`) and the number of permission denials.
+/// The agent-report fields of `agent_finished` (docs/agents.md "Agent reports"): tokens
+/// (`tokens_in` counts all input tokens, cached ones included; `tokens_cached` is the cached part),
+/// turns, session id, the error kind (`max_turns`, `max_budget`, `auth`, `rate_limit`,
+/// `permission_denied`, `read_only`, `not_found`, `timeout`, `crashed`) and the number of
+/// permission denials.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AgentFinishedReport {
@@ -54,7 +55,8 @@ pub enum Event {
         git: Value,
         tests: Value,
         files: Value,
-        /// The open pull request that links the issue (supersession gate, docs/github.md "Pull requests").
+        /// The open pull request that links the issue (supersession gate,
+        /// docs/github.md "Pull requests").
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pr: Option<u64>,
     },
@@ -103,7 +105,8 @@ pub enum Event {
         timed_out: bool,
         /// `null` when the agent did not say (never 0 for unknown).
         cost_usd: Option<f64>,
-        /// The agent's report (docs/agents.md "Agent reports"); `null` when unknown; absent in older logs.
+        /// The agent's report (docs/agents.md "Agent reports"); `null` when unknown; absent in
+        /// older logs.
         #[serde(flatten)]
         report: AgentFinishedReport,
     },
@@ -181,9 +184,10 @@ pub enum Event {
         issue: u32,
         attempt: u32,
     },
-    /// A failed attempt's class and what happens next (docs/run.md "After a failure: classes, analysis, fallback"): one per failed
-    /// attempt. `diagnosis` is `null` unless an analyst gave one; `source` is `rule`, `llm`
-    /// or `llm-text`; `evidence` holds only lines found verbatim in the failure.
+    /// A failed attempt's class and what happens next
+    /// (docs/run.md "After a failure: classes, analysis, fallback"): one per failed attempt.
+    /// `diagnosis` is `null` unless an analyst gave one; `source` is `rule`, `llm` or `llm-text`;
+    /// `evidence` holds only lines found verbatim in the failure.
     FailureAnalyzed {
         issue: u32,
         attempt: u32,
@@ -196,7 +200,8 @@ pub enum Event {
         evidence: Vec<String>,
     },
     /// The failure analysis found a missing dependency: `depends_on` was added to the
-    /// issue's dependencies and it went back to BACKLOG, its retry given back (docs/run.md "After a failure: classes, analysis, fallback").
+    /// issue's dependencies and it went back to BACKLOG, its retry given back
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     DependencyAdded {
         issue: u32,
         depends_on: u32,
@@ -241,7 +246,8 @@ pub enum Event {
     IssueSkipped {
         issue: u32,
         blocking_issue: Option<u32>,
-        /// Why (e.g. the failure analysis' `skip`, docs/run.md "After a failure: classes, analysis, fallback"). Optional.
+        /// Why (e.g. the failure analysis' `skip`,
+        /// docs/run.md "After a failure: classes, analysis, fallback"). Optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
@@ -252,9 +258,9 @@ pub enum Event {
         issue: u32,
         commit: String,
     },
-    /// The specify gate scored a version of the issue text (docs/gates.md "The specify gate"): `score` is the
-    /// total of `scores` (each 0–2), `null` when no valid answer came (then the issue passed
-    /// with `warning`); `passed` is `score >= min_score`.
+    /// The specify gate scored a version of the issue text (docs/gates.md "The specify gate"):
+    /// `score` is the total of `scores` (each 0–2), `null` when no valid answer came (then the
+    /// issue passed with `warning`); `passed` is `score >= min_score`.
     SpecifyScored {
         issue: u32,
         score: Option<u32>,
@@ -310,7 +316,8 @@ pub enum Event {
     },
     /// The agent's model API rate-limited it (or was overloaded): the attempt used no
     /// retry, the issue is READY again, and every worker waits `retry_after_ms` (0 when the
-    /// run stopped instead); `workers` agents run at once afterwards (docs/budgets.md "Limits").
+    /// run stopped instead); `workers` agents run at once afterwards
+    /// (docs/budgets.md "Rate limits: the governor").
     RateLimited {
         issue: u32,
         agent: String,

@@ -1,8 +1,8 @@
-//! Readiness (docs/state.md "Readiness"): a task is READY only when every dependency is DONE; a BACKLOG task
-//! is released by itself when its dependencies become DONE, and a READY task whose
-//! dependency is no longer DONE returns to BACKLOG. With `git.stack` (docs/github.md "Pull requests",
-//! [`FeatureState::stack`]) one IN_REVIEW dependency counts as met too: the dependent
-//! starts from that dependency's branch ([`stacked_on`]).
+//! Readiness (docs/state.md "Readiness"): a task is READY only when every dependency is DONE; a
+//! BACKLOG task is released by itself when its dependencies become DONE, and a READY task whose
+//! dependency is no longer DONE returns to BACKLOG. With `git.stack`
+//! (docs/github.md "Pull requests", [`FeatureState::stack`]) one IN_REVIEW dependency counts as met
+//! too: the dependent starts from that dependency's branch ([`stacked_on`]).
 
 use crate::stage::Stage;
 use crate::state::FeatureState;

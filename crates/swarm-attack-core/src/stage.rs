@@ -1,5 +1,5 @@
-//! Task stages and feature phases (docs/state.md "Stages and phases"), with room for names this tool does not know
-//! (kept verbatim, reported as warnings, never dropped).
+//! Task stages and feature phases (docs/state.md "Stages and phases"), with room for names this
+//! tool does not know (kept verbatim, reported as warnings, never dropped).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -1,5 +1,5 @@
-//! The feature state (docs/state.md "The state file"): a compatible superset of the original tool's state file.
-//! Unknown keys (including `_signature`) are kept in `extra` and written back.
+//! The feature state (docs/state.md "The state file"): a compatible superset of the original tool's
+//! state file. Unknown keys (including `_signature`) are kept in `extra` and written back.
 
 use crate::stage::{Phase, Stage};
 use crate::state_nulls::{LoadedNulls, or_default};
@@ -16,8 +16,9 @@ fn is_zero(n: &u32) -> bool {
 /// One piece of evidence that an issue is implemented (or already present).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceRecord {
-    /// `subject`, `trailers`, `closing_keyword`, `pattern` (git, docs/git-sync.md "The four rules"), or `tests`, `files`
-    /// (duplicate detection, docs/run.md "The flow of one issue").
+    /// `subject`, `trailers`, `closing_keyword`, `pattern` (git,
+    /// docs/git-sync.md "The four rules"), or `tests`, `files` (duplicate detection,
+    /// docs/run.md "The flow of one issue").
     pub source: String,
     /// The commit giving the evidence, for git sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,20 +143,24 @@ pub struct Task {
     /// (docs/review.md), for the status comment's `**Review:**` line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<String>,
-    /// The pull request that carries the task's commit (`git.landing: pr`, docs/github.md "Pull requests").
+    /// The pull request that carries the task's commit (`git.landing: pr`,
+    /// docs/github.md "Pull requests").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
     /// How that pull request ended, once a sync read it: `merged` or `closed` (then
     /// `pr_closed` was recorded); unset while it is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_state: Option<String>,
-    /// The specify gate's score of the issue text (docs/gates.md "The specify gate"), kept per version of the text.
+    /// The specify gate's score of the issue text (docs/gates.md "The specify gate"), kept per
+    /// version of the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specify: Option<crate::gates::specify::SpecifyRecord>,
-    /// What the agent whose work landed left for later issues (docs/learning.md "Lessons"), neutralised.
+    /// What the agent whose work landed left for later issues (docs/learning.md "Lessons"),
+    /// neutralised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handoff: Option<crate::handoff::Handoff>,
-    /// The newest analyses of its failed attempts (docs/run.md "After a failure: classes, analysis, fallback"), oldest first: fed to the
+    /// The newest analyses of its failed attempts
+    /// (docs/run.md "After a failure: classes, analysis, fallback"), oldest first: fed to the
     /// analyst and, condensed, to the next prompt; "never the same retry twice" reads them.
     #[serde(
         default,
@@ -257,9 +262,9 @@ pub struct FeatureState {
     /// while untouched).
     #[serde(skip)]
     pub loaded_nulls: LoadedNulls,
-    /// `git.stack` (docs/github.md "Pull requests"), set by whoever loads the state with the project's config
-    /// (never stored): an IN_REVIEW dependency counts as met for readiness, and the
-    /// dependent starts from that dependency's branch.
+    /// `git.stack` (docs/github.md "Pull requests"), set by whoever loads the state with the
+    /// project's config (never stored): an IN_REVIEW dependency counts as met for readiness, and
+    /// the dependent starts from that dependency's branch.
     #[serde(skip)]
     pub stack: bool,
 }

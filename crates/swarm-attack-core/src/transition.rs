@@ -1,7 +1,7 @@
-//! The task state machine (docs/state.md "Stages and phases"): every stage change a command makes is one of
-//! the methods here. Each checks that the task's stage allows it, changes the stage and the
-//! fields that go with it, and returns the event to record — or nothing for the two changes
-//! the docs give no event (a claim whose run is gone, a run stopped by the circuit breaker).
+//! The task state machine (docs/state.md "Stages and phases"): every stage change a command makes
+//! is one of the methods here. Each checks that the task's stage allows it, changes the stage and
+//! the fields that go with it, and returns the event to record — or nothing for the two changes the
+//! docs give no event (a claim whose run is gone, a run stopped by the circuit breaker).
 //!
 //! | transition  | from                             | to          | event             |
 //! |-------------|----------------------------------|-------------|-------------------|

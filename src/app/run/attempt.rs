@@ -95,7 +95,8 @@ pub struct Failed {
     pub pending_events: Vec<Event>,
     /// The agent was rate-limited (or its API overloaded): not the failure.
     pub rate_limited: Option<RateLimitHit>,
-    /// What the run saw, for the failure's class (docs/run.md "After a failure: classes, analysis, fallback").
+    /// What the run saw, for the failure's class
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub facts: Facts,
     /// The agent whose run failed (`None`: several, or none ran).
     pub agent: Option<String>,
@@ -574,7 +575,8 @@ fn save_result(dir: &Path, r: &AttemptResult) {
 }
 
 /// A failed test-integrity check: the attempt fails with the checks' reasons (classified by
-/// them, docs/run.md "After a failure: classes, analysis, fallback"), their guidance fed to the retry.
+/// them, docs/run.md "After a failure: classes, analysis, fallback"), their guidance fed to the
+/// retry.
 fn integrity_failure(
     spec: &AttemptSpec<'_>,
     agent: &str,

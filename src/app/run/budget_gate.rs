@@ -41,8 +41,8 @@ fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger 
 }
 
 /// Appends `events` (the agent's `agent_started` last) and returns the limits handed to
-/// `agent` for its run on `issue`: what remains of the issue's budgets (docs/budgets.md "Limits"). Without
-/// `budgets` nothing is read (events only).
+/// `agent` for its run on `issue`: what remains of the issue's budgets (docs/budgets.md "Limits").
+/// Without `budgets` nothing is read (events only).
 pub fn start_agent(
     ctx: &RunContext<'_>,
     events: Vec<Event>,

@@ -31,7 +31,8 @@ pub struct Claim {
     /// The task was INTERRUPTED (a crashed or killed run) and is resumed.
     pub resumed: bool,
     /// The commit HEAD pointed to when the claim's sync read the history with the whole
-    /// git rule (docs/git-sync.md "The four rules"; None: no sync, or `HEAD` is not among `git.sync_refs`).
+    /// git rule (docs/git-sync.md "The four rules"; None: no sync, or `HEAD` is not among
+    /// `git.sync_refs`).
     pub synced_head: Option<String>,
 }
 
@@ -184,8 +185,8 @@ enum Gated<'p> {
     Scored,
 }
 
-/// The specify gate for `issue` (docs/gates.md "The specify gate"): a kept passing score (or the gate off)
-/// passes; a kept low score holds the task; a text with no score is scored with no lock
+/// The specify gate for `issue` (docs/gates.md "The specify gate"): a kept passing score (or the
+/// gate off) passes; a kept low score holds the task; a text with no score is scored with no lock
 /// held, and the score recorded in a new transaction.
 fn specify_gate<'p>(
     ctx: &RunContext<'p>,
@@ -247,9 +248,9 @@ fn specify_gate<'p>(
     }
 }
 
-/// The supersession gate (docs/github.md "Pull requests"): the open pull requests that link dispatchable issues
-/// (one listing per claim, i.e. per sync). Each held issue gets `duplicate_detected{pr}`
-/// once per run.
+/// The supersession gate (docs/github.md "Pull requests"): the open pull requests that link
+/// dispatchable issues (one listing per claim, i.e. per sync). Each held issue gets
+/// `duplicate_detected{pr}` once per run.
 fn supersession_gate(
     ctx: &RunContext<'_>,
     txn: &mut FeatureTxn<'_>,

@@ -233,9 +233,9 @@ pub(super) fn finish_done(
     Ok(outcome)
 }
 
-/// Learning from a landed attempt (docs/learning.md "Lessons"), best effort and outside the feature lock:
-/// the lessons the attempt used are renewed, and an issue that passed after failed
-/// attempts may leave a `retry_fixed` lesson.
+/// Learning from a landed attempt (docs/learning.md "Lessons"), best effort and outside the feature
+/// lock: the lessons the attempt used are renewed, and an issue that passed after failed attempts
+/// may leave a `retry_fixed` lesson.
 fn after_done(
     ctx: &RunContext<'_>,
     claim: &Claim,

@@ -196,7 +196,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     // cannot run)
     let mut pair: Option<Pair<'_>> = None;
     let mut fallback: Option<Event> = None;
-    // the third and later candidates of a PARALLEL run (docs/coordination.md "Many candidates, one result")
+    // the third and later candidates of a PARALLEL run
+    // (docs/coordination.md "Many candidates, one result")
     let more: Vec<&crate::io::config::AgentConfig> = decision
         .candidates
         .iter()

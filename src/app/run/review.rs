@@ -44,8 +44,8 @@ pub enum Gate {
 }
 
 /// Whether the gate runs for `task`, and with which strategy: `review.enabled` with
-/// `review.strategy`, or a risky issue (docs/gates.md "Risk routing" `gates.risk`) with `gates.risk.review`
-/// even when the gate is off.
+/// `review.strategy`, or a risky issue (docs/gates.md "Risk routing" `gates.risk`) with
+/// `gates.risk.review` even when the gate is off.
 pub fn strategy_for(
     ctx: &RunContext<'_>,
     task: &crate::core::state::Task,
@@ -169,7 +169,8 @@ pub fn gate(
                 cost_usd: passed.cost_usd,
                 pending_events: Vec::new(),
                 rate_limited: None,
-                // classified by its reason (`review: ...`, docs/run.md "After a failure: classes, analysis, fallback")
+                // classified by its reason (`review: ...`,
+                // docs/run.md "After a failure: classes, analysis, fallback")
                 facts: Default::default(),
                 agent: None,
                 files_changed: passed

@@ -190,9 +190,9 @@ pub fn usd(cost: Option<f64>) -> String {
     }
 }
 
-/// A total cost for people (docs/budgets.md "Where the spend is shown"): `unknown` when no attempt's cost is known; else
-/// the known sum (written by `fmt`), followed by ` + unknown (n attempts)` when some
-/// attempts' cost is unknown.
+/// A total cost for people (docs/budgets.md "Where the spend is shown"): `unknown` when no
+/// attempt's cost is known; else the known sum (written by `fmt`), followed by ` + unknown (n
+/// attempts)` when some attempts' cost is unknown.
 pub fn total_cost_text(
     cost: Option<f64>,
     unknown_attempts: u64,

@@ -1,5 +1,5 @@
-//! The evidence ledger (docs/git-sync.md "The four rules"): what the scanned history says, folded commit by commit
-//! oldest first, and what that means for the feature's tasks.
+//! The evidence ledger (docs/git-sync.md "The four rules"): what the scanned history says, folded
+//! commit by commit oldest first, and what that means for the feature's tasks.
 //!
 //! The ledger keeps only the commits that matter: evidence commits (with their hits) and
 //! reverting commits (with the commits they revert). Whether a commit's evidence counts is

@@ -1,4 +1,5 @@
-//! Sanitising issue and GitHub text before it goes into a prompt (docs/prompt.md "Sanitising and untrusted text").
+//! Sanitising issue and GitHub text before it goes into a prompt
+//! (docs/prompt.md "Sanitising and untrusted text").
 //!
 //! What is removed from every issue text (issues.json and GitHub alike), because a human
 //! reading the issue does not see it while a model does:

@@ -12,7 +12,8 @@ pub use super::render::{chars, cut_tail};
 
 /// The line that marks text cut by the budget.
 pub const CUT_MARKER: &str = "[… cut to fit the prompt budget; see the end of the prompt]";
-/// The names the project instructions are looked for under, in order (docs/prompt.md "Sections, in order").
+/// The names the project instructions are looked for under, in order
+/// (docs/prompt.md "Sections, in order").
 pub const INSTRUCTION_FILES: &[&str] = &[
     "CLAUDE.md",
     "claude.md",

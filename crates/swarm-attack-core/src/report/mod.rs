@@ -74,8 +74,8 @@ pub struct Report {
     /// The configured limits, when the caller knows them (costs and tokens are shown
     /// against them).
     pub limits: Option<Limits>,
-    /// Learning from outcomes (docs/learning.md "Outcomes"): per agent and class, from `.swarm/outcomes.jsonl`
-    /// (all features), when the caller read it.
+    /// Learning from outcomes (docs/learning.md "Outcomes"): per agent and class, from
+    /// `.swarm/outcomes.jsonl` (all features), when the caller read it.
     #[serde(default)]
     pub learned: Vec<learning::LearnedRow>,
     /// The DONE issues' handoffs (docs/learning.md "Handoffs"), newest issue first.
@@ -104,7 +104,8 @@ pub struct Totals {
     pub cost_usd: Option<f64>,
     /// Agent runs that finished without a cost (the cost total leaves them out).
     pub runs_without_cost: u64,
-    /// Attempts with such a run (docs/budgets.md "Where the spend is shown": shown as "$x + unknown (n attempts)").
+    /// Attempts with such a run (docs/budgets.md "Where the spend is shown": shown as "$x + unknown
+    /// (n attempts)").
     #[serde(default)]
     pub cost_unknown_attempts: u64,
     pub tokens_in: Option<u64>,
