@@ -253,7 +253,11 @@ fn examples() -> Vec<Event> {
 fn every_event_round_trips_through_serde() {
     let all = examples();
     let names: Vec<&str> = all.iter().map(Event::as_str).collect();
-    assert_eq!(names, Event::NAMES, "one example per SPEC event, in order");
+    assert_eq!(
+        names,
+        Event::NAMES,
+        "one example per documented event, in order"
+    );
     for e in all {
         let text = serde_json::to_string(&e).unwrap();
         let v: Value = serde_json::from_str(&text).unwrap();
@@ -278,7 +282,7 @@ fn optional_additions_are_left_out_when_unset_and_default_when_missing() {
     assert_eq!(
         v["commit"],
         Value::Null,
-        "SPEC fields are always present: {v}"
+        "documented fields are always present: {v}"
     );
     let back: Event = serde_json::from_value(json!({
         "event": "agents_selected", "issue": 1, "mode": "SOLO", "winner": "a",
