@@ -1,7 +1,23 @@
 //! The one command error: a kind that decides the exit code, a message (one sentence naming
-//! the file, field or issue), and an optional hint.
+//! the file, field or issue), an optional hint, and the error that caused it.
+//!
+//! Adapters (`crate::io`) return their own error values; the `From` conversions below
+//! decide, once per adapter error, the kind (so the exit code) and the hint. `-v` prints
+//! the cause chain under the message (see `crate::cli::output::print_error`).
 
+use crate::core::transition::NotAllowed;
+use crate::io::config::ConfigError;
+use crate::io::event_log::EventLogError;
+use crate::io::file_error::FileError;
+use crate::io::git::GitError;
+use crate::io::github::settings::SettingsError;
+use crate::io::issues_file::IssuesFileError;
+use crate::io::jsonl::LessonsFileError;
+use crate::io::lock::LockError;
+use crate::io::state_store::StateStoreError;
+use std::error::Error;
 use std::fmt;
+use std::sync::Arc;
 
 /// What kind of failure this is; decides the exit code (SPEC §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,12 +43,14 @@ impl ErrorKind {
     }
 }
 
-/// An error that reaches the user: kind, message, optional hint.
+/// An error that reaches the user: kind, message, optional hint, optional cause.
 #[derive(Debug, Clone)]
 pub struct CommandError {
     pub kind: ErrorKind,
     pub message: String,
     pub hint: Option<String>,
+    /// The error this one was made from (an adapter's error value), with its own causes.
+    pub source: Option<Arc<dyn Error + Send + Sync>>,
 }
 
 impl CommandError {
@@ -41,6 +59,17 @@ impl CommandError {
             kind,
             message: message.into(),
             hint: None,
+            source: None,
+        }
+    }
+    /// An error of `kind` whose message is `cause`'s own sentence; `cause` is kept as the
+    /// source.
+    pub fn caused_by(kind: ErrorKind, cause: impl Error + Send + Sync + 'static) -> Self {
+        CommandError {
+            kind,
+            message: cause.to_string(),
+            hint: None,
+            source: Some(Arc::new(cause)),
         }
     }
     /// Bad usage, config or input (exit 2).
@@ -75,7 +104,369 @@ impl fmt::Display for CommandError {
     }
 }
 
-impl std::error::Error for CommandError {}
+impl Error for CommandError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+    }
+}
+
+impl CommandError {
+    /// The causes worth showing under the message (`-v`), outermost first: every error in
+    /// the source chain whose text the message (or the cause shown before it) does not
+    /// already contain.
+    pub fn causes(&self) -> Vec<String> {
+        let mut shown: Vec<String> = Vec::new();
+        let mut next = Error::source(self);
+        while let Some(e) = next {
+            let text = e.to_string();
+            let said =
+                self.message.contains(&text) || shown.last().is_some_and(|s| s.contains(&text));
+            if !said && !text.is_empty() {
+                shown.push(text);
+            }
+            next = e.source();
+        }
+        shown
+    }
+}
 
 /// Result alias used by app and cli layers.
 pub type CmdResult<T> = Result<T, CommandError>;
+
+// One conversion per adapter error: the kind (exit code) and the hint are decided here.
+
+impl From<FileError> for CommandError {
+    fn from(e: FileError) -> Self {
+        CommandError::caused_by(ErrorKind::Internal, e)
+    }
+}
+
+impl From<LockError> for CommandError {
+    fn from(e: LockError) -> Self {
+        match e {
+            LockError::File(f) => f.into(),
+            held @ LockError::Held { .. } => CommandError::caused_by(ErrorKind::Locked, held)
+                .with_hint(
+                    "wait for that process to finish, or raise sessions.lock_timeout_seconds",
+                ),
+        }
+    }
+}
+
+impl From<ConfigError> for CommandError {
+    fn from(e: ConfigError) -> Self {
+        let hint = match &e {
+            ConfigError::Missing { .. } => Some("check the path given to --config"),
+            ConfigError::NoAgents(_) => Some(
+                "list at least one agent with a `name` and a `command`, or remove `agents` to use the default `claude` agent",
+            ),
+            _ => None,
+        };
+        let kind = match &e {
+            // the schema walk accepted it, so this is a bug, not the user's to fix
+            ConfigError::Unloadable { .. } => ErrorKind::Internal,
+            _ => ErrorKind::Input,
+        };
+        let err = CommandError::caused_by(kind, e);
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    }
+}
+
+impl From<IssuesFileError> for CommandError {
+    fn from(e: IssuesFileError) -> Self {
+        let missing = matches!(e, IssuesFileError::Missing { .. });
+        let err = CommandError::caused_by(ErrorKind::Input, e);
+        if missing {
+            err.with_hint("run `swarm-attack init <feature>` or write the file")
+        } else {
+            err
+        }
+    }
+}
+
+impl From<StateStoreError> for CommandError {
+    fn from(e: StateStoreError) -> Self {
+        match e {
+            StateStoreError::File(f) => f.into(),
+            dir @ StateStoreError::IsDirectory(_) => CommandError::caused_by(ErrorKind::Input, dir)
+                .with_hint("move the directory away; swarm-attack then rebuilds the state from issues.json and git history"),
+            bad @ StateStoreError::Invalid { .. } => CommandError::caused_by(ErrorKind::Input, bad)
+                .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read"),
+        }
+    }
+}
+
+impl From<EventLogError> for CommandError {
+    fn from(e: EventLogError) -> Self {
+        match e {
+            EventLogError::File(f) => f.into(),
+            dir @ EventLogError::IsDirectory(_) => CommandError::caused_by(ErrorKind::Input, dir)
+                .with_hint("move it out of the way; nothing was changed"),
+        }
+    }
+}
+
+impl From<LessonsFileError> for CommandError {
+    fn from(e: LessonsFileError) -> Self {
+        match e {
+            LessonsFileError::Lock(l) => l.into(),
+            LessonsFileError::File(f) => f.into(),
+            bug @ LessonsFileError::Serialize(_) => {
+                CommandError::caused_by(ErrorKind::Internal, bug)
+            }
+        }
+    }
+}
+
+impl From<SettingsError> for CommandError {
+    fn from(e: SettingsError) -> Self {
+        CommandError::caused_by(ErrorKind::Input, e)
+            .with_hint("use e.g. https://api.github.com or https://ghe.example.com/api/v3")
+    }
+}
+
+/// A git command that failed where the caller has nothing to add: unexpected (exit 1).
+impl From<GitError> for CommandError {
+    fn from(e: GitError) -> Self {
+        CommandError::caused_by(ErrorKind::Internal, e)
+    }
+}
+
+/// A transition the state machine refused where the caller checked the stage first: a bug.
+impl From<NotAllowed> for CommandError {
+    fn from(e: NotAllowed) -> Self {
+        CommandError::caused_by(ErrorKind::Internal, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io;
+    use std::path::PathBuf;
+
+    fn os(kind: io::ErrorKind) -> io::Error {
+        io::Error::new(kind, "the OS said no")
+    }
+
+    fn json_error() -> serde_json::Error {
+        serde_json::from_str::<serde_json::Value>("{").unwrap_err()
+    }
+
+    /// (error, kind, whether it has a hint): every adapter error variant's exit code is
+    /// decided here, and only here.
+    fn table() -> Vec<(CommandError, ErrorKind, bool)> {
+        let file = || FileError::new("read", &PathBuf::from("x"), os(io::ErrorKind::Other));
+        let shown = || "f".to_string();
+        vec![
+            (file().into(), ErrorKind::Internal, false),
+            (LockError::File(file()).into(), ErrorKind::Internal, false),
+            (
+                LockError::Held {
+                    feature: "auth".into(),
+                    holder: "pid 1".into(),
+                    waited_secs: 3,
+                    path: "l".into(),
+                }
+                .into(),
+                ErrorKind::Locked,
+                true,
+            ),
+            (
+                ConfigError::Missing {
+                    shown: shown(),
+                    source: os(io::ErrorKind::NotFound),
+                }
+                .into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                ConfigError::NotUtf8 {
+                    shown: shown(),
+                    source: os(io::ErrorKind::InvalidData),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                ConfigError::Unreadable {
+                    shown: shown(),
+                    source: os(io::ErrorKind::Other),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                ConfigError::Yaml {
+                    at: "c:1".into(),
+                    message: "m".into(),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                ConfigError::Invalid("c:1: k".into()).into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                ConfigError::NoAgents("c:1: a".into()).into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                ConfigError::Unloadable {
+                    origin: "c".into(),
+                    source: json_error(),
+                }
+                .into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                IssuesFileError::Missing {
+                    shown: shown(),
+                    source: os(io::ErrorKind::NotFound),
+                }
+                .into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                IssuesFileError::Unreadable {
+                    shown: shown(),
+                    source: os(io::ErrorKind::Other),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                IssuesFileError::NotJson {
+                    shown: shown(),
+                    reason: "r".into(),
+                    line: 1,
+                    column: 1,
+                    source: json_error(),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                IssuesFileError::Invalid {
+                    shown: shown(),
+                    message: "m".into(),
+                }
+                .into(),
+                ErrorKind::Input,
+                false,
+            ),
+            (
+                StateStoreError::IsDirectory("s".into()).into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                StateStoreError::Invalid {
+                    path: "s".into(),
+                    what: "w".into(),
+                    line: 1,
+                    column: 1,
+                    source: json_error(),
+                }
+                .into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                StateStoreError::File(file()).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                EventLogError::IsDirectory("e".into()).into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                EventLogError::File(file()).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                LessonsFileError::Serialize(json_error()).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                LessonsFileError::File(file()).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                SettingsError::BadApiUrl {
+                    url: "u".into(),
+                    origin: "the default",
+                }
+                .into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                GitError::Spawn("no git".into()).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn each_adapter_error_gets_its_kind_and_hint_and_keeps_its_own_sentence_and_source() {
+        for (e, kind, hint) in table() {
+            assert_eq!(e.kind, kind, "{}", e.message);
+            assert_eq!(e.hint.is_some(), hint, "{}", e.message);
+            let source = e.source.as_deref().expect("the adapter error is kept");
+            assert_eq!(source.to_string(), e.message);
+            assert!(!e.message.contains('\n'), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn causes_leave_out_what_the_message_already_says() {
+        // the message names the OS error: nothing to add
+        let e: CommandError =
+            FileError::new("read", &PathBuf::from("x"), os(io::ErrorKind::Other)).into();
+        assert_eq!(e.message, "could not read x: the OS said no");
+        assert!(e.causes().is_empty(), "{:?}", e.causes());
+        // the message does not: the OS error is the cause
+        let e: CommandError = ConfigError::Missing {
+            shown: "c.yaml".into(),
+            source: os(io::ErrorKind::NotFound),
+        }
+        .into();
+        assert_eq!(e.causes(), ["the OS said no"]);
+        // a longer chain: each link that adds something, outermost first (the OS error
+        // under `could not open y: …` says nothing new)
+        let inner = io::Error::new(
+            io::ErrorKind::NotFound,
+            FileError::new("open", &PathBuf::from("y"), os(io::ErrorKind::Other)),
+        );
+        let e: CommandError = ConfigError::Missing {
+            shown: "c.yaml".into(),
+            source: inner,
+        }
+        .into();
+        assert_eq!(e.causes(), ["could not open y: the OS said no"]);
+        let plain = CommandError::input("no cause");
+        assert!(plain.causes().is_empty());
+        assert!(Error::source(&plain).is_none());
+    }
+}

@@ -132,11 +132,11 @@ impl Project {
     }
 
     pub fn lock(&self, feature: &str) -> CmdResult<FeatureLock> {
-        FeatureLock::acquire(
+        Ok(FeatureLock::acquire(
             &self.paths.lock_file(feature),
             feature,
             Duration::from_secs(self.config.sessions.lock_timeout_seconds),
-        )
+        )?)
     }
 
     pub fn event_log(&self, feature: &str) -> EventLog {
@@ -440,9 +440,10 @@ impl FeatureTxn<'_> {
     pub fn commit_events_only(mut self) -> CmdResult<()> {
         let now = clock::now_rfc3339();
         let events = std::mem::take(&mut self.events);
-        self.project
+        Ok(self
+            .project
             .event_log(&self.feature)
-            .append(&self.lock, &now, &events)
+            .append(&self.lock, &now, &events)?)
     }
 
     /// Appends `events` without writing the state (e.g. logging an ignored event for a
