@@ -10,6 +10,7 @@ use crate::io::config::ConfigError;
 use crate::io::event_log::EventLogError;
 use crate::io::file_error::FileError;
 use crate::io::git::GitError;
+use crate::io::github::client::ClientBuildError;
 use crate::io::github::settings::SettingsError;
 use crate::io::issues_file::IssuesFileError;
 use crate::io::jsonl::LessonsFileError;
@@ -91,10 +92,6 @@ impl CommandError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
-    }
-    /// An I/O failure on `path`, phrased as one sentence.
-    pub fn io(action: &str, path: &std::path::Path, err: &std::io::Error) -> Self {
-        Self::internal(format!("could not {action} {}: {err}", path.display()))
     }
 }
 
@@ -225,6 +222,13 @@ impl From<SettingsError> for CommandError {
     fn from(e: SettingsError) -> Self {
         CommandError::caused_by(ErrorKind::Input, e)
             .with_hint("use e.g. https://api.github.com or https://ghe.example.com/api/v3")
+    }
+}
+
+/// The GitHub client could not be built (no request was sent): unexpected (exit 1).
+impl From<ClientBuildError> for CommandError {
+    fn from(e: ClientBuildError) -> Self {
+        CommandError::caused_by(ErrorKind::Internal, e)
     }
 }
 
@@ -419,6 +423,11 @@ mod tests {
                 .into(),
                 ErrorKind::Input,
                 true,
+            ),
+            (
+                ClientBuildError("no runtime".into()).into(),
+                ErrorKind::Internal,
+                false,
             ),
             (
                 GitError::Spawn("no git".into()).into(),

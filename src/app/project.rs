@@ -12,6 +12,7 @@ use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{self, Config};
 use crate::io::event_log::EventLog;
+use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::paths::{Paths, is_valid_feature_id};
 use crate::io::project_root::{self, RootReason};
@@ -205,7 +206,7 @@ impl Project {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-            Err(e) => return Err(CommandError::io("read", &dir, &e)),
+            Err(e) => return Err(FileError::new("read", &dir, e).into()),
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();

@@ -91,11 +91,7 @@ pub fn run(
         ))
         .with_hint("run swarm-attack inside a git repository (or pass -p DIR)")
     })?;
-    if git
-        .head(&project.root)
-        .map_err(|e| CommandError::internal(e.to_string()))?
-        .is_none()
-    {
+    if git.head(&project.root)?.is_none() {
         return Err(CommandError::input(
             "the repository has no commit yet; agents work in worktrees of the checked-out commit",
         )
