@@ -12,9 +12,11 @@ use crate::io::file_error::FileError;
 use crate::io::git::GitError;
 use crate::io::github::client::ClientBuildError;
 use crate::io::github::settings::SettingsError;
+use crate::io::history::HistoryError;
 use crate::io::issues_file::IssuesFileError;
 use crate::io::jsonl::LessonsFileError;
 use crate::io::lock::LockError;
+use crate::io::run_lock::RunLockError;
 use crate::io::state_store::StateStoreError;
 use std::error::Error;
 use std::fmt;
@@ -88,6 +90,11 @@ impl CommandError {
     /// Locked by another process (exit 3).
     pub fn locked(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Locked, message)
+    }
+    /// Keeps `cause` as this error's source (shown under the message with `-v`).
+    pub fn with_source(mut self, cause: impl Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(cause));
+        self
     }
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
@@ -222,6 +229,30 @@ impl From<SettingsError> for CommandError {
     fn from(e: SettingsError) -> Self {
         CommandError::caused_by(ErrorKind::Input, e)
             .with_hint("use e.g. https://api.github.com or https://ghe.example.com/api/v3")
+    }
+}
+
+/// The git history scan of a sync could not run.
+impl From<HistoryError> for CommandError {
+    fn from(e: HistoryError) -> Self {
+        match &e {
+            HistoryError::NotARepository(dir) => CommandError::input(format!(
+                "{} is not a git repository, so the state cannot be synced from git history",
+                dir.display()
+            ))
+            .with_hint(
+                "run `git init` there, or set `coordination.auto_sync_from_git: false` in config.yaml",
+            )
+            .with_source(e),
+            HistoryError::Git { .. } => CommandError::caused_by(ErrorKind::Internal, e),
+        }
+    }
+}
+
+/// This run's liveness lock could not be taken: unexpected (exit 1).
+impl From<RunLockError> for CommandError {
+    fn from(e: RunLockError) -> Self {
+        CommandError::caused_by(ErrorKind::Internal, e)
     }
 }
 
@@ -425,6 +456,25 @@ mod tests {
                 true,
             ),
             (
+                HistoryError::NotARepository("d".into()).into(),
+                ErrorKind::Input,
+                true,
+            ),
+            (
+                HistoryError::Git {
+                    dir: "d".into(),
+                    message: "m".into(),
+                }
+                .into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
+                RunLockError(os(io::ErrorKind::Other)).into(),
+                ErrorKind::Internal,
+                false,
+            ),
+            (
                 ClientBuildError("no runtime".into()).into(),
                 ErrorKind::Internal,
                 false,
@@ -443,7 +493,11 @@ mod tests {
             assert_eq!(e.kind, kind, "{}", e.message);
             assert_eq!(e.hint.is_some(), hint, "{}", e.message);
             let source = e.source.as_deref().expect("the adapter error is kept");
-            assert_eq!(source.to_string(), e.message);
+            // the message is the adapter's sentence, except where the From words it for
+            // the user (a sync outside a git repository)
+            if !e.message.contains("cannot be synced from git history") {
+                assert_eq!(source.to_string(), e.message);
+            }
             assert!(!e.message.contains('\n'), "{}", e.message);
         }
     }

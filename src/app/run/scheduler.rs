@@ -101,9 +101,7 @@ pub fn run(
     // the run, exit 3, naming it)
     let cleared = clear_stale_git_locks(project)?;
     let session = clock::session_id().to_string();
-    let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session).map_err(|e| {
-        CommandError::internal(format!("could not take this run's liveness lock: {e}"))
-    })?;
+    let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session)?;
     interrupt::install();
     git.prune();
     let branch = git.branch(&project.root);
