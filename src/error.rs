@@ -22,7 +22,7 @@ use std::error::Error;
 use std::fmt;
 use std::sync::Arc;
 
-/// What kind of failure this is; decides the exit code (README "Commands": 0, 1, 2, 3).
+/// What kind of failure this is; decides the exit code (docs/cli.md "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The work failed (e.g. an issue ended BLOCKED, a GitHub write failed): exit 1.
