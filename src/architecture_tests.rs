@@ -5,8 +5,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-fn src_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+/// The workspace root (the binary's crate sits there).
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The use cases' crate's sources.
+fn app_src() -> PathBuf {
+    root().join("crates/swarm-attack-app/src")
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -25,14 +31,15 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module path of a source file: `src/app/run/mod.rs` → `app::run`.
+/// The module path of a source file of the app crate: `run/mod.rs` → `app::run`.
 fn module_of(file: &Path) -> String {
-    let rel = file.strip_prefix(src_dir()).unwrap().with_extension("");
-    let mut parts: Vec<String> = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    if parts.last().is_some_and(|p| p == "mod") {
+    let rel = file.strip_prefix(app_src()).unwrap().with_extension("");
+    let mut parts: Vec<String> = vec!["app".to_string()];
+    parts.extend(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
         parts.pop();
     }
     parts.join("::")
@@ -140,7 +147,7 @@ fn expand_group(prefix: &[String], group: &str, out: &mut Vec<Vec<String>>) {
 /// `tests` modules are left out.
 fn app_graph() -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
-    rust_files(&src_dir().join("app"), &mut files);
+    rust_files(&app_src(), &mut files);
     let modules: BTreeMap<String, PathBuf> =
         files.iter().map(|f| (module_of(f), f.clone())).collect();
     let mut graph = BTreeMap::new();
@@ -268,19 +275,18 @@ fn the_cycle_finder_finds_a_cycle() {
     assert_eq!(find_cycle(&g), None);
 }
 
-/// Every source file under `src/` with its path relative to the crate and its code.
+/// Every source file of the binary's, the adapters' and the use cases' crates, with its path
+/// relative to the workspace root and its code.
 fn sources() -> Vec<(String, String)> {
     let mut files = Vec::new();
-    rust_files(&src_dir(), &mut files);
+    for dir in ["src", "crates/swarm-attack-io/src", "crates/swarm-attack-app/src"] {
+        rust_files(&root().join(dir), &mut files);
+    }
     files
         .iter()
         .filter(|f| !f.ends_with("architecture_tests.rs"))
         .map(|f| {
-            let rel = f
-                .strip_prefix(src_dir().parent().unwrap())
-                .unwrap()
-                .display()
-                .to_string();
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
             (rel, code_of(&std::fs::read_to_string(f).unwrap()))
         })
         .collect()
@@ -328,9 +334,12 @@ fn one_place_triggers_the_github_mirror() {
     // run only by the project, after a transaction that asked for it
     assert_eq!(
         files_with("finish_hook"),
-        ["src/app/project.rs", "src/cli/mod.rs"]
+        ["crates/swarm-attack-app/src/project.rs", "src/cli/mod.rs"]
     );
-    assert_eq!(files_with("fn mirror("), ["src/app/github/mirror.rs"]);
+    assert_eq!(
+        files_with("fn mirror("),
+        ["crates/swarm-attack-app/src/github/mirror.rs"]
+    );
 }
 
 #[test]
@@ -338,7 +347,7 @@ fn adapters_return_their_own_errors_and_import_nothing_above_them() {
     // comments included: a doc link to `crate::app::…` would not build once io is its own
     // crate either
     let mut files = Vec::new();
-    rust_files(&src_dir().join("io"), &mut files);
+    rust_files(&root().join("crates/swarm-attack-io/src"), &mut files);
     assert!(!files.is_empty());
     let mut found = Vec::new();
     for f in files {
@@ -354,7 +363,40 @@ fn adapters_return_their_own_errors_and_import_nothing_above_them() {
     }
     assert!(
         found.is_empty(),
-        "src/io returns its own error types; src/error.rs converts them (docs/architecture.md); found:\n{}",
+        "the adapters return their own error types; the app's error.rs converts them (docs/architecture.md); found:\n{}",
         found.join("\n")
     );
+}
+
+/// The floors as crates: each manifest names only the crates below it, so the compiler
+/// refuses an import that runs back up (docs/architecture.md).
+#[test]
+fn each_crate_depends_only_on_the_floors_below_it() {
+    let deps = |manifest: &str| -> String {
+        let text = std::fs::read_to_string(root().join(manifest)).unwrap();
+        let start = text.find("[dependencies]").expect("a [dependencies] table");
+        let rest = &text[start + "[dependencies]".len()..];
+        rest[..rest.find("\n[").unwrap_or(rest.len())].to_string()
+    };
+    let names = |table: &str| -> Vec<String> {
+        table
+            .lines()
+            .filter_map(|l| l.split_once('=').map(|(k, _)| k.trim().to_string()))
+            .filter(|k| !k.is_empty() && !k.starts_with('#'))
+            .collect()
+    };
+    let core = names(&deps("crates/swarm-attack-core/Cargo.toml"));
+    for heavy in ["swarm-attack-io", "swarm-attack-app", "tokio", "gix", "octocrab", "clap"] {
+        assert!(!core.iter().any(|d| d == heavy), "core depends on {heavy}");
+    }
+    let io = names(&deps("crates/swarm-attack-io/Cargo.toml"));
+    assert!(io.iter().any(|d| d == "swarm-attack-core"));
+    for above in ["swarm-attack-app", "swarm-attack", "clap"] {
+        assert!(!io.iter().any(|d| d == above), "io depends on {above}");
+    }
+    let app = names(&deps("crates/swarm-attack-app/Cargo.toml"));
+    assert!(app.iter().any(|d| d == "swarm-attack-io"));
+    for above in ["swarm-attack", "clap"] {
+        assert!(!app.iter().any(|d| d == above), "app depends on {above}");
+    }
 }

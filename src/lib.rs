@@ -1,27 +1,33 @@
 //! swarm-attack: run a swarm of coding agents over a feature's issues, without ever redoing
 //! finished work.
 //!
-//! Three floors (docs/architecture.md): [`core`] (the crate `swarm-attack-core`) holds the
+//! Four floors, four crates (docs/architecture.md): [`core`] (`swarm-attack-core`) holds the
 //! pure rules — the state model and the task state machine, readiness, evidence, prompt,
-//! GitHub plans, config types — with no I/O; [`io`] the adapters (files, git, GitHub,
-//! processes); [`app`] the use cases that orchestrate them, each module importing only the
-//! ones below it (`project` at the bottom, `github::mirror` the finish hook that mirrors a
-//! committed transaction to GitHub); and [`cli`] the command-line surface: arguments and
-//! printing. `architecture_tests` checks what the compiler does not: no import cycle in
-//! `app`, no stage assigned outside the core, one place that triggers the GitHub mirror.
+//! GitHub plans, config types — with no I/O; [`io`] (`swarm-attack-io`) the adapters
+//! (files, git, GitHub, processes); [`app`] (`swarm-attack-app`) the use cases that
+//! orchestrate them, each module importing only the ones below it (`project` at the bottom,
+//! `github::mirror` the finish hook that mirrors a committed transaction to GitHub); and
+//! [`cli`], this crate, the command-line surface: arguments and printing. Each crate can
+//! only import the ones below it; `architecture_tests` checks what the compiler does not:
+//! no import cycle inside `app`, no stage assigned outside the core, one place that
+//! triggers the GitHub mirror.
 
 // Printing goes through `outln!`/`out!`/`errln!` (io::secrets: secrets masked); clippy's
 // print lints deny `println!` and `eprintln!` everywhere else.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod app;
 pub mod cli;
-pub mod error;
-pub mod io;
 
-/// The pure floor, its own crate (`crates/swarm-attack-core`) so that it cannot import
-/// the adapters: re-exported here so that `crate::core::…` names it.
+/// The use cases (`crates/swarm-attack-app`): `crate::app::…` names them.
+pub use swarm_attack_app as app;
+/// The command error and its exit codes, the use cases' error type.
+pub use swarm_attack_app::error;
+/// The pure floor (`crates/swarm-attack-core`): `crate::core::…` names it.
 pub use swarm_attack_core as core;
+/// The adapters (`crates/swarm-attack-io`): `crate::io::…` names them.
+pub use swarm_attack_io as io;
+/// The printing macros (secrets masked), defined with the adapters.
+pub use swarm_attack_io::{errln, out, outln};
 
 #[cfg(test)]
 mod architecture_tests;

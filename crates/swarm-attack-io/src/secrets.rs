@@ -271,9 +271,9 @@ pub fn print_err(text: &str) {
 /// `println!` with every secret value masked: what the tool prints on stdout.
 #[macro_export]
 macro_rules! outln {
-    () => { $crate::io::secrets::print_out("", true) };
+    () => { $crate::secrets::print_out("", true) };
     ($($arg:tt)*) => {
-        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), true)
+        $crate::secrets::print_out(&$crate::secrets::mask(&format!($($arg)*)), true)
     };
 }
 
@@ -281,15 +281,15 @@ macro_rules! outln {
 #[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::io::secrets::print_out(&$crate::io::secrets::mask(&format!($($arg)*)), false)
+        $crate::secrets::print_out(&$crate::secrets::mask(&format!($($arg)*)), false)
     };
 }
 
 /// `eprintln!` with every secret value masked: what the tool prints on stderr.
 #[macro_export]
 macro_rules! errln {
-    () => { $crate::io::secrets::print_err("") };
+    () => { $crate::secrets::print_err("") };
     ($($arg:tt)*) => {
-        $crate::io::secrets::print_err(&$crate::io::secrets::mask(&format!($($arg)*)))
+        $crate::secrets::print_err(&$crate::secrets::mask(&format!($($arg)*)))
     };
 }

@@ -35,7 +35,7 @@ fn empty_text_and_comments_give_defaults() {
 
 #[test]
 fn root_example_config_yaml_is_valid_and_equals_the_defaults() {
-    let text = include_str!("../../../config.yaml");
+    let text = include_str!("../../../../config.yaml");
     let loaded = parse(text, "config.yaml").unwrap_or_else(|e| panic!("{e}"));
     assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
     assert_eq!(loaded.config, Config::default().resolved());
@@ -43,7 +43,7 @@ fn root_example_config_yaml_is_valid_and_equals_the_defaults() {
 
 #[test]
 fn root_example_documents_every_key() {
-    let text = include_str!("../../../config.yaml");
+    let text = include_str!("../../../../config.yaml");
     let tree = yaml::parse_tree(text).unwrap();
     fn keys(n: &yaml::Node, prefix: &str, out: &mut Vec<String>) {
         match &n.value {
@@ -72,7 +72,7 @@ fn root_example_documents_every_key() {
     for (path, _) in schema_paths() {
         assert!(present.contains(&path), "config.yaml lacks `{path}`");
     }
-    let doc = include_str!("../../../docs/config.md");
+    let doc = include_str!("../../../../docs/config.md");
     for (path, _) in schema_paths() {
         assert!(
             doc.contains(&format!("`{path}`")),
@@ -87,7 +87,7 @@ fn schema_paths() -> Vec<(String, &'static str)> {
 
 #[test]
 fn docs_list_every_legacy_key() {
-    let doc = include_str!("../../../docs/config.md");
+    let doc = include_str!("../../../../docs/config.md");
     let sections: [(&str, &schema::Section); 5] = [
         ("", &schema::ROOT),
         ("tests.", &schema::TESTS),

@@ -223,8 +223,8 @@ pub(super) fn read_capped(dir: &Path, args: &[&str], cap: usize) -> Option<(Vec<
     Some((out, capped))
 }
 
-#[cfg(test)]
-pub(crate) mod testing {
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing {
     //! Raw git for unit tests that build a repository (never used by the tool itself).
 
     use super::*;

@@ -1,5 +1,19 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// `crate::app::…` paths name this crate's own modules (they were written when the use
+/// cases were a module of the binary's crate).
+#[allow(unused_imports)]
+use crate as app;
+/// The pure floor: `crate::core::…` names it.
+pub use swarm_attack_core as core;
+/// The adapters: `crate::io::…` names them.
+pub use swarm_attack_io as io;
+
+pub mod error;
+
+
 pub mod action;
 pub mod demo;
 pub mod doctor;

@@ -16,7 +16,7 @@ use crate::core::governor::Ticket;
 use crate::error::CmdResult;
 
 /// `Some(next)` when the chain took over; `None`: the governor's wait applies.
-pub(in crate::app::run) fn limit_fallback(
+pub(in crate::run) fn limit_fallback(
     ctx: &RunContext<'_>,
     claim: &Claim,
     failed: &Failed,

@@ -1,5 +1,16 @@
 //! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
 
+// Printing goes through `outln!`/`out!`/`errln!` (`secrets`: secrets masked).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+/// The pure floor: `crate::core::…` names it.
+use swarm_attack_core as core;
+/// `crate::io::…` paths name this crate's own modules (they were written when the adapters
+/// were a module of the binary's crate).
+#[allow(unused_imports)]
+use crate as io;
+
+
 pub mod agent;
 pub mod agent_pid;
 pub mod atomic;

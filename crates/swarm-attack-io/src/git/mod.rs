@@ -17,8 +17,8 @@ mod objects;
 pub mod push;
 mod repo;
 
-#[cfg(test)]
-pub(crate) use exec::testing;
+#[cfg(any(test, feature = "test-support"))]
+pub use exec::testing;
 pub use exec::{GIT_ENV_REMOVED, GitError, Hooks};
 pub use repo::{Change, ChangeKind, Git};
 
@@ -98,14 +98,15 @@ mod tests {
         }
     }
 
-    /// The tool starts git in exactly one file: `src/io/git/exec.rs`. (Test files that
+    /// The tool starts git in exactly one file: `crates/swarm-attack-io/src/git/exec.rs`. (Test files that
     /// build repositories may use git themselves; they live under `tests/`.)
     #[test]
     fn exactly_one_file_spawns_git() {
-        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        // the workspace root: this crate lives in crates/swarm-attack-io
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut files = Vec::new();
-        rust_files(&manifest.join("src"), &mut files);
-        rust_files(&manifest.join("crates"), &mut files);
+        rust_files(&root.join("src"), &mut files);
+        rust_files(&root.join("crates"), &mut files);
         let spawn_patterns = [
             concat!("Command::new(", "\"git\")"),
             concat!("\"git\"", ".into()"),
@@ -119,9 +120,9 @@ mod tests {
                 let text = std::fs::read_to_string(p).unwrap_or_default();
                 spawn_patterns.iter().any(|pat| text.contains(pat))
             })
-            .map(|p| p.strip_prefix(manifest).unwrap().display().to_string())
+            .map(|p| p.strip_prefix(&root).unwrap().display().to_string())
             .collect();
         spawning.sort();
-        assert_eq!(spawning, vec!["src/io/git/exec.rs"]);
+        assert_eq!(spawning, vec!["crates/swarm-attack-io/src/git/exec.rs"]);
     }
 }
