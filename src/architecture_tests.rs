@@ -327,6 +327,8 @@ fn one_place_triggers_the_github_mirror() {
             .iter()
             .filter(|(_, code)| code.contains(needle))
             .map(|(f, _)| f.clone())
+            .collect::<BTreeSet<String>>()
+            .into_iter()
             .collect()
     };
     // installed once, as the project's finish hook
