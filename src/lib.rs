@@ -10,8 +10,8 @@
 //! printing. `architecture_tests` checks what the compiler does not: no import cycle in
 //! `app`, no stage assigned outside the core, one place that triggers the GitHub mirror.
 
-// Printing goes through `outln!`/`out!`/`errln!` (io::secrets: secrets masked); clippy's
-// print lints deny `println!` and `eprintln!` everywhere else.
+// Printing goes through the command's `io::ui::Ui` (secrets masked); clippy's print lints
+// deny `println!` and `eprintln!` everywhere.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod app;

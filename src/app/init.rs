@@ -58,7 +58,7 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
             .map_err(|e| CommandError::io("write", &issues_path, &e))?;
         issues_file_created = true;
     }
-    let doc = issues_file::load(&issues_path, &shown_issues)?;
+    let doc = issues_file::load(&project.ui, &issues_path, &shown_issues)?;
     let mut txn = project.begin_or_new(feature)?;
     let state_created = txn.old.is_none();
     if state_created {

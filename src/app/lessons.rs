@@ -83,6 +83,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
         uses: 0,
     };
     jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -108,6 +109,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
 /// `lessons forget <id>`: whether a lesson was removed.
 pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
     jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -208,6 +210,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
     }
     let now = clock::now_rfc3339();
     jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -431,10 +434,13 @@ mod tests {
 
     fn project(dir: &std::path::Path) -> Project {
         std::fs::create_dir_all(dir.join(".swarm")).unwrap();
-        Project::open(&ProjectOptions {
-            project_dir: Some(dir.to_path_buf()),
-            config_file: None,
-        })
+        Project::open(
+            &ProjectOptions {
+                project_dir: Some(dir.to_path_buf()),
+                config_file: None,
+            },
+            &crate::io::ui::Ui::captured(Default::default()),
+        )
         .unwrap()
     }
 

@@ -3,10 +3,11 @@
 use crate::core::issue_warnings;
 use crate::core::issues::{IssuesDoc, parse_issues};
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use std::path::Path;
 
 /// Loads and validates issues.json; `shown` is the path as shown to the user.
-pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
+pub fn load(ui: &Ui, path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
     let bytes = std::fs::read(path).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             CommandError::input(format!("{shown} does not exist"))
@@ -33,7 +34,7 @@ pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
         parse_issues(&value).map_err(|e| CommandError::input(format!("{shown}: {}", e.message)))?;
     for w in issue_warnings::warnings(&doc) {
         let msg = format!("{shown}: {w}");
-        crate::io::notice::warn_once(&msg, &msg);
+        ui.warn_once(&msg, &msg);
     }
     Ok(doc)
 }

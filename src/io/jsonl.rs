@@ -8,6 +8,7 @@ use crate::core::lessons::Lesson;
 use crate::core::outcomes::{OutcomeRecord, parse_records};
 use crate::error::{CmdResult, CommandError};
 use crate::io::lock::FeatureLock;
+use crate::io::ui::Ui;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -68,12 +69,13 @@ pub fn load_lessons(path: &Path) -> Vec<Lesson> {
 /// Changes the lessons file under its lock: `change` gets the lessons and says whether it
 /// changed them; the file is then replaced atomically. Returns what `change` returned.
 pub fn update_lessons<T>(
+    ui: &Ui,
     path: &Path,
     lock: &Path,
     timeout: Duration,
     change: impl FnOnce(&mut Vec<Lesson>) -> (bool, T),
 ) -> CmdResult<T> {
-    let _held = FeatureLock::acquire(lock, "lessons", timeout)?;
+    let _held = FeatureLock::acquire(ui, lock, "lessons", timeout)?;
     let mut lessons = load_lessons(path);
     let (changed, out) = change(&mut lessons);
     if changed {

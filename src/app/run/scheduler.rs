@@ -81,6 +81,7 @@ pub fn run(
         Git::open(
             &project.root,
             crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+            &project.ui,
         )
     });
     let (git, fallback_identity) = opened.map_err(|e| {
@@ -108,7 +109,7 @@ pub fn run(
     let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session).map_err(|e| {
         CommandError::internal(format!("could not take this run's liveness lock: {e}"))
     })?;
-    interrupt::install();
+    interrupt::install(&project.ui);
     git.prune();
     let branch = git.branch(&project.root);
     let ctx = RunContext {
