@@ -67,6 +67,7 @@ mod config;
 mod fanout;
 mod git_sync;
 mod git_sync_skip;
+mod in_process;
 mod inputs;
 mod journeys;
 mod security;
