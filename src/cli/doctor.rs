@@ -3,10 +3,9 @@
 //! checks pass, 2 otherwise.
 
 use crate::app::doctor;
-use crate::io::ui::Ui;
-
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::json;
 

@@ -6,8 +6,6 @@
 //! Also the hidden test tool `debug-append-events` (see docs/events.md).
 
 use crate::cli::GlobalArgs;
-use crate::io::ui::Ui;
-
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
 use crate::core::events::Event;
@@ -15,6 +13,7 @@ use crate::core::record::{Field, Fields, Record};
 use crate::error::{CmdResult, CommandError};
 use crate::io::clock;
 use crate::io::event_reader::LogReader;
+use crate::io::ui::Ui;
 use clap::Args;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};

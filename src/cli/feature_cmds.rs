@@ -2,14 +2,13 @@
 
 use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
 use crate::cli::GlobalArgs;
-use crate::io::ui::Ui;
-
 use crate::core::budget::{Limits, SpendView};
 use crate::core::gates;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use serde::Serialize;
 use serde_json::json;
 

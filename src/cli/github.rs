@@ -2,10 +2,9 @@
 
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::{publish as github_publish, sync as github_sync};
-use crate::io::ui::Ui;
-
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Subcommand;
 use serde_json::json;
 

@@ -3,10 +3,9 @@
 
 use crate::app::lessons::{self as lessons_app, NewLesson};
 use crate::cli::GlobalArgs;
-use crate::io::ui::Ui;
-
 use crate::core::lessons::{Lesson, LessonSource};
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use clap::{Args, Subcommand};
 use serde_json::json;
 

@@ -3,9 +3,8 @@
 
 use crate::app::matrix as matrix_app;
 use crate::cli::GlobalArgs;
-use crate::io::ui::Ui;
-
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use clap::Args;
 
 #[derive(Debug, Args)]

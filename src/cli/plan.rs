@@ -2,11 +2,10 @@
 //! printing of decisions shared with `greenlight`.
 
 use crate::app::plan::{self as plan_app, PlannedIssue};
-use crate::io::ui::Ui;
-
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::coordination::{Mode, fmt_h, hundredths};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::{Value, json};
 

@@ -5,12 +5,11 @@
 //! `context_injected` in the event log.
 
 use crate::app::prompt::show_prompt;
-use crate::io::ui::Ui;
-
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::events::Event;
 use crate::core::prompt::tokens;
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::json;
 

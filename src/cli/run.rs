@@ -4,10 +4,9 @@
 use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOptions, RunReport};
 use crate::cli::GlobalArgs;
 use crate::cli::JsonFlag;
-use crate::io::ui::Ui;
-
 use crate::cli::progress::RunView;
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use clap::Args;
 
 #[derive(Debug, Args)]

@@ -5,9 +5,8 @@
 use super::codec::{Decoder, EntryRef};
 use super::human_ms;
 use super::store::AuditStore;
-use crate::io::ui::Ui;
-
 use crate::core::audit::{Attempt, AuditReport, IssueAudit, usd};
+use crate::io::ui::Ui;
 use std::fmt::Write as _;
 use std::io::Write;
 
