@@ -5,9 +5,8 @@
 //!
 //! The mirror never fails the calling command: without a token or repository it gives one
 //! notice; failures are warnings (the hook's error is shown as one by the project) and wait
-//! in the outbox. It sends nothing when
-//! `coordination.github_sync_enabled` is off, or when no task is linked to a GitHub issue
-//! and the outbox is empty.
+//! in the outbox. It sends nothing when `coordination.github_sync_enabled` is off, or when
+//! no task is linked to a GitHub issue and the outbox is empty.
 //!
 //! [`FeatureTxn::mirror_after_commit`]: crate::app::project::FeatureTxn::mirror_after_commit
 
