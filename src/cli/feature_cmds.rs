@@ -222,7 +222,7 @@ pub fn status(g: &GlobalArgs, ui: &Ui, feature: Option<&str>, as_json: bool) -> 
             }
             if !broken.is_empty() {
                 for (_, e) in &broken {
-                    crate::cli::output::print_error(ui, e);
+                    crate::cli::output::print_error(ui, e, g.verbose > 0);
                 }
                 return Ok(broken
                     .iter()

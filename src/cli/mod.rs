@@ -189,10 +189,11 @@ pub fn main_entry() -> ExitCode {
         }
     };
     let ui = output::init(&cli.global);
+    let verbose = cli.global.verbose > 0;
     match dispatch(cli, &ui) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            output::print_error(&ui, &e);
+            output::print_error(&ui, &e, verbose);
             ExitCode::from(e.kind.exit_code())
         }
     }

@@ -33,11 +33,17 @@ pub fn ui_options(g: &GlobalArgs) -> UiOptions {
     }
 }
 
-/// Prints an error as one sentence, and its hint. Control and direction-changing
-/// characters (often echoed from arguments or files) are shown escaped (`\n`,
-/// `\u{202e}`), so an error can never rewrite the terminal or hide text.
-pub fn print_error(ui: &Ui, e: &CommandError) {
+/// Prints an error as one sentence, with `verbose` (`-v`) its causes under it (one
+/// `  caused by: …` line each), and its hint. Control and direction-changing characters
+/// (often echoed from arguments or files) are shown escaped (`\n`, `\u{202e}`), so an
+/// error can never rewrite the terminal or hide text.
+pub fn print_error(ui: &Ui, e: &CommandError, verbose: bool) {
     ui.errln(format_args!("error: {}", escape_controls(&e.message)));
+    if verbose {
+        for cause in e.causes() {
+            ui.errln(format_args!("  caused by: {}", escape_controls(&cause)));
+        }
+    }
     if let Some(h) = &e.hint {
         ui.errln(format_args!("hint: {}", escape_controls(h)));
     }

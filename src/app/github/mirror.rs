@@ -54,10 +54,7 @@ pub fn mirror_report(
             return Ok(None);
         }
         Err(e) => {
-            ui.info_once(
-                SKIPPED_NOTICE,
-                format_args!("GitHub sync skipped: {}", e.message),
-            );
+            ui.info_once(SKIPPED_NOTICE, format_args!("GitHub sync skipped: {}", e));
             return Ok(None);
         }
     };

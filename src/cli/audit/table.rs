@@ -121,7 +121,7 @@ fn head(ui: &Ui, o: &mut String, i: &IssueAudit) {
     if let Some(t) = &i.title {
         head.push_str(&format!(" {t}"));
     }
-    let outcome = i.outcome.to_uppercase();
+    let outcome = i.outcome.as_str().to_uppercase();
     let mut facts = vec![format!(
         "{} attempt{}",
         i.attempt_count,
@@ -152,7 +152,7 @@ fn head(ui: &Ui, o: &mut String, i: &IssueAudit) {
         o,
         "{}  {}  {}",
         ui.paint(&head, "1"),
-        ui.paint(&outcome, outcome_colour(&i.outcome)),
+        ui.paint(&outcome, outcome_colour(i.outcome.as_str())),
         facts.join(", ")
     );
     if let Some(r) = &i.reason {
@@ -178,7 +178,7 @@ pub fn attempt(ui: &Ui, o: &mut String, a: &Attempt) {
         o.push_str(m);
     }
     o.push_str(": ");
-    o.push_str(&ui.paint(&a.outcome, outcome_colour(&a.outcome)));
+    o.push_str(&ui.paint(a.outcome.as_str(), outcome_colour(a.outcome.as_str())));
     if let Some(d) = a.duration_ms {
         o.push_str(" in ");
         o.push_str(&human_ms(d));
