@@ -198,6 +198,13 @@ impl Case {
             "total {total} != coder {coder_cost} + reviewer {reviewer_cost}: {a:#}"
         );
         assert_eq!(a["totals"]["cost_unknown_runs"], 0, "{a:#}");
+        // the budget ledger the run keeps in the state (docs/budgets.md) charges the issue both
+        let ledger = &self.env.state("calc")["ledger"];
+        let usd = ledger["issues"]["1"]["usd"].as_f64().unwrap_or(0.0);
+        assert!(
+            (usd - (coder_cost + reviewer_cost)).abs() < 1e-6,
+            "ledger {usd} != coder {coder_cost} + reviewer {reviewer_cost}: {ledger:#}"
+        );
     }
 }
 
@@ -366,4 +373,53 @@ fn real_claude_reviewer_saying_pass_with_a_blocking_finding_fails_by_code() {
     // nothing landed
     assert!(!c.env.git(&["ls-files"]).contains("calc/add.py"));
     c.reviewer_charged();
+}
+
+#[test]
+fn real_claude_reviewer_that_fails_its_run_blocks_at_once_without_a_retry() {
+    // the reviewer's model asks for a write and `max_turns: 1` stops Claude there: its run
+    // fails (`error_max_turns`), no valid answer, `on_error: block`
+    let c = Case::new(
+        "",
+        1,
+        vec![WriteRule::new(REVIEW, "notes.md", "reviewing\n")],
+    );
+    let config = c.env.read("config.yaml").replace(
+        "    preset: claude-code\n",
+        "    preset: claude-code\n    max_turns: 1\n",
+    );
+    c.env.write("config.yaml", &config);
+    let out = c.run();
+    out.code(1);
+    assert_eq!(
+        c.task()["stage"],
+        "BLOCKED",
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert_eq!(c.verdicts(), ["unreviewed"]);
+    assert_eq!(c.task()["retries"], 0, "a reviewer failure uses no retry");
+    assert_eq!(c.trace("coder.n").trim(), "1");
+    let reason = c.task()["blocked_reason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        reason.starts_with("review could not run: claude: "),
+        "{reason}"
+    );
+    let runs = c.reviewer_runs();
+    assert_eq!(runs.len(), 1, "no re-prompt after a failed run: {runs:#?}");
+    assert_eq!(runs[0]["error_kind"], "max_turns", "{:#}", runs[0]);
+    // a failed run is still charged
+    assert!(
+        runs[0]["cost_usd"].as_f64().unwrap_or(0.0) > 0.0,
+        "{:#}",
+        runs[0]
+    );
+    let rf = c.events("review_finished");
+    assert!(rf[0]["error"].is_string(), "{:#}", rf[0]);
+    assert_eq!(rf[0]["cost_usd"], runs[0]["cost_usd"], "{:#}", rf[0]);
+    assert!(!c.env.git(&["ls-files"]).contains("calc/add.py"));
 }
