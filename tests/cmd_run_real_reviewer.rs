@@ -120,6 +120,28 @@ impl Case {
         out
     }
 
+    /// Runs the feature and checks it ends with the issue at `stage` (`DONE`: exit 0;
+    /// `BLOCKED`: exit 1) after the review verdicts `verdicts`, one per round.
+    fn run_to(&self, stage: &str, verdicts: &[&str]) {
+        let out = self.run();
+        out.code(if stage == "DONE" { 0 } else { 1 });
+        assert_eq!(
+            self.task()["stage"],
+            stage,
+            "{}\n{}",
+            out.stdout,
+            out.stderr
+        );
+        assert_eq!(self.verdicts(), verdicts);
+    }
+
+    fn blocked_reason(&self) -> String {
+        self.task()["blocked_reason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     fn events(&self, name: &str) -> Vec<Value> {
         self.env.events_named("calc", name)
     }
@@ -224,10 +246,7 @@ fn real_claude_reviewer_clean_answer_lands_and_its_cost_is_charged() {
         &[REVIEW],
         &answer_with(&[]).replace("reviewed", "The change is correct."),
     )]);
-    let out = c.run();
-    out.ok();
-    assert_eq!(c.task()["stage"], "DONE", "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(c.verdicts(), ["pass"]);
+    c.run_to("DONE", &["pass"]);
     let rf = c.events("review_finished");
     assert_eq!(rf.len(), 1, "{rf:#?}");
     assert_eq!(rf[0]["reviewer"], "claude");
@@ -273,10 +292,7 @@ fn real_claude_reviewer_blocking_finding_gets_a_fix_round_then_passes() {
             &answer_with(&[finding("major", 91, "calc/add.py", 2, "no input check")]),
         ),
     ]);
-    let out = c.run();
-    out.ok();
-    assert_eq!(c.task()["stage"], "DONE", "{}\n{}", out.stdout, out.stderr);
-    assert_eq!(c.verdicts(), ["fail", "pass"]);
+    c.run_to("DONE", &["fail", "pass"]);
     assert_eq!(
         c.task()["retries"],
         0,
@@ -318,11 +334,8 @@ fn real_claude_reviewer_prose_answer_is_reprompted_once_and_fenced_json_is_read(
         ReplyRule::new(&[REVIEW, "Your answer could not be read"], &fenced),
         ReplyRule::new(&[REVIEW], "I read the diff; it looks fine to me."),
     ]);
-    let out = c.run();
-    out.ok();
-    assert_eq!(c.task()["stage"], "DONE", "{}\n{}", out.stdout, out.stderr);
     // a counted minor finding: it lands with the risk said
-    assert_eq!(c.verdicts(), ["pass_with_risk"]);
+    c.run_to("DONE", &["pass_with_risk"]);
     let rf = c.events("review_finished");
     assert_eq!(rf.len(), 1, "{rf:#?}");
     assert_eq!(rf[0]["error"], Value::Null, "{:#}", rf[0]);
@@ -349,20 +362,8 @@ fn real_claude_reviewer_saying_pass_with_a_blocking_finding_fails_by_code() {
                 .replace("reviewed", "verdict: pass")
         ),
     )]);
-    let out = c.run();
-    out.code(1);
-    assert_eq!(
-        c.task()["stage"],
-        "BLOCKED",
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
-    assert_eq!(c.verdicts(), ["fail", "fail"]);
-    let reason = c.task()["blocked_reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    c.run_to("BLOCKED", &["fail", "fail"]);
+    let reason = c.blocked_reason();
     assert!(
         reason.contains("review: 1 blocking finding(s): adds strings (calc/add.py:2)"),
         "{reason}"
@@ -389,22 +390,10 @@ fn real_claude_reviewer_that_fails_its_run_blocks_at_once_without_a_retry() {
         "    preset: claude-code\n    max_turns: 1\n",
     );
     c.env.write("config.yaml", &config);
-    let out = c.run();
-    out.code(1);
-    assert_eq!(
-        c.task()["stage"],
-        "BLOCKED",
-        "{}\n{}",
-        out.stdout,
-        out.stderr
-    );
-    assert_eq!(c.verdicts(), ["unreviewed"]);
+    c.run_to("BLOCKED", &["unreviewed"]);
     assert_eq!(c.task()["retries"], 0, "a reviewer failure uses no retry");
     assert_eq!(c.trace("coder.n").trim(), "1");
-    let reason = c.task()["blocked_reason"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let reason = c.blocked_reason();
     assert!(
         reason.starts_with("review could not run: claude: "),
         "{reason}"
