@@ -5,6 +5,7 @@
 
 use crate::common::TestEnv;
 use crate::common::agents::RUNNER as CHECKS_RUNNER;
+use crate::common::review::{answer_with, finding};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -125,19 +126,6 @@ impl Rev {
             .map(|e| e["verdict"].as_str().unwrap().to_string())
             .collect()
     }
-}
-
-fn finding(sev: &str, conf: u32, file: &str, line: u32, title: &str) -> String {
-    format!(
-        r#"{{"severity": "{sev}", "confidence": {conf}, "file": "{file}", "line": {line}, "title": "{title}", "body": "see the line"}}"#
-    )
-}
-
-fn answer_with(findings: &[String]) -> String {
-    format!(
-        r#"{{"findings": [{}], "summary": "reviewed"}}"#,
-        findings.join(", ")
-    )
 }
 
 #[test]

@@ -10,8 +10,10 @@
 //! `Write` with an absolute path under the "Primary working directory" the CLI reports;
 //! Codex: its `exec_command` shell tool; Gemini CLI: `write_file`; OpenCode: `write`; aider,
 //! which has no tools: a whole-file listing) for every matching rule; once a tool result is
-//! back, it answers "Done." and ends the turn. Every request is recorded (method, path, JSON
-//! body). [`Mode`] makes it refuse every model call (401) or never answer.
+//! back, it answers "Done." and ends the turn — or, on the Messages API (Claude Code), the text
+//! of the first [`ReplyRule`] whose needles are all in the user text (a reviewer's answer,
+//! [`FakeModel::set_replies`]). Every request is recorded (method, path, JSON body). [`Mode`]
+//! makes it refuse every model call (401) or never answer.
 #![allow(dead_code)]
 
 mod chat;
@@ -45,6 +47,23 @@ impl WriteRule {
     }
 }
 
+/// On the Messages API, the final text of a turn whose user text contains every one of
+/// `needles` (instead of "Done."); the first matching rule wins.
+#[derive(Debug, Clone)]
+pub struct ReplyRule {
+    pub needles: Vec<String>,
+    pub text: String,
+}
+
+impl ReplyRule {
+    pub fn new(needles: &[&str], text: &str) -> Self {
+        ReplyRule {
+            needles: needles.iter().map(|n| n.to_string()).collect(),
+            text: text.into(),
+        }
+    }
+}
+
 /// One recorded request.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -72,6 +91,7 @@ pub enum Mode {
 
 struct Shared {
     rules: Vec<WriteRule>,
+    replies: Vec<ReplyRule>,
     log: Vec<Recorded>,
     mode: Mode,
 }
@@ -94,6 +114,7 @@ impl FakeModel {
         let port = listener.local_addr().unwrap().port();
         let shared = Arc::new(Mutex::new(Shared {
             rules,
+            replies: Vec::new(),
             log: Vec::new(),
             mode,
         }));
@@ -116,6 +137,11 @@ impl FakeModel {
             stop,
             port,
         }
+    }
+
+    /// The final texts of Messages API turns from now on (see [`ReplyRule`]).
+    pub fn set_replies(&self, replies: Vec<ReplyRule>) {
+        self.shared.lock().unwrap().replies = replies;
     }
 
     /// Every request so far.
@@ -220,10 +246,10 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 body: json.clone(),
             });
             match sh.mode {
-                Mode::Answer => answer(&method, &path, &json, &sh.rules),
+                Mode::Answer => answer(&method, &path, &json, &sh),
                 Mode::Unauthorized if method == "POST" => unauthorized(),
-                Mode::Unauthorized => answer(&method, &path, &json, &sh.rules),
-                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh.rules),
+                Mode::Unauthorized => answer(&method, &path, &json, &sh),
+                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh),
                 Mode::Hang => {
                     drop(sh);
                     // hold the connection, answer nothing (the test ends first)
@@ -250,9 +276,10 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
 /// (status, content type, body).
 pub(super) type Reply = (u16, &'static str, String);
 
-fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply {
+fn answer(method: &str, path: &str, body: &Value, sh: &Shared) -> Reply {
+    let rules = &sh.rules;
     match (method, path) {
-        ("POST", "/v1/messages") => anthropic(body, rules),
+        ("POST", "/v1/messages") => anthropic(body, rules, &sh.replies),
         ("POST", "/v1/messages/count_tokens") => (
             200,
             "application/json",
@@ -306,7 +333,7 @@ fn sse(events: &[Value]) -> String {
         .collect()
 }
 
-fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
+fn anthropic(body: &Value, rules: &[WriteRule], replies: &[ReplyRule]) -> Reply {
     let has_tools = body["tools"]
         .as_array()
         .is_some_and(|t| t.iter().any(|t| t["name"] == "Write"));
@@ -335,7 +362,12 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
         );
     }
     if blocks.is_empty() {
-        blocks.push(json!({"type": "text", "text": "Done."}));
+        let texts = user_texts(body).join("\n");
+        let text = replies
+            .iter()
+            .find(|r| r.needles.iter().all(|n| texts.contains(n)))
+            .map_or("Done.", |r| r.text.as_str());
+        blocks.push(json!({"type": "text", "text": text}));
     }
     let stop = if writes.is_empty() {
         "end_turn"
