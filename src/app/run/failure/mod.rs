@@ -266,6 +266,10 @@ fn record_failure(
                 if !t.dependencies.contains(&on) {
                     t.dependencies.push(on);
                 }
+                // kept apart too: a re-greenlight rebuilds `dependencies` from issues.json
+                if !t.added_dependencies.contains(&on) {
+                    t.added_dependencies.push(on);
+                }
                 // back to BACKLOG (READY, then readiness sees the new dependency); the
                 // attempt's retry is given back: no retry is counted
                 let _ = t.stop();
