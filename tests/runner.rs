@@ -47,6 +47,7 @@ mod cmd_run_fallback;
 mod cmd_run_governor;
 mod cmd_run_history;
 mod cmd_run_integrity;
+mod cmd_run_llm_costs;
 mod cmd_run_modes;
 mod cmd_run_partial_clone;
 mod cmd_run_pr;

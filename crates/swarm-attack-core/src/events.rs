@@ -211,6 +211,21 @@ pub enum Event {
         to: String,
         reason: String,
     },
+    /// One call of an LLM helper (`llm.command`, or the agent named in `analysis.agent`)
+    /// for `purpose` (`failure-analysis`, `specify`, `lesson`): charged to the issue's budget
+    /// ledger like an agent run, and shown in `audit` and `report`. `cost_usd` is `null`
+    /// when the helper did not report one and its tokens have no price.
+    LlmCalled {
+        issue: u32,
+        agent: String,
+        purpose: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        timed_out: bool,
+        cost_usd: Option<f64>,
+        #[serde(flatten)]
+        report: AgentFinishedReport,
+    },
     IssueBlocked {
         issue: u32,
         reason: String,
@@ -425,6 +440,7 @@ impl Event {
             Event::FailureAnalyzed { .. } => "failure_analyzed",
             Event::DependencyAdded { .. } => "dependency_added",
             Event::AgentFallback { .. } => "agent_fallback",
+            Event::LlmCalled { .. } => "llm_called",
         }
     }
 
@@ -469,7 +485,8 @@ impl Event {
             | Event::RateLimited { issue, .. }
             | Event::FailureAnalyzed { issue, .. }
             | Event::DependencyAdded { issue, .. }
-            | Event::AgentFallback { issue, .. } => Some(*issue),
+            | Event::AgentFallback { issue, .. }
+            | Event::LlmCalled { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }
@@ -740,6 +757,30 @@ mod tests {
             let back: Event = serde_json::from_str(&text).unwrap();
             assert_eq!(back, e, "{text}");
         }
+    }
+
+    #[test]
+    fn llm_called_round_trips_with_its_report_flattened() {
+        let e = Event::LlmCalled {
+            issue: 2,
+            agent: "failure-analysis".into(),
+            purpose: "failure-analysis".into(),
+            exit_code: Some(0),
+            duration_ms: 40,
+            timed_out: false,
+            cost_usd: Some(0.02),
+            report: AgentFinishedReport {
+                tokens_in: Some(100),
+                tokens_out: Some(10),
+                ..AgentFinishedReport::default()
+            },
+        };
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(
+            (v["event"].as_str(), v["tokens_in"].as_u64(), e.issue()),
+            (Some("llm_called"), Some(100), Some(2))
+        );
+        assert_eq!(serde_json::from_value::<Event>(v).unwrap(), e);
     }
 
     #[test]

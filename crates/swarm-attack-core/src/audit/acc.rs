@@ -192,6 +192,13 @@ impl Acc {
                     ..AgentRun::default()
                 });
             }
+            // an LLM helper call (analysis, specify gate, lesson): charged to the issue,
+            // outside any attempt
+            "llm_called" => {
+                if let Some(c) = f(rec, "cost_usd") {
+                    self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c);
+                }
+            }
             "agent_finished" => {
                 let agent = s(rec, "agent").unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {

@@ -135,6 +135,18 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 let _ = write!(d, ", ${c:.2}");
             }
         }
+        "llm_called" => {
+            let _ = write!(d, "{} call by {}", opt("purpose"), opt("agent"));
+            if b(rec, "timed_out") {
+                d.push_str(", timed out");
+            }
+            match f(rec, "cost_usd") {
+                Some(c) => {
+                    let _ = write!(d, ", ${c:.2}");
+                }
+                None => d.push_str(", cost unknown"),
+            }
+        }
         "tests_written" => {
             d.push_str(&opt("count"));
             d.push_str(" tests written to ");

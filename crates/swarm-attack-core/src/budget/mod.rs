@@ -92,7 +92,8 @@ impl Ledger {
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok());
         match (name, issue) {
-            ("agent_finished", Some(n)) => {
+            // an LLM helper call (`llm_called`) is charged like an agent run
+            ("agent_finished" | "llm_called", Some(n)) => {
                 let tin = u64_of(record, "tokens_in");
                 let tout = u64_of(record, "tokens_out");
                 let tcached = u64_of(record, "tokens_cached");
@@ -136,7 +137,13 @@ impl Ledger {
     pub fn relevant(record: &Value) -> bool {
         matches!(
             record.get("event").and_then(Value::as_str),
-            Some("agent_finished" | "issue_started" | "retry_started" | "budget_raised")
+            Some(
+                "agent_finished"
+                    | "llm_called"
+                    | "issue_started"
+                    | "retry_started"
+                    | "budget_raised"
+            )
         )
     }
 

@@ -97,6 +97,8 @@ impl IssueAcc {
                 tokens_out: None,
                 tokens_cached: None,
                 turns: None,
+                llm_calls: 0,
+                llm_cost_usd: None,
                 commit: None,
                 evidence: None,
                 reason: None,
@@ -234,6 +236,20 @@ impl IssueAcc {
                 a.runs.push(r);
             }
             "agent_finished" => self.agent_finished(rec, now),
+            // an LLM helper call (analysis, specify gate, lesson): its cost and tokens count
+            // for the issue, outside any attempt's runs
+            "llm_called" => {
+                match f(rec, "cost_usd") {
+                    Some(c) => {
+                        self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c);
+                        add_f(&mut self.r.llm_cost_usd, Some(c));
+                    }
+                    None => self.r.runs_without_cost += 1,
+                }
+                add(&mut self.r.tokens_in, u(rec, "tokens_in"));
+                add(&mut self.r.tokens_out, u(rec, "tokens_out"));
+                self.r.llm_calls += 1;
+            }
             "specify_scored" => {
                 let score =
                     u(rec, "score").map_or_else(|| "unscored".to_string(), |n| format!("{n}/10"));
