@@ -54,6 +54,7 @@ mod cmd_run_pr;
 mod cmd_run_processes;
 mod cmd_run_progress;
 mod cmd_run_real_agents;
+mod cmd_run_real_fallback;
 mod cmd_run_real_presets;
 mod cmd_run_review;
 mod cmd_run_robust;

@@ -11,7 +11,8 @@
 //! Codex: its `exec_command` shell tool; Gemini CLI: `write_file`; OpenCode: `write`; aider,
 //! which has no tools: a whole-file listing) for every matching rule; once a tool result is
 //! back, it answers "Done." and ends the turn. Every request is recorded (method, path, JSON
-//! body). [`Mode`] makes it refuse every model call (401) or never answer.
+//! body). [`Mode`] makes it refuse every model call (401), never answer, or answer Claude
+//! Code's calls with 529 overloaded.
 #![allow(dead_code)]
 
 mod chat;
@@ -68,6 +69,9 @@ pub enum Mode {
     Unauthorized,
     /// Never, to a model call (a POST): the connection stays open without a byte of answer.
     Hang,
+    /// 529 `overloaded_error` to every Anthropic Messages call (Claude Code); every other
+    /// API answers as scripted (so another vendor's CLI can take over).
+    Overloaded,
 }
 
 struct Shared {
@@ -223,6 +227,10 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 Mode::Answer => answer(&method, &path, &json, &sh.rules),
                 Mode::Unauthorized if method == "POST" => unauthorized(),
                 Mode::Unauthorized => answer(&method, &path, &json, &sh.rules),
+                Mode::Overloaded if method == "POST" && path.starts_with("/v1/messages") => {
+                    overloaded()
+                }
+                Mode::Overloaded => answer(&method, &path, &json, &sh.rules),
                 Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh.rules),
                 Mode::Hang => {
                     drop(sh);
@@ -290,6 +298,16 @@ fn unauthorized() -> Reply {
         json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "type": "authentication_error",
             "message": "Invalid API key"}})
         .to_string(),
+    )
+}
+
+/// Anthropic's 529: the API is overloaded (not a rate limit).
+fn overloaded() -> Reply {
+    (
+        529,
+        "application/json",
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+            .to_string(),
     )
 }
 
