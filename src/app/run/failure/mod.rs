@@ -7,8 +7,10 @@
 
 mod analyst;
 mod limit;
+mod slots;
 
 pub(super) use limit::limit_fallback;
+pub(super) use slots::Slots;
 
 use crate::app::run::attempt::Failed;
 use crate::app::run::claim::Claim;
