@@ -317,16 +317,22 @@ fn the_same_failure_twice_is_never_retried_a_third_time() {
     assert_eq!(s.task("twice", 1)["stage"], "DONE");
 }
 
-#[test]
-fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
+/// Issue 1 needs issue 2's work, no retry at all, and an analyst that says `depend` on 2.
+fn depend_setup(feature: &str) -> Setup {
     let s = Setup::new(
-        "dep",
+        feature,
         json!([{"order": 1, "title": "Login"}, {"order": 2, "title": "Token store"}]),
         NEEDS_TWO,
         "sessions:\n  max_implementation_retries: 0\n",
     );
     let answer = r#"{"diagnosis": "missing_dependency", "recommendation": "depend", "depends_on": 2, "reason": "login needs the token store of issue 2", "evidence": ["assertion failed: token store missing (src/2.txt)"]}"#;
     with_llm(&s, &[answer], "");
+    s
+}
+
+#[test]
+fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
+    let s = depend_setup("dep");
     // no retry at all: only a given-back retry lets issue 1 run again
     s.env.run(&["run", "dep"]).ok();
     assert_eq!(s.calls(), ["1 1", "2 1", "1 2"]);
@@ -349,15 +355,8 @@ fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
 
 #[test]
 fn a_dependency_the_analysis_added_survives_a_re_greenlight() {
-    // issue 2 can never pass: issue 1 waits behind it, also after a new greenlight
-    let s = Setup::new(
-        "regl",
-        json!([{"order": 1, "title": "Login"}, {"order": 2, "title": "Token store"}]),
-        NEEDS_TWO,
-        "sessions:\n  max_implementation_retries: 0\n",
-    );
-    let answer = r#"{"diagnosis": "missing_dependency", "recommendation": "depend", "depends_on": 2, "reason": "login needs the token store of issue 2", "evidence": ["assertion failed: token store missing (src/2.txt)"]}"#;
-    with_llm(&s, &[answer], "");
+    // only issue 1 runs: it waits behind #2, also after a new greenlight
+    let s = depend_setup("regl");
     s.env.run(&["run", "regl", "--issue", "1"]).ok();
     assert_eq!(s.task("regl", 1)["stage"], "BACKLOG");
     s.env.run(&["greenlight", "regl"]).ok();

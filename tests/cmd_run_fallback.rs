@@ -43,6 +43,16 @@ fn good() -> String {
     )
 }
 
+/// An `agent_fallback`'s (from, to, attempt, reason).
+fn switch(e: &serde_json::Value) -> (&str, &str, u64, &str) {
+    (
+        e["from"].as_str().unwrap(),
+        e["to"].as_str().unwrap(),
+        e["attempt"].as_u64().unwrap(),
+        e["reason"].as_str().unwrap(),
+    )
+}
+
 fn one_issue() -> serde_json::Value {
     json!([{"order": 1, "title": "Login"}])
 }
@@ -66,15 +76,7 @@ fn a_timeout_moves_to_the_next_agent_of_the_chain() {
     assert_eq!(s.calls(), ["alpha 1 1", "beta 1 2"]);
     let f = s.events_named("tmo", "agent_fallback");
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(
-        (
-            f[0]["from"].as_str(),
-            f[0]["to"].as_str(),
-            f[0]["attempt"].as_u64(),
-            f[0]["reason"].as_str()
-        ),
-        (Some("alpha"), Some("beta"), Some(2), Some("timeout"))
-    );
+    assert_eq!(switch(&f[0]), ("alpha", "beta", 2, "timeout"));
     let t = s.task("tmo", 1);
     assert_eq!(t["stage"], "DONE");
     assert_eq!(t["retries"], 1, "an infra failure uses a retry");
@@ -312,14 +314,6 @@ fn a_parallel_slot_whose_agent_crashed_is_run_by_its_chain_on_the_retry() {
     );
     let f = s.events_named("agent_fallback");
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(
-        (
-            f[0]["from"].as_str(),
-            f[0]["to"].as_str(),
-            f[0]["attempt"].as_u64(),
-            f[0]["reason"].as_str()
-        ),
-        (Some("beta"), Some("gamma"), Some(2), Some("crashed"))
-    );
+    assert_eq!(switch(&f[0]), ("beta", "gamma", 2, "crashed"));
     assert!(s.head_files().contains(&"src/gamma.txt".to_string()));
 }
