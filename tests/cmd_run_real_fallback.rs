@@ -1,8 +1,9 @@
-//! A fallback across vendors with the REAL CLIs (docs/run.md, "Fallback chains"): the fake
-//! model server answers Claude Code's every call with 529 overloaded; the attempt is
-//! classified `infra`/`overloaded` by code, and Codex (`agents[].fallback: [codex]`), against
-//! the same server, takes the next attempt at once: `agent_fallback` from claude to codex, no
-//! retry used, the issue DONE by Codex. Never skips: when a CLI cannot be installed it fails.
+//! A fallback across vendors with the REAL CLIs
+//! (docs/run.md "After a failure: classes, analysis, fallback"): the fake model server answers
+//! Claude Code's every call with 529 overloaded; the attempt is classified `infra`/`overloaded`
+//! by code, and Codex (`agents[].fallback: [codex]`), against the same server, takes the next
+//! attempt at once: `agent_fallback` from claude to codex, no retry used, the issue DONE by
+//! Codex. Never skips: when a CLI cannot be installed it fails.
 
 use crate::common::fake_model::{FakeModel, Mode};
 use crate::common::real_clis::{ADD_PY, python_project, python_rules};

@@ -276,7 +276,9 @@ impl IssueAcc {
             }
             // a reviewer's fallback (`reviewer <kind>`) leaves the attempt's mode as it is
             "agent_fallback" if !s(rec, "reason").is_some_and(|r| r.starts_with("reviewer ")) => {
-                // the attempt the fallback agent runs (SPEC §13.4): its mode says who and why
+                // the attempt the fallback agent runs
+                // (docs/run.md "After a failure: classes, analysis, fallback"): its mode says who
+                // and why
                 let mode = format!(
                     "{} (fallback from {}: {})",
                     s(rec, "to").unwrap_or_default(),

@@ -1,9 +1,10 @@
-//! Fallback for the candidates of a PARALLEL / SYNTHESIS attempt (docs/run.md, "Fallback
-//! chains"): after an attempt in which no candidate passed, each slot whose candidate failed
-//! with an `infra` class (timeout, crash, rate limit, ...) is run on the retry by the next
-//! agent of its own chain (`agents[].fallback` of the agent the slot started with) that is
-//! free — not waiting on a rate limit and not already holding another slot of the pair. A
-//! slot whose chain has no free agent left keeps its agent; the issue's retries decide.
+//! Fallback for the candidates of a PARALLEL / SYNTHESIS attempt
+//! (docs/run.md "After a failure: classes, analysis, fallback"): after an attempt in which no
+//! candidate passed, each slot whose candidate failed with an `infra` class (timeout, crash,
+//! rate limit, ...) is run on the retry by the next agent of its own chain (`agents[].fallback`
+//! of the agent the slot started with) that is free — not waiting on a rate limit and not
+//! already holding another slot of the pair. A slot whose chain has no free agent left keeps
+//! its agent; the issue's retries decide.
 
 use crate::app::run::RunContext;
 use crate::core::events::Event;
