@@ -310,6 +310,51 @@ fn an_invalid_answer_gets_one_reprompt_and_a_crash_goes_to_the_next_reviewer() {
 }
 
 #[test]
+fn a_crashed_reviewer_is_replaced_by_the_next_agent_of_its_fallback_chain() {
+    let r = Rev::new(&["broken", "rev", "backup"], "  reviewers: [broken, rev]\n");
+    let cfg = r.env.read("config.yaml").replace(
+        "  - name: broken\n",
+        "  - name: broken\n    fallback: [backup]\n",
+    );
+    r.env.write("config.yaml", &cfg);
+    r.flag("broken-crash");
+    r.answer("backup", 0, &answer_with(&[]));
+    // the queue's next reviewer would block the change: it must not be the one asked
+    r.answer(
+        "rev",
+        0,
+        &answer_with(&[finding("critical", 99, "calc.sh", 1, "wrong")]),
+    );
+    r.env.run(&["run", "calc"]).ok();
+    assert_eq!(r.task()["stage"], "DONE");
+    assert_eq!(r.verdicts(), ["pass"]);
+    assert_eq!(r.trace("broken.n").trim(), "1");
+    assert_eq!(
+        r.trace("backup.n").trim(),
+        "1",
+        "the chain's agent reviewed"
+    );
+    assert_eq!(r.trace("rev.n"), "", "the queue's next was not needed");
+    let fb = r.events("agent_fallback");
+    assert_eq!(fb.len(), 1, "{fb:?}");
+    assert_eq!(
+        (
+            fb[0]["from"].as_str(),
+            fb[0]["to"].as_str(),
+            fb[0]["attempt"].as_u64(),
+            fb[0]["reason"].as_str()
+        ),
+        (
+            Some("broken"),
+            Some("backup"),
+            Some(1),
+            Some("reviewer crashed")
+        )
+    );
+    assert_eq!(r.task()["retries"], 0, "a reviewer failure uses no retry");
+}
+
+#[test]
 fn no_valid_answer_blocks_at_once_or_lands_unreviewed() {
     let r = Rev::new(&["rev"], "");
     r.flag("rev-crash");

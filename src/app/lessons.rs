@@ -229,6 +229,9 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
     )?)
 }
 
+/// The name `SWARM_AGENT` carries for the `retry_fixed` lesson call.
+const LESSON_AGENT: &str = "lesson-analyst";
+
 /// What a DONE issue offers the `retry_fixed` source.
 #[derive(Debug, Clone)]
 pub struct RetryFixed<'a> {
@@ -262,18 +265,29 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
         commit: r.commit,
         files: r.files,
     });
-    let answer = crate::io::llm::ask(
+    let (answer, call) = crate::io::llm::ask_call(
         &project.config,
         &project.root,
         &crate::io::llm::LlmRequest {
-            agent: "lesson-analyst",
+            agent: LESSON_AGENT,
             feature: r.feature,
             issue: r.task.issue_number,
             purpose: "lesson",
             prompt: &prompt,
         },
-    )
-    .map_err(|e| e.to_string())?;
+    );
+    // the call is charged to the issue (docs/budgets.md)
+    let events = crate::app::llm_calls::charged(
+        &project.config,
+        LESSON_AGENT,
+        "lesson",
+        r.task.issue_number,
+        call.as_ref(),
+    );
+    if let Err(e) = project.append_events(r.feature, &events, false) {
+        tracing::warn!("the lesson call's cost was not recorded: {}", e.message);
+    }
+    let answer = answer.map_err(|e| e.to_string())?;
     let (fact, files) = lessons::parse_retry_fixed(&answer, r.files)?;
     let issue_text = format!(
         "{}\n{}\n{}",

@@ -9,6 +9,7 @@ pub mod greenlight;
 pub mod init;
 pub mod ledger;
 pub mod lessons;
+pub mod llm_calls;
 pub mod matrix;
 pub mod outcomes;
 pub mod plan;

@@ -13,7 +13,8 @@
 //! back, it answers "Done." and ends the turn — or, on the Messages API (Claude Code), the text
 //! of the first [`ReplyRule`] whose needles are all in the user text (a reviewer's answer,
 //! [`FakeModel::set_replies`]). Every request is recorded (method, path, JSON body). [`Mode`]
-//! makes it refuse every model call (401) or never answer.
+//! makes it refuse every model call (401), never answer, or answer Claude Code's calls with
+//! 529 overloaded.
 #![allow(dead_code)]
 
 mod chat;
@@ -87,6 +88,9 @@ pub enum Mode {
     Unauthorized,
     /// Never, to a model call (a POST): the connection stays open without a byte of answer.
     Hang,
+    /// 529 `overloaded_error` to every Anthropic Messages call (Claude Code); every other
+    /// API answers as scripted (so another vendor's CLI can take over).
+    Overloaded,
 }
 
 struct Shared {
@@ -249,6 +253,10 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 Mode::Answer => answer(&method, &path, &json, &sh),
                 Mode::Unauthorized if method == "POST" => unauthorized(),
                 Mode::Unauthorized => answer(&method, &path, &json, &sh),
+                Mode::Overloaded if method == "POST" && path.starts_with("/v1/messages") => {
+                    overloaded()
+                }
+                Mode::Overloaded => answer(&method, &path, &json, &sh),
                 Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh),
                 Mode::Hang => {
                     drop(sh);
@@ -317,6 +325,16 @@ fn unauthorized() -> Reply {
         json!({"error": {"code": 401, "status": "UNAUTHENTICATED", "type": "authentication_error",
             "message": "Invalid API key"}})
         .to_string(),
+    )
+}
+
+/// Anthropic's 529: the API is overloaded (not a rate limit).
+fn overloaded() -> Reply {
+    (
+        529,
+        "application/json",
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+            .to_string(),
     )
 }
 
