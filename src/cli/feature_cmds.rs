@@ -276,7 +276,11 @@ pub fn print_tasks(state: &FeatureState) {
 
 /// [`print_tasks`], marking the IN_PROGRESS tasks in `interrupted` (their run is gone).
 pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
+    use std::fmt::Write as _;
     let stages = readiness::Stages::of(state);
+    // the lines are collected and printed at once: stdout is line-buffered, and one
+    // write per task was a tenth of a warm `status` at 2,000 tasks
+    let mut out = String::new();
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -321,17 +325,17 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 "; not in issues.json"
             });
         }
-        crate::outln!(
-            "  #{:<4} {} {}{}",
+        let _ = write!(
+            out,
+            "  #{:<4} {} {}",
             t.issue_number,
             paint(&stage, stage_colour(&t.stage)),
-            t.title,
-            if why.is_empty() {
-                String::new()
-            } else {
-                format!("  [{why}]")
-            }
+            t.title
         );
+        if !why.is_empty() {
+            let _ = write!(out, "  [{why}]");
+        }
+        out.push('\n');
         if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
             for (what, items) in [
                 ("decision", &h.decisions),
@@ -339,11 +343,12 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 ("risk", &h.risks),
             ] {
                 for i in items {
-                    crate::outln!("        {what}: {i}");
+                    let _ = writeln!(out, "        {what}: {i}");
                 }
             }
         }
     }
+    crate::out!("{out}");
 }
 
 pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
