@@ -278,8 +278,8 @@ pub fn print_tasks(state: &FeatureState) {
 pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
     use std::fmt::Write as _;
     let stages = readiness::Stages::of(state);
-    // the lines are collected and printed at once: stdout is line-buffered, and one
-    // write per task was a tenth of a warm `status` at 2,000 tasks
+    // the lines are collected and printed at once: stdout is line-buffered, so printing
+    // them one by one made one `write` per task (docs/performance.md, issue 32)
     let mut out = String::new();
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
