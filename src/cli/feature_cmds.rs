@@ -295,7 +295,11 @@ pub fn print_tasks(ui: &Ui, state: &FeatureState) {
 
 /// [`print_tasks`], marking the IN_PROGRESS tasks in `interrupted` (their run is gone).
 pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
+    use std::fmt::Write as _;
     let stages = readiness::Stages::of(state);
+    // the lines are collected and printed at once: stdout is line-buffered, so printing
+    // them one by one made one `write` per task (docs/performance.md, issue 32)
+    let mut out = String::new();
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -340,17 +344,17 @@ pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
                 "; not in issues.json"
             });
         }
-        ui.outln(format_args!(
-            "  #{:<4} {} {}{}",
+        let _ = write!(
+            out,
+            "  #{:<4} {} {}",
             t.issue_number,
             ui.paint(&stage, stage_colour(&t.stage)),
-            t.title,
-            if why.is_empty() {
-                String::new()
-            } else {
-                format!("  [{why}]")
-            }
-        ));
+            t.title
+        );
+        if !why.is_empty() {
+            let _ = write!(out, "  [{why}]");
+        }
+        out.push('\n');
         if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
             for (what, items) in [
                 ("decision", &h.decisions),
@@ -358,11 +362,12 @@ pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
                 ("risk", &h.risks),
             ] {
                 for i in items {
-                    ui.outln(format_args!("        {what}: {i}"));
+                    let _ = writeln!(out, "        {what}: {i}");
                 }
             }
         }
     }
+    ui.out(out);
 }
 
 pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
