@@ -5,7 +5,7 @@
 #
 #   scripts/bench-clone.sh [COMMITS] [ISSUES] [RUNS]     (defaults 200000 1500 5)
 #
-# Data (kept and reused): $BENCH_DATA/h<COMMITS> (default BENCH_DATA=/work/bench-data/sync,
+# Data (kept and reused): $BENCH_DATA/h<COMMITS>/repo (default BENCH_DATA=/work/bench-data/sync,
 # the same repository scripts/bench-sync.sh makes with scripts/gen-history.sh), served as a
 # bare "origin" with `uploadpack.allowFilter` over file:// (a real transport: the local
 # clone optimisation that hard-links objects is off).
@@ -30,9 +30,12 @@ export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 
 [ -x "$BIN" ] || (cd "$ROOT" && cargo build --release --locked --quiet)
 mkdir -p "$DATA"
-SRC="$DATA/h$COMMITS"
-if [ ! -d "$SRC" ]; then
+SRC="$DATA/h$COMMITS/repo"
+if [ ! -e "$DATA/h$COMMITS/generated" ]; then
+  rm -rf "$DATA/h$COMMITS"
+  mkdir -p "$DATA/h$COMMITS"
   "$ROOT/scripts/gen-history.sh" "$SRC" "$COMMITS" "$ISSUES"
+  touch "$DATA/h$COMMITS/generated"
 fi
 ORIGIN="$DATA/h$COMMITS-origin.git"
 if [ ! -d "$ORIGIN" ]; then

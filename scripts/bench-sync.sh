@@ -15,11 +15,14 @@
 #            anchor: `git log --format=%H%x00%B HEAD`                    goal <= 1.0
 #   warm     the same command again, nothing new       anchor: `git rev-parse HEAD`
 #                                                                         goal <= 20 ms
+#            and the text `status bench` (warm_text)                      goal <= 20 ms
 #   skewed   after one new commit dated before 99 % of the history (not timed)
 #            anchor: the same after one new commit dated now ("ordered")  goal <= 30 ms
 #   original the original Python tool's `status bench` (python -m swarm_attack) on a
 #            2,000-task state in its own format (scripts/bench-original-state.py), and
 #            ours, cold, on that same state file                          goal <= 0.3
+#            then ours warm on it (the state as that cold run left it), `--json` and
+#            text (warm_original, warm_original_text)                     goal <= 20 ms
 # The original row needs its checkout and a Python with its dependencies:
 #   BENCH_ORIGINAL   checkout of github.com/pcortes/swarm-attack (default
 #                    /work/bench-data/original; `none` skips the row)
@@ -83,7 +86,7 @@ if ! part original || [ "$ORIGINAL" = none ] || [ ! -d "$ORIGINAL/swarm_attack" 
   WITH_ORIGINAL=""
   echo "the original tool's row is skipped (BENCH_ORIGINAL=$ORIGINAL, BENCH_PYTHON=$PY)" >&2
 elif [ ! -e "$DATA/state_original_$ORIGINAL_TASKS.json" ]; then
-  python3 "$ROOT/scripts/bench-original-state.py" "$ORIGINAL" bench "$ORIGINAL_TASKS" \
+  "$PY" "$ROOT/scripts/bench-original-state.py" "$ORIGINAL" bench "$ORIGINAL_TASKS" \
     "$DATA/state_original_$ORIGINAL_TASKS.json"
 fi
 
@@ -137,6 +140,7 @@ for r in $(seq 1 "$RUNS"); do
   if part warm; then
     timed revparse git rev-parse HEAD
     timed warm "$BIN" -q status bench --json
+    timed warm_text "$BIN" -q status bench
   fi
   if part skewed; then
     new_commit "$(date +%s)"
@@ -151,6 +155,8 @@ for r in $(seq 1 "$RUNS"); do
     timed original env PYTHONPATH="$ORIGINAL" "$PY" -m swarm_attack status bench
     cold_state "$DATA/state_original_$ORIGINAL_TASKS.json"
     timed ours_on_original "$BIN" -q status bench --json
+    timed warm_original "$BIN" -q status bench --json
+    timed warm_original_text "$BIN" -q status bench
   fi
 done
 done_count=$("$BIN" status bench --json | grep -c '"stage": "DONE"' || true)
@@ -170,10 +176,12 @@ if part cold; then
 fi
 if part warm; then
   echo "warm: rev_parse_ms=${M[revparse]} warm_ms=${M[warm]} warm/rev_parse=$(ratio "${M[warm]}" "${M[revparse]}") (goal warm <= 20 ms)"
+  echo "warm text: warm_text_ms=${M[warm_text]} (goal <= 20 ms)"
 fi
 if part skewed; then
   echo "skewed: ordered_ms=${M[ordered]} skewed_ms=${M[skewed]} skewed/ordered=$(ratio "${M[skewed]}" "${M[ordered]}") commits_scanned=$skewed_scanned (goal skewed <= 30 ms)"
 fi
 if [ -n "$WITH_ORIGINAL" ]; then
   echo "original ($ORIGINAL_TASKS tasks): original_ms=${M[original]} ours_ms=${M[ours_on_original]} ours/original=$(ratio "${M[ours_on_original]}" "${M[original]}") (goal <= 0.3)"
+  echo "warm on the original's state ($ORIGINAL_TASKS tasks): json_ms=${M[warm_original]} text_ms=${M[warm_original_text]} (goal <= 20 ms)"
 fi

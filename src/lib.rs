@@ -12,8 +12,8 @@
 //! no import cycle inside `app`, no stage assigned outside the core, one place that
 //! triggers the GitHub mirror.
 
-// Printing goes through `outln!`/`out!`/`errln!` (io::secrets: secrets masked); clippy's
-// print lints deny `println!` and `eprintln!` everywhere else.
+// Printing goes through the command's `io::ui::Ui` (secrets masked); clippy's print lints
+// deny `println!` and `eprintln!` everywhere.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cli;
@@ -26,8 +26,6 @@ pub use swarm_attack_app::error;
 pub use swarm_attack_core as core;
 /// The adapters (`crates/swarm-attack-io`): `crate::io::…` names them.
 pub use swarm_attack_io as io;
-/// The printing macros (secrets masked), defined with the adapters.
-pub use swarm_attack_io::{errln, out, outln};
 
 #[cfg(test)]
 mod architecture_tests;

@@ -603,6 +603,7 @@ fn a_reader_running_while_a_writer_appends_sees_only_whole_records_and_never_blo
 fn reading_takes_no_lock_so_a_held_feature_lock_never_blocks_events_or_audit() {
     let env = env_with_log();
     let _held = swarm_attack::io::lock::FeatureLock::acquire(
+        &swarm_attack::io::ui::Ui::captured(Default::default()),
         &env.path(".swarm/locks/auth.lock"),
         "auth",
         Duration::from_secs(1),

@@ -317,16 +317,22 @@ fn the_same_failure_twice_is_never_retried_a_third_time() {
     assert_eq!(s.task("twice", 1)["stage"], "DONE");
 }
 
-#[test]
-fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
+/// Issue 1 needs issue 2's work, no retry at all, and an analyst that says `depend` on 2.
+fn depend_setup(feature: &str) -> Setup {
     let s = Setup::new(
-        "dep",
+        feature,
         json!([{"order": 1, "title": "Login"}, {"order": 2, "title": "Token store"}]),
         NEEDS_TWO,
         "sessions:\n  max_implementation_retries: 0\n",
     );
     let answer = r#"{"diagnosis": "missing_dependency", "recommendation": "depend", "depends_on": 2, "reason": "login needs the token store of issue 2", "evidence": ["assertion failed: token store missing (src/2.txt)"]}"#;
     with_llm(&s, &[answer], "");
+    s
+}
+
+#[test]
+fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
+    let s = depend_setup("dep");
     // no retry at all: only a given-back retry lets issue 1 run again
     s.env.run(&["run", "dep"]).ok();
     assert_eq!(s.calls(), ["1 1", "2 1", "1 2"]);
@@ -342,6 +348,21 @@ fn depend_adds_the_edge_runs_the_dependency_first_and_gives_the_retry_back() {
     );
     assert_eq!(added[0]["reason"], "login needs the token store of issue 2");
     assert_eq!(analyses(&s, "dep")[0]["recommendation"], "depend");
+    // greenlight rebuilds the issue set from issues.json: the analysis's edge stays
+    s.env.run(&["greenlight", "dep"]).ok();
+    assert_eq!(s.task("dep", 1)["dependencies"], json!([2]));
+}
+
+#[test]
+fn a_dependency_the_analysis_added_survives_a_re_greenlight() {
+    // only issue 1 runs: it waits behind #2, also after a new greenlight
+    let s = depend_setup("regl");
+    s.env.run(&["run", "regl", "--issue", "1"]).ok();
+    assert_eq!(s.task("regl", 1)["stage"], "BACKLOG");
+    s.env.run(&["greenlight", "regl"]).ok();
+    let t = s.task("regl", 1);
+    assert_eq!(t["dependencies"], json!([2]));
+    assert_eq!(t["stage"], "BACKLOG", "still waiting for #2");
 }
 
 #[test]

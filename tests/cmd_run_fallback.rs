@@ -43,6 +43,16 @@ fn good() -> String {
     )
 }
 
+/// An `agent_fallback`'s (from, to, attempt, reason).
+fn switch(e: &serde_json::Value) -> (&str, &str, u64, &str) {
+    (
+        e["from"].as_str().unwrap(),
+        e["to"].as_str().unwrap(),
+        e["attempt"].as_u64().unwrap(),
+        e["reason"].as_str().unwrap(),
+    )
+}
+
 fn one_issue() -> serde_json::Value {
     json!([{"order": 1, "title": "Login"}])
 }
@@ -66,15 +76,7 @@ fn a_timeout_moves_to_the_next_agent_of_the_chain() {
     assert_eq!(s.calls(), ["alpha 1 1", "beta 1 2"]);
     let f = s.events_named("tmo", "agent_fallback");
     assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(
-        (
-            f[0]["from"].as_str(),
-            f[0]["to"].as_str(),
-            f[0]["attempt"].as_u64(),
-            f[0]["reason"].as_str()
-        ),
-        (Some("alpha"), Some("beta"), Some(2), Some("timeout"))
-    );
+    assert_eq!(switch(&f[0]), ("alpha", "beta", 2, "timeout"));
     let t = s.task("tmo", 1);
     assert_eq!(t["stage"], "DONE");
     assert_eq!(t["retries"], 1, "an infra failure uses a retry");
@@ -259,4 +261,59 @@ fn a_fallback_chain_must_name_other_configured_agents() {
         r.code(2);
         assert!(r.stderr.contains(want), "{}", r.stderr);
     }
+}
+
+#[test]
+fn a_parallel_slot_whose_agent_crashed_is_run_by_its_chain_on_the_retry() {
+    use crate::common::modes::{PARALLEL, bad, good, proposal, setup};
+    let crash = "cat > /dev/null\necho \"$SWARM_ATTEMPT\" >> \"$TRACE/beta.calls\"\necho 'segmentation fault' >&2\nexit 3\n";
+    let s = setup(
+        PARALLEL,
+        &bad("alpha"),
+        crash,
+        "",
+        "sessions:\n  max_implementation_retries: 1\n",
+    );
+    // a third agent, gamma, far below the pair, in beta's fallback chain
+    let t = s.trace.display().to_string();
+    let gamma = s.env.script(
+        "bin/gamma.sh",
+        &format!("#!/bin/sh\n{}", good("gamma", 1).replace("$TRACE", &t)),
+    );
+    let cfg = s.env.read("config.yaml").replace(
+        "  - name: beta\n",
+        &format!(
+            "  - name: gamma\n    command: [\"{}\"]\n    timeout_seconds: 30\n  - name: beta\n    fallback: [gamma]\n",
+            gamma.display()
+        ),
+    );
+    s.env.write("config.yaml", &cfg);
+    let llm = std::fs::read_to_string(s.env.tmp.path().join("bin/llm.sh")).unwrap();
+    s.env.script(
+        "bin/llm.sh",
+        &llm.replace(
+            "  *) echo",
+            &format!(
+                "  proposal/gamma) echo '{}' ;;\n  *) echo",
+                proposal(0.1, "misc")
+            ),
+        ),
+    );
+    s.env.run(&["run", "shop"]).ok();
+    assert_eq!(s.env.stage("shop", 1), "DONE");
+    assert_eq!(s.trace("beta.calls").trim(), "1", "beta is not run again");
+    assert_eq!(
+        s.trace("gamma.calls").trim(),
+        "2",
+        "gamma holds beta's slot"
+    );
+    assert_eq!(
+        s.trace("alpha.calls").lines().collect::<Vec<_>>(),
+        ["1", "2"],
+        "alpha keeps its slot (its failure is not infra)"
+    );
+    let f = s.events_named("agent_fallback");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(switch(&f[0]), ("beta", "gamma", 2, "crashed"));
+    assert!(s.head_files().contains(&"src/gamma.txt".to_string()));
 }

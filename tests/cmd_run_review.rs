@@ -5,6 +5,7 @@
 
 use crate::common::TestEnv;
 use crate::common::agents::RUNNER as CHECKS_RUNNER;
+use crate::common::review::{answer_with, finding};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -125,19 +126,6 @@ impl Rev {
             .map(|e| e["verdict"].as_str().unwrap().to_string())
             .collect()
     }
-}
-
-fn finding(sev: &str, conf: u32, file: &str, line: u32, title: &str) -> String {
-    format!(
-        r#"{{"severity": "{sev}", "confidence": {conf}, "file": "{file}", "line": {line}, "title": "{title}", "body": "see the line"}}"#
-    )
-}
-
-fn answer_with(findings: &[String]) -> String {
-    format!(
-        r#"{{"findings": [{}], "summary": "reviewed"}}"#,
-        findings.join(", ")
-    )
 }
 
 #[test]
@@ -319,6 +307,51 @@ fn an_invalid_answer_gets_one_reprompt_and_a_crash_goes_to_the_next_reviewer() {
     assert_eq!(fins[0]["reviewer"], "broken");
     assert!(fins[0]["error"].as_str().is_some());
     assert_eq!(r.task()["retries"], 0);
+}
+
+#[test]
+fn a_crashed_reviewer_is_replaced_by_the_next_agent_of_its_fallback_chain() {
+    let r = Rev::new(&["broken", "rev", "backup"], "  reviewers: [broken, rev]\n");
+    let cfg = r.env.read("config.yaml").replace(
+        "  - name: broken\n",
+        "  - name: broken\n    fallback: [backup]\n",
+    );
+    r.env.write("config.yaml", &cfg);
+    r.flag("broken-crash");
+    r.answer("backup", 0, &answer_with(&[]));
+    // the queue's next reviewer would block the change: it must not be the one asked
+    r.answer(
+        "rev",
+        0,
+        &answer_with(&[finding("critical", 99, "calc.sh", 1, "wrong")]),
+    );
+    r.env.run(&["run", "calc"]).ok();
+    assert_eq!(r.task()["stage"], "DONE");
+    assert_eq!(r.verdicts(), ["pass"]);
+    assert_eq!(r.trace("broken.n").trim(), "1");
+    assert_eq!(
+        r.trace("backup.n").trim(),
+        "1",
+        "the chain's agent reviewed"
+    );
+    assert_eq!(r.trace("rev.n"), "", "the queue's next was not needed");
+    let fb = r.events("agent_fallback");
+    assert_eq!(fb.len(), 1, "{fb:?}");
+    assert_eq!(
+        (
+            fb[0]["from"].as_str(),
+            fb[0]["to"].as_str(),
+            fb[0]["attempt"].as_u64(),
+            fb[0]["reason"].as_str()
+        ),
+        (
+            Some("broken"),
+            Some("backup"),
+            Some(1),
+            Some("reviewer crashed")
+        )
+    );
+    assert_eq!(r.task()["retries"], 0, "a reviewer failure uses no retry");
 }
 
 #[test]

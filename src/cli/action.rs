@@ -7,6 +7,7 @@ use crate::app::project::Project;
 use crate::cli::GlobalArgs;
 use crate::error::CmdResult;
 use crate::io::gh_actions;
+use crate::io::ui::Ui;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -20,17 +21,17 @@ fn join(ns: &[u64]) -> String {
     ns.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
-fn write_report(out: &ActionOutcome) {
+fn write_report(ui: &Ui, out: &ActionOutcome) {
     let outputs = [
         ("handled", out.handled.to_string()),
         ("issues-done", join(&out.issues_done)),
         ("issues-blocked", join(&out.issues_blocked)),
     ];
     if let Err(e) = gh_actions::write_outputs(&outputs) {
-        gh_actions::warning(&format!("could not write GITHUB_OUTPUT: {e}"));
+        gh_actions::warning(ui, &format!("could not write GITHUB_OUTPUT: {e}"));
     }
     if let Err(e) = gh_actions::append_summary(&out.summary_markdown()) {
-        gh_actions::warning(&format!("could not write GITHUB_STEP_SUMMARY: {e}"));
+        gh_actions::warning(ui, &format!("could not write GITHUB_STEP_SUMMARY: {e}"));
     }
 }
 
@@ -39,20 +40,21 @@ fn write_report(out: &ActionOutcome) {
 /// (compact timeline and totals). A report that cannot be written is a warning, never a
 /// failed run.
 fn write_run_reports(project: &Project, features: &[String]) -> Vec<String> {
+    let ui = &project.ui;
     let mut summaries = Vec::new();
     for feature in features {
         match crate::app::report::for_step_summary(project, feature) {
             Ok((path, md)) => {
                 let outputs = [("report", path.display().to_string())];
                 if let Err(e) = gh_actions::write_outputs(&outputs) {
-                    gh_actions::warning(&format!("could not write GITHUB_OUTPUT: {e}"));
+                    gh_actions::warning(ui, &format!("could not write GITHUB_OUTPUT: {e}"));
                 }
                 summaries.push(md);
             }
-            Err(e) => gh_actions::warning(&format!(
-                "could not write the report of `{feature}`: {}",
-                e.message
-            )),
+            Err(e) => gh_actions::warning(
+                ui,
+                &format!("could not write the report of `{feature}`: {}", e.message),
+            ),
         }
     }
     summaries
@@ -69,9 +71,9 @@ fn input_true(name: &str) -> bool {
     .any(|var| crate::io::env::var(var).is_ok_and(|v| v.trim().eq_ignore_ascii_case("true")))
 }
 
-pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
+pub fn run(g: &GlobalArgs, ui: &Ui, a: ActionArgs) -> CmdResult<u8> {
     let result = (|| -> CmdResult<(ActionOutcome, Vec<String>)> {
-        let project = g.open()?;
+        let project = g.open(ui)?;
         let run_agents =
             a.run_agents || input_true("RUN-AGENTS") || project.config.github.run_agents;
         let event = action::read_event(&ActionEnv::from_env())?;
@@ -85,7 +87,7 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
                 &project,
                 gh.as_ref(),
                 &mut out,
-                &|p: &crate::app::run::Progress| crate::cli::run::print_progress(p),
+                &|p: &crate::app::run::Progress| crate::cli::run::print_progress(ui, p),
             )?;
             reports = write_run_reports(&project, &features);
         }
@@ -93,23 +95,24 @@ pub fn run(g: &GlobalArgs, a: ActionArgs) -> CmdResult<u8> {
     })();
     match result {
         Ok((out, reports)) => {
-            write_report(&out);
+            write_report(ui, &out);
             for md in reports {
                 if let Err(e) = gh_actions::append_summary(&md) {
-                    gh_actions::warning(&format!("could not write GITHUB_STEP_SUMMARY: {e}"));
+                    gh_actions::warning(ui, &format!("could not write GITHUB_STEP_SUMMARY: {e}"));
                 }
             }
-            crate::outln!("{}", out.summary_markdown());
+            ui.outln(format_args!("{}", out.summary_markdown()));
             Ok(0)
         }
         Err(e) => {
-            gh_actions::error(&e.message);
+            gh_actions::error(ui, &e.message);
             let out = ActionOutcome {
+                ui: ui.clone(),
                 event: crate::io::env::var("GITHUB_EVENT_NAME").unwrap_or_default(),
                 notes: vec![format!("error: {}", e.message)],
                 ..Default::default()
             };
-            write_report(&out);
+            write_report(ui, &out);
             Err(e)
         }
     }

@@ -3,9 +3,9 @@
 //! checks pass, 2 otherwise.
 
 use crate::app::doctor;
-use crate::cli::output::{paint, print_json};
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::json;
 
@@ -17,12 +17,12 @@ pub struct DoctorArgs {
     pub json: JsonFlag,
 }
 
-pub fn doctor(g: &GlobalArgs, a: DoctorArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn doctor(g: &GlobalArgs, ui: &Ui, a: DoctorArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let r = doctor::check(&project, a.feature.as_deref());
     let problems = r.problems().count();
     if a.json.json {
-        print_json(&json!({
+        ui.json(&json!({
             "ok": r.ok(),
             "problems": problems,
             "checks": r.checks,
@@ -31,21 +31,21 @@ pub fn doctor(g: &GlobalArgs, a: DoctorArgs) -> CmdResult<u8> {
     } else {
         for c in &r.checks {
             if c.ok {
-                crate::outln!("{} {}", paint("ok  ", "32"), c.detail);
+                ui.outln(format_args!("{} {}", ui.paint("ok  ", "32"), c.detail));
             } else {
-                crate::outln!("{} {}", paint("FAIL", "31"), c.detail);
+                ui.outln(format_args!("{} {}", ui.paint("FAIL", "31"), c.detail));
             }
         }
         for w in &r.warnings {
-            crate::outln!("{} {w}", paint("warn", "33"));
+            ui.outln(format_args!("{} {w}", ui.paint("warn", "33")));
         }
         if problems == 0 {
-            crate::outln!("doctor: all {} checks passed", r.checks.len());
+            ui.outln(format_args!("doctor: all {} checks passed", r.checks.len()));
         } else {
-            crate::errln!(
+            ui.errln(format_args!(
                 "doctor: {problems} problem{} (see the FAIL lines)",
                 if problems == 1 { "" } else { "s" }
-            );
+            ));
         }
     }
     Ok(if problems == 0 { 0 } else { 2 })

@@ -6,14 +6,14 @@
 //! Also the hidden test tool `debug-append-events` (see docs/events.md).
 
 use crate::cli::GlobalArgs;
-use crate::cli::output::paint;
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
 use crate::core::events::{Event, EventKind};
 use crate::core::record::{Field, Fields, Record};
 use crate::error::{CmdResult, CommandError};
+use crate::io::clock;
 use crate::io::event_reader::LogReader;
-use crate::io::{clock, notice};
+use crate::io::ui::Ui;
 use clap::Args;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
@@ -58,7 +58,7 @@ fn bad_time(option: &str, value: &str) -> CommandError {
 }
 
 /// Builds the filter from the options (exit 2 on a bad time).
-pub fn filter_from(a: &EventsArgs) -> CmdResult<Filter> {
+pub fn filter_from(ui: &Ui, a: &EventsArgs) -> CmdResult<Filter> {
     let now = clock::now();
     let time = |opt: &str, v: &Option<String>| -> CmdResult<_> {
         v.as_deref()
@@ -67,7 +67,7 @@ pub fn filter_from(a: &EventsArgs) -> CmdResult<Filter> {
     };
     for name in &a.event {
         if !Event::NAMES.contains(&name.as_str()) {
-            notice::warn(&format!(
+            ui.warn(format_args!(
                 "`{name}` is not a known event name (known: {})",
                 Event::NAMES.join(", ")
             ));
@@ -81,26 +81,26 @@ pub fn filter_from(a: &EventsArgs) -> CmdResult<Filter> {
     })
 }
 
-pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn events(g: &GlobalArgs, ui: &Ui, a: EventsArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     if a.follow {
         // following may wait for a feature that has not started yet
         project.check_feature(&a.feature)?;
     } else {
         project.require_known_feature(&a.feature)?;
     }
-    let filter = filter_from(&a)?;
+    let filter = filter_from(ui, &a)?;
     let path = project.paths.events_file(&a.feature);
     let shown = project.paths.display(&path);
-    let stdout = std::io::stdout();
     let mut printer = Printer {
-        out: BufWriter::with_capacity(1 << 16, stdout.lock()),
+        out: BufWriter::with_capacity(1 << 16, ui.out_writer()),
         json: a.json,
         header_done: false,
         ring: a.last.map(VecDeque::with_capacity),
         limit: a.last.unwrap_or(0),
+        ui: ui.clone(),
     };
-    let mut reader = LogReader::new(&path, filter);
+    let mut reader = LogReader::new(&path, filter, ui);
     let result = if a.follow {
         follow(&mut reader, &mut printer)
     } else {
@@ -111,7 +111,7 @@ pub fn events(g: &GlobalArgs, a: EventsArgs) -> CmdResult<u8> {
         };
         match existed {
             Ok(false) => {
-                notice::info(&format!(
+                ui.info(format_args!(
                     "no events for feature `{}` yet ({shown} does not exist)",
                     a.feature
                 ));
@@ -186,6 +186,8 @@ struct Printer<W: Write> {
     /// With `-n`: the last N records seen, printed at the end.
     ring: Option<VecDeque<Vec<u8>>>,
     limit: usize,
+    /// Colours of the table.
+    ui: Ui,
 }
 
 impl<W: Write> Printer<W> {
@@ -234,17 +236,17 @@ impl<W: Write> Printer<W> {
                 "{:>6}  {:<24}  {:<23}  {:>5}  DETAIL",
                 "SEQ", "TIME", "EVENT", "ISSUE"
             );
-            writeln!(self.out, "{}", paint(&h, "1"))?;
+            writeln!(self.out, "{}", self.ui.paint(&h, "1"))?;
         }
-        write_row(&mut self.out, rec)?;
+        write_row(&self.ui, &mut self.out, rec)?;
         self.out.write_all(b"\n")
     }
 }
 
 /// One table row: seq, time, event (coloured on a TTY), issue, a readable detail.
-pub fn table_row<R: Fields + ?Sized>(rec: &R) -> String {
+pub fn table_row<R: Fields + ?Sized>(ui: &Ui, rec: &R) -> String {
     let mut out = Vec::new();
-    let _ = write_row(&mut out, rec);
+    let _ = write_row(ui, &mut out, rec);
     String::from_utf8_lossy(&out).into_owned()
 }
 
@@ -286,8 +288,12 @@ fn digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
 
 /// Writes one table row (without its newline) straight to `out`: no intermediate strings
 /// but the detail.
-pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::Result<()> {
-    let color = crate::cli::output::color();
+pub fn write_row<R: Fields + ?Sized>(
+    ui: &Ui,
+    out: &mut impl Write,
+    rec: &R,
+) -> std::io::Result<()> {
+    let color = ui.color();
     let event = rec.field("event").and_then(Field::as_str);
     let event = event.as_deref().unwrap_or("?");
     let kind = EventKind::parse(event);
@@ -362,8 +368,8 @@ pub struct DebugAppendArgs {
     pub pause_ms: u64,
 }
 
-pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn debug_append(g: &GlobalArgs, ui: &Ui, a: DebugAppendArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     project.check_feature(&a.feature)?;
     let log = project.event_log(&a.feature);
     for i in 0..a.count {
@@ -381,7 +387,7 @@ pub fn debug_append(g: &GlobalArgs, a: DebugAppendArgs) -> CmdResult<u8> {
             }
         };
         let lock = project.lock(&a.feature)?;
-        log.append(&lock, &clock::now_rfc3339(), &[event])?;
+        log.append(ui, &lock, &clock::now_rfc3339(), &[event])?;
         drop(lock);
         if a.pause_ms > 0 {
             std::thread::sleep(Duration::from_millis(a.pause_ms));
@@ -445,7 +451,7 @@ mod tests {
                 r#"{{"ts":"t","event":"issue_done","seq":{seq},"issue":{issue},"summary":"a\r\nb"}}"#
             );
             let rec = Record::parse(line.as_bytes()).unwrap();
-            let row = table_row(&rec);
+            let row = table_row(&Ui::captured(Default::default()), &rec);
             let seq_col = match seq.parse::<u64>() {
                 Ok(n) => format!("{n:>6}"),
                 Err(_) => format!("{:>6}", "-"),
@@ -470,6 +476,7 @@ mod tests {
             header_done: false,
             ring: Some(VecDeque::new()),
             limit: 2,
+            ui: Ui::captured(Default::default()),
         };
         for l in ["{\"a\":1}", "{\"a\":2}", "{\"a\":3}"] {
             p.record(0, l.as_bytes(), None).unwrap();
@@ -484,7 +491,7 @@ mod tests {
             r#"{"ts":"2026-01-01T00:00:00.000Z","event":"issue_started","feature":"f","session":"s","seq":3,"issue":2,"attempt":1}"#,
         )
         .unwrap();
-        let row = table_row(&rec);
+        let row = table_row(&Ui::captured(Default::default()), &rec);
         assert_eq!(
             row,
             "     3  2026-01-01T00:00:00.000Z  issue_started               #2  attempt 1 started"

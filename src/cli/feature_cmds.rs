@@ -2,34 +2,33 @@
 
 use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
 use crate::cli::GlobalArgs;
-use crate::cli::output::{paint, print_json, print_json_of};
 use crate::core::budget::{Limits, SpendView};
 use crate::core::gates;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
-use crate::io::notice;
+use crate::io::ui::Ui;
 use serde::Serialize;
 use serde_json::json;
 
-pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn init(g: &GlobalArgs, ui: &Ui, feature: &str, as_json: bool) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let r = init_app::init(&project, feature)?;
     if as_json {
-        print_json(&serde_json::to_value(&r).unwrap_or_default());
+        ui.json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
-        print_init(&r);
+        print_init(ui, &r);
     }
     Ok(0)
 }
 
-fn print_init(r: &init_app::InitReport) {
+fn print_init(ui: &Ui, r: &init_app::InitReport) {
     if let Some(start) = &r.started_in {
-        crate::outln!(
+        ui.outln(format_args!(
             "initialising at the project root {} (found above {start})",
             r.root
-        );
+        ));
     }
     let made = |b: bool| if b { "created" } else { "exists" };
     let template = if r.issues_file_created {
@@ -37,17 +36,17 @@ fn print_init(r: &init_app::InitReport) {
     } else {
         ""
     };
-    crate::outln!(
+    ui.outln(format_args!(
         "{}: {}{template}",
         r.issues_file,
         made(r.issues_file_created)
-    );
-    crate::outln!(
+    ));
+    ui.outln(format_args!(
         "{}: {} ({} tasks)",
         r.state_file,
         made(r.state_created),
         r.tasks
-    );
+    ));
     if r.config_created {
         let tests = match &r.detected_tests {
             Some(t) => format!("tests: `{}`, detected from {}", t.command, t.from),
@@ -58,19 +57,24 @@ fn print_init(r: &init_app::InitReport) {
         } else {
             format!("agents: {}", r.agents_found.join(", "))
         };
-        crate::outln!("{}: created ({tests}; {agents})", r.config_file);
+        ui.outln(format_args!(
+            "{}: created ({tests}; {agents})",
+            r.config_file
+        ));
     }
     if r.gitignore_created {
-        crate::outln!(".swarm/.gitignore: created (.swarm/ ignores itself)");
+        ui.outln(format_args!(
+            ".swarm/.gitignore: created (.swarm/ ignores itself)"
+        ));
     }
     if !(r.issues_file_created || r.state_created || r.config_created) {
         return;
     }
-    crate::outln!("next steps:");
+    ui.outln(format_args!("next steps:"));
     let mut step = 0;
     let mut say = |s: String| {
         step += 1;
-        crate::outln!("  {step}. {s}");
+        ui.outln(format_args!("  {step}. {s}"));
     };
     if r.config_created && (r.detected_tests.is_none() || r.agents_found.is_empty()) {
         say(format!(
@@ -91,20 +95,26 @@ fn print_init(r: &init_app::InitReport) {
     say(format!("swarm-attack run {}", r.feature));
 }
 
-pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn greenlight(
+    g: &GlobalArgs,
+    ui: &Ui,
+    feature: &str,
+    dry_run: bool,
+    as_json: bool,
+) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     crate::app::setup::warn_missing_project_file(&project);
     let o = greenlight::greenlight(&project, feature, dry_run)?;
     for w in &o.sync.warnings {
-        notice::warn(w);
+        ui.warn(w);
     }
     for m in &o.merge.missing {
-        notice::warn(&format!(
+        ui.warn(format_args!(
             "issue {m} is in the state but no longer in issues.json; kept as it is"
         ));
     }
     if as_json {
-        print_json(&json!({
+        ui.json(&json!({
             "feature": feature,
             "dry_run": dry_run,
             "changed": o.changed,
@@ -119,7 +129,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
         return Ok(0);
     }
     let verb = if dry_run { "would add" } else { "added" };
-    crate::outln!(
+    ui.outln(format_args!(
         "greenlight {feature}: {verb} {}, kept {}, {} ready{}",
         o.merge.added.len(),
         o.merge.kept.len(),
@@ -129,30 +139,30 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
             .filter(|t| t.stage == Stage::Ready)
             .count(),
         if o.changed { "" } else { " (no change)" }
-    );
-    print_tasks(&o.state);
+    ));
+    print_tasks(ui, &o.state);
     if !o.plan.is_empty() {
-        crate::outln!("plan:");
-        crate::cli::plan::print_planned(&o.plan);
+        ui.outln(format_args!("plan:"));
+        crate::cli::plan::print_planned(ui, &o.plan);
     }
     Ok(0)
 }
 
-pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn status(g: &GlobalArgs, ui: &Ui, feature: Option<&str>, as_json: bool) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     match feature {
         Some(f) => {
             let s = status_app::status_one(&project, f)?;
             for w in &s.sync.warnings {
-                notice::warn(w);
+                ui.warn(w);
             }
             let limits = &project.config.budgets;
             if as_json {
-                print_json_of(&feature_json(&s.state, &s.sync, limits));
+                ui.json(&feature_json(&s.state, &s.sync, limits));
             } else {
-                crate::outln!("feature {f} ({})", s.state.phase);
-                print_tasks_with(&s.state, &s.interrupted);
-                print_spend(&s.state, limits);
+                ui.outln(format_args!("feature {f} ({})", s.state.phase));
+                print_tasks_with(ui, &s.state, &s.interrupted);
+                print_spend(ui, &s.state, limits);
             }
             // the command ends here: freeing a big state allocation by allocation costs
             // more (a tenth of a warm `status` at 1,500 tasks × 13 evidence records) than
@@ -185,29 +195,34 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
                     .iter()
                     .map(|(f, e)| json!({"feature": f, "error": e.to_string()}))
                     .collect();
-                print_json(&json!({ "features": list, "errors": errors }));
+                ui.json(&json!({ "features": list, "errors": errors }));
             } else if all.is_empty() && broken.is_empty() {
-                crate::outln!("no features yet (run `swarm-attack init <feature>`)");
+                ui.outln(format_args!(
+                    "no features yet (run `swarm-attack init <feature>`)"
+                ));
             } else {
                 for s in &all {
                     let spend =
                         SpendView::feature(s.state.ledger.as_ref(), &project.config.budgets)
                             .map(|v| format!("; {}", v.line()))
                             .unwrap_or_default();
-                    crate::outln!(
+                    ui.outln(format_args!(
                         "{:<24} {:<20} {}{spend}",
                         s.state.feature_id,
                         s.state.phase.to_string(),
                         counts(&s.state)
-                    );
+                    ));
                 }
                 for (f, _) in &broken {
-                    crate::outln!("{f:<24} {:<20} (see the error below)", "UNREADABLE");
+                    ui.outln(format_args!(
+                        "{f:<24} {:<20} (see the error below)",
+                        "UNREADABLE"
+                    ));
                 }
             }
             if !broken.is_empty() {
                 for (_, e) in &broken {
-                    crate::cli::output::print_error(e, g.verbose > 0);
+                    crate::cli::output::print_error(ui, e, g.verbose > 0);
                 }
                 return Ok(broken
                     .iter()
@@ -222,6 +237,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
 
 pub fn unblock(
     g: &GlobalArgs,
+    ui: &Ui,
     feature: &str,
     issue: u32,
     budget: Option<&str>,
@@ -231,15 +247,18 @@ pub fn unblock(
         .map(unblock_app::parse_raise)
         .transpose()
         .map_err(|e| crate::error::CommandError::input(format!("--budget: {e}")))?;
-    let project = g.open()?;
+    let project = g.open(ui)?;
     let r = unblock_app::unblock(&project, feature, issue, raise)?;
     if as_json {
-        print_json(&serde_json::to_value(&r).unwrap_or_default());
+        ui.json(&serde_json::to_value(&r).unwrap_or_default());
     } else {
         if let Some(usd) = r.budget_raised_usd {
-            crate::outln!("issue {}: budget raised by ${usd:.2}", r.issue);
+            ui.outln(format_args!(
+                "issue {}: budget raised by ${usd:.2}",
+                r.issue
+            ));
         }
-        crate::outln!("issue {}: {} → {}", r.issue, r.from, r.to);
+        ui.outln(format_args!("issue {}: {} → {}", r.issue, r.from, r.to));
     }
     Ok(0)
 }
@@ -270,13 +289,17 @@ fn stage_colour(stage: &Stage) -> &'static str {
 }
 
 /// Prints one line per task: number, stage, title, and why (evidence, waiting on, reason).
-pub fn print_tasks(state: &FeatureState) {
-    print_tasks_with(state, &[]);
+pub fn print_tasks(ui: &Ui, state: &FeatureState) {
+    print_tasks_with(ui, state, &[]);
 }
 
 /// [`print_tasks`], marking the IN_PROGRESS tasks in `interrupted` (their run is gone).
-pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
+pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
+    use std::fmt::Write as _;
     let stages = readiness::Stages::of(state);
+    // the lines are collected and printed at once: stdout is line-buffered, so printing
+    // them one by one made one `write` per task (docs/performance.md, issue 32)
+    let mut out = String::new();
     for t in &state.tasks {
         let stage = format!("{:<12}", t.stage.as_str());
         let mut why = String::new();
@@ -321,17 +344,17 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 "; not in issues.json"
             });
         }
-        crate::outln!(
-            "  #{:<4} {} {}{}",
+        let _ = write!(
+            out,
+            "  #{:<4} {} {}",
             t.issue_number,
-            paint(&stage, stage_colour(&t.stage)),
-            t.title,
-            if why.is_empty() {
-                String::new()
-            } else {
-                format!("  [{why}]")
-            }
+            ui.paint(&stage, stage_colour(&t.stage)),
+            t.title
         );
+        if !why.is_empty() {
+            let _ = write!(out, "  [{why}]");
+        }
+        out.push('\n');
         if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
             for (what, items) in [
                 ("decision", &h.decisions),
@@ -339,11 +362,12 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 ("risk", &h.risks),
             ] {
                 for i in items {
-                    crate::outln!("        {what}: {i}");
+                    let _ = writeln!(out, "        {what}: {i}");
                 }
             }
         }
     }
+    ui.out(out);
 }
 
 pub fn sync_json(s: &crate::app::sync::SyncReport) -> serde_json::Value {
@@ -452,7 +476,7 @@ fn feature_json<'a>(
 
 /// `status`: what the ledger holds as spent, for the feature and each issue with a limit
 /// or a spend, against the limits.
-fn print_spend(state: &FeatureState, limits: &Limits) {
+fn print_spend(ui: &Ui, state: &FeatureState, limits: &Limits) {
     let ledger = state.ledger.as_ref();
     let issues: Vec<(u32, SpendView)> = state
         .tasks
@@ -466,8 +490,8 @@ fn print_spend(state: &FeatureState, limits: &Limits) {
         return;
     }
     let feature = feature.unwrap_or_else(|| SpendView::feature_of(ledger, limits));
-    crate::outln!("budget: feature {}", feature.line());
+    ui.outln(format_args!("budget: feature {}", feature.line()));
     for (n, v) in issues {
-        crate::outln!("  #{n:<4} {}", v.line());
+        ui.outln(format_args!("  #{n:<4} {}", v.line()));
     }
 }

@@ -2,9 +2,9 @@
 
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::{publish as github_publish, sync as github_sync};
-use crate::cli::output::print_json;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -29,8 +29,8 @@ pub enum GithubCommand {
     },
 }
 
-pub fn github(g: &GlobalArgs, c: GithubCommand) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn github(g: &GlobalArgs, ui: &Ui, c: GithubCommand) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     match c {
         GithubCommand::Sync {
             feature,
@@ -38,47 +38,46 @@ pub fn github(g: &GlobalArgs, c: GithubCommand) -> CmdResult<u8> {
             json,
         } => {
             let report = github_sync::sync(&project, &feature, dry_run)?;
-            print_report(&project, &report, "sync", json.json);
+            print_report(ui, &project, &report, "sync", json.json);
             Ok(report.exit_code())
         }
         GithubCommand::Publish { feature, json } => {
             let report = github_publish::publish(&project, &feature)?;
-            print_report(&project, &report, "publish", json.json);
+            print_report(ui, &project, &report, "publish", json.json);
             Ok(report.exit_code())
         }
     }
 }
 
 fn print_report(
+    ui: &Ui,
     project: &crate::app::project::Project,
     r: &GithubSyncReport,
     verb: &str,
     as_json: bool,
 ) {
     for e in &r.errors {
-        crate::errln!("error: {e}");
+        ui.errln(format_args!("error: {e}"));
     }
     if !r.outbox.is_empty() {
-        crate::errln!(
+        ui.errln(format_args!(
             "error: {} GitHub operation(s) failed and wait in {}; run `swarm-attack github sync {}` again",
             r.outbox.len(),
             project
                 .paths
                 .display(&project.paths.outbox_file(&r.feature)),
             r.feature
-        );
+        ));
         for w in &r.outbox {
             let what = match (w.issue, w.github_issue) {
                 (Some(n), Some(g)) => format!("issue {n} (GitHub #{g})"),
                 (Some(n), None) => format!("issue {n}"),
                 _ => w.target.clone(),
             };
-            crate::errln!(
+            ui.errln(format_args!(
                 "  waiting: {} of {what} ({} attempt(s)): {}",
-                w.op,
-                w.attempts,
-                w.error
-            );
+                w.op, w.attempts, w.error
+            ));
         }
     }
     if as_json {
@@ -87,7 +86,7 @@ fn print_report(
             .iter()
             .map(|(n, g, created)| json!({"issue": n, "github_issue": g, "created": created}))
             .collect();
-        print_json(&json!({
+        ui.json(&json!({
             "feature": r.feature,
             "repo": r.repo,
             "dry_run": r.dry_run,
@@ -102,42 +101,42 @@ fn print_report(
         return;
     }
     for (n, g, created) in &r.linked {
-        crate::outln!(
+        ui.outln(format_args!(
             "  issue {n} → #{g} ({})",
             if *created {
                 "created"
             } else {
                 "found, already published"
             }
-        );
+        ));
     }
     if r.dry_run {
-        crate::outln!(
+        ui.outln(format_args!(
             "github {verb} {} → {} (dry run): {} write(s) planned, none sent",
             r.feature,
             r.repo,
             r.planned.len()
-        );
+        ));
         for p in &r.planned {
             let target = match (p.issue, p.github_issue) {
                 (Some(n), Some(g)) => format!("issue {n} → #{g}: {}", p.action),
                 _ => p.action.clone(),
             };
-            crate::outln!("  {} {}  ({target})", p.method, p.path);
+            ui.outln(format_args!("  {} {}  ({target})", p.method, p.path));
         }
         return;
     }
     if r.issues.is_empty() && r.linked.is_empty() && r.outbox.is_empty() && r.replayed == 0 {
-        crate::outln!(
+        ui.outln(format_args!(
             "github {verb} {} → {}: no task is linked to a GitHub issue (set `github_issue` in issues.json, or run `swarm-attack github publish {}`)",
             r.feature,
             r.repo,
             r.feature
-        );
+        ));
         return;
     }
     let changed = r.issues.iter().filter(|i| !i.actions.is_empty()).count();
-    crate::outln!(
+    ui.outln(format_args!(
         "github {verb} {} → {}: {} issue(s) updated, {} unchanged{}; {} read(s), {} write(s)",
         r.feature,
         r.repo,
@@ -150,9 +149,9 @@ fn print_report(
         },
         r.reads,
         r.writes
-    );
+    ));
     for i in &r.issues {
-        crate::outln!(
+        ui.outln(format_args!(
             "  issue {:<4} → #{:<6} {:<18} {}",
             i.issue,
             i.github_issue,
@@ -164,6 +163,6 @@ fn print_report(
             } else {
                 i.actions.join(", ")
             }
-        );
+        ));
     }
 }

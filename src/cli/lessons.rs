@@ -3,9 +3,9 @@
 
 use crate::app::lessons::{self as lessons_app, NewLesson};
 use crate::cli::GlobalArgs;
-use crate::cli::output::print_json;
 use crate::core::lessons::{Lesson, LessonSource};
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
@@ -48,14 +48,14 @@ fn lesson_json(l: &Lesson) -> serde_json::Value {
     serde_json::to_value(l).unwrap_or_default()
 }
 
-pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn lessons(g: &GlobalArgs, ui: &Ui, a: LessonsArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let shown = project.paths.display(&lessons_app::path(&project));
     match a.command.unwrap_or(LessonsCommand::List) {
         LessonsCommand::List => {
             let all = lessons_app::list(&project);
             if a.json {
-                print_json(&json!({
+                ui.json(&json!({
                     "path": shown,
                     "enabled": project.config.lessons.enabled,
                     "lessons": all.iter().map(lesson_json).collect::<Vec<_>>(),
@@ -63,10 +63,10 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
                 return Ok(0);
             }
             if all.is_empty() {
-                crate::outln!("no lessons in {shown}");
+                ui.outln(format_args!("no lessons in {shown}"));
                 return Ok(0);
             }
-            crate::outln!(
+            ui.outln(format_args!(
                 "{} lesson{} in {shown}{}",
                 all.len(),
                 if all.len() == 1 { "" } else { "s" },
@@ -75,9 +75,9 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
                 } else {
                     " (lessons.enabled is false: none is used)"
                 }
-            );
+            ));
             for l in &all {
-                crate::outln!("  {}  {}", l.id, l.fact);
+                ui.outln(format_args!("  {}  {}", l.id, l.fact));
                 let mut meta = vec![format!("source {}", l.source.as_str())];
                 if !l.files.is_empty() {
                     meta.push(format!("files {}", l.files.join(", ")));
@@ -87,9 +87,9 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
                 }
                 meta.push(format!("verified {}", l.last_verified));
                 meta.push(format!("uses {}", l.uses));
-                crate::outln!("             {}", meta.join(" · "));
+                ui.outln(format_args!("             {}", meta.join(" · ")));
                 if !l.evidence.is_empty() {
-                    crate::outln!("             evidence: {}", l.evidence);
+                    ui.outln(format_args!("             evidence: {}", l.evidence));
                 }
             }
             Ok(0)
@@ -111,9 +111,12 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
                 },
             )?;
             if a.json {
-                print_json(&json!({"added": lesson_json(&l)}));
+                ui.json(&json!({"added": lesson_json(&l)}));
             } else {
-                crate::outln!("lesson {} recorded in {shown}: {}", l.id, l.fact);
+                ui.outln(format_args!(
+                    "lesson {} recorded in {shown}: {}",
+                    l.id, l.fact
+                ));
             }
             Ok(0)
         }
@@ -125,9 +128,9 @@ pub fn lessons(g: &GlobalArgs, a: LessonsArgs) -> CmdResult<u8> {
                 );
             }
             if a.json {
-                print_json(&json!({"forgotten": id}));
+                ui.json(&json!({"forgotten": id}));
             } else {
-                crate::outln!("lesson {id} forgotten");
+                ui.outln(format_args!("lesson {id} forgotten"));
             }
             Ok(0)
         }

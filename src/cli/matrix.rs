@@ -3,9 +3,8 @@
 
 use crate::app::matrix as matrix_app;
 use crate::cli::GlobalArgs;
-use crate::cli::output::print_json;
 use crate::error::{CmdResult, CommandError};
-use crate::io::notice;
+use crate::io::ui::Ui;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -25,23 +24,23 @@ pub struct MatrixArgs {
     pub json: bool,
 }
 
-pub fn matrix(g: &GlobalArgs, a: MatrixArgs) -> CmdResult<u8> {
+pub fn matrix(g: &GlobalArgs, ui: &Ui, a: MatrixArgs) -> CmdResult<u8> {
     if a.max == Some(0) {
         return Err(CommandError::input(
             "--max 0 would give an empty matrix, which GitHub Actions rejects",
         )
         .with_hint("give --max 1 or more, or leave it out"));
     }
-    let project = g.open()?;
+    let project = g.open(ui)?;
     let o = matrix_app::matrix(&project, &a.feature, a.max)?;
     for w in &o.warnings {
-        notice::warn(w);
+        ui.warn(w);
     }
     for (issue, pr) in &o.held_by_pull {
-        notice::info(&format!(
+        ui.info(format_args!(
             "issue {issue} is left out: pull request #{pr} is open for it"
         ));
     }
-    print_json(&o.matrix);
+    ui.json(&o.matrix);
     Ok(0)
 }

@@ -20,6 +20,7 @@ pub mod run;
 
 use crate::app::project::{Project, ProjectOptions};
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,9 +68,9 @@ impl GlobalArgs {
             config_file: self.config.clone(),
         }
     }
-    /// Opens the project, with the GitHub mirror as its finish hook.
-    pub fn open(&self) -> CmdResult<Project> {
-        Ok(Project::open(&self.project_options())?
+    /// Opens the project, printing through `ui`, with the GitHub mirror as its finish hook.
+    pub fn open(&self, ui: &Ui) -> CmdResult<Project> {
+        Ok(Project::open(&self.project_options(), ui)?
             .with_finish_hook(crate::app::github::mirror::mirror))
     }
 }
@@ -187,12 +188,12 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    output::init(&cli.global);
+    let ui = output::init(&cli.global);
     let verbose = cli.global.verbose > 0;
-    match dispatch(cli) {
+    match dispatch(cli, &ui) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            output::print_error(&e, verbose);
+            output::print_error(&ui, &e, verbose);
             ExitCode::from(e.kind.exit_code())
         }
     }
@@ -200,36 +201,38 @@ pub fn main_entry() -> ExitCode {
 
 /// Runs one command; returns the exit code for a run that completed (0, or 1 when the work
 /// failed but was reported).
-pub fn dispatch(cli: Cli) -> CmdResult<u8> {
+pub fn dispatch(cli: Cli, ui: &Ui) -> CmdResult<u8> {
     let g = &cli.global;
     match cli.command {
-        Command::Init { feature, json } => feature_cmds::init(g, &feature, json.json),
+        Command::Init { feature, json } => feature_cmds::init(g, ui, &feature, json.json),
         Command::Greenlight {
             feature,
             dry_run,
             json,
-        } => feature_cmds::greenlight(g, &feature, dry_run, json.json),
-        Command::Status { feature, json } => feature_cmds::status(g, feature.as_deref(), json.json),
+        } => feature_cmds::greenlight(g, ui, &feature, dry_run, json.json),
+        Command::Status { feature, json } => {
+            feature_cmds::status(g, ui, feature.as_deref(), json.json)
+        }
         Command::Unblock {
             feature,
             issue,
             budget,
             json,
-        } => feature_cmds::unblock(g, &feature, issue, budget.as_deref(), json.json),
-        Command::Run(a) => run::run(g, a),
-        Command::Doctor(a) => doctor::doctor(g, a),
-        Command::Prompt(a) => prompt::prompt(g, a),
-        Command::Plan(a) => plan::plan(g, a),
-        Command::Events(a) => events::events(g, a),
-        Command::Audit(a) => audit::audit(g, a),
-        Command::Report(a) => report::report(g, a),
-        Command::Github(c) => github::github(g, c),
-        Command::Matrix(a) => matrix::matrix(g, a),
-        Command::Lessons(a) => lessons::lessons(g, a),
-        Command::Action(a) => action::run(g, a),
-        Command::Demo(a) => demo::demo(g, a),
-        Command::Completions { shell } => completions::completions(shell),
-        Command::Man => completions::man(),
-        Command::DebugAppendEvents(a) => events::debug_append(g, a),
+        } => feature_cmds::unblock(g, ui, &feature, issue, budget.as_deref(), json.json),
+        Command::Run(a) => run::run(g, ui, a),
+        Command::Doctor(a) => doctor::doctor(g, ui, a),
+        Command::Prompt(a) => prompt::prompt(g, ui, a),
+        Command::Plan(a) => plan::plan(g, ui, a),
+        Command::Events(a) => events::events(g, ui, a),
+        Command::Audit(a) => audit::audit(g, ui, a),
+        Command::Report(a) => report::report(g, ui, a),
+        Command::Github(c) => github::github(g, ui, c),
+        Command::Matrix(a) => matrix::matrix(g, ui, a),
+        Command::Lessons(a) => lessons::lessons(g, ui, a),
+        Command::Action(a) => action::run(g, ui, a),
+        Command::Demo(a) => demo::demo(g, ui, a),
+        Command::Completions { shell } => completions::completions(ui, shell),
+        Command::Man => completions::man(ui),
+        Command::DebugAppendEvents(a) => events::debug_append(g, ui, a),
     }
 }

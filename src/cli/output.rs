@@ -1,21 +1,12 @@
-//! Printing: errors, warnings, JSON documents, colour only on a TTY (and never with
-//! `--no-color` or `NO_COLOR`).
+//! Printing set-up: the command's [`Ui`] from the global options (colour only on a TTY, never with
+//! `--no-color` or `NO_COLOR`), and errors as one sentence.
 
 use crate::cli::GlobalArgs;
 use crate::error::CommandError;
-use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::io::ui::{Ui, UiOptions};
 
-static COLOR: AtomicBool = AtomicBool::new(false);
-
-/// Sets up printing from the global options.
-pub fn init(g: &GlobalArgs) {
-    crate::io::notice::set_quiet(g.quiet);
-    let no_color = g.no_color || crate::io::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    COLOR.store(
-        !no_color && std::io::stdout().is_terminal(),
-        Ordering::Relaxed,
-    );
+/// Sets up printing from the global options: the command's [`Ui`], and the log filter.
+pub fn init(g: &GlobalArgs) -> Ui {
     let level = match (g.quiet, g.verbose) {
         (true, _) => "error",
         (_, 0) => "warn",
@@ -30,19 +21,15 @@ pub fn init(g: &GlobalArgs) {
             "swarm_attack={level}"
         )))
         .try_init();
+    Ui::terminal(ui_options(g))
 }
 
-/// Whether stdout gets colours.
-pub fn color() -> bool {
-    COLOR.load(Ordering::Relaxed)
-}
-
-/// Wraps `text` in an ANSI colour when colours are on (`code` like "32" green, "31" red).
-pub fn paint(text: &str, code: &str) -> String {
-    if color() {
-        format!("\x1b[{code}m{text}\x1b[0m")
-    } else {
-        text.to_string()
+/// The printing options of the global options.
+pub fn ui_options(g: &GlobalArgs) -> UiOptions {
+    UiOptions {
+        quiet: g.quiet,
+        verbose: g.verbose,
+        no_color: g.no_color,
     }
 }
 
@@ -50,15 +37,15 @@ pub fn paint(text: &str, code: &str) -> String {
 /// `  caused by: …` line each), and its hint. Control and direction-changing characters
 /// (often echoed from arguments or files) are shown escaped (`\n`, `\u{202e}`), so an
 /// error can never rewrite the terminal or hide text.
-pub fn print_error(e: &CommandError, verbose: bool) {
-    crate::errln!("error: {}", escape_controls(&e.message));
+pub fn print_error(ui: &Ui, e: &CommandError, verbose: bool) {
+    ui.errln(format_args!("error: {}", escape_controls(&e.message)));
     if verbose {
         for cause in e.causes() {
-            crate::errln!("  caused by: {}", escape_controls(&cause));
+            ui.errln(format_args!("  caused by: {}", escape_controls(&cause)));
         }
     }
     if let Some(h) = &e.hint {
-        crate::errln!("hint: {}", escape_controls(h));
+        ui.errln(format_args!("hint: {}", escape_controls(h)));
     }
 }
 
@@ -77,16 +64,4 @@ pub fn escape_controls(text: &str) -> String {
         }
     }
     out
-}
-
-/// Prints one JSON document on stdout.
-pub fn print_json(value: &serde_json::Value) {
-    print_json_of(value)
-}
-
-/// [`print_json`] of anything serialisable (no intermediate JSON tree).
-pub fn print_json_of<T: serde::Serialize + ?Sized>(value: &T) {
-    // what `outln!` does, without copying the document once more through `format!`
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
-    crate::io::secrets::print_out(&crate::io::secrets::mask(&text), true);
 }

@@ -2,11 +2,10 @@
 //! printing of decisions shared with `greenlight`.
 
 use crate::app::plan::{self as plan_app, PlannedIssue};
-use crate::cli::output::{paint, print_json};
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::coordination::{Mode, fmt_h, hundredths};
 use crate::error::CmdResult;
-use crate::io::notice;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::{Value, json};
 
@@ -21,11 +20,11 @@ pub struct PlanArgs {
     pub json: JsonFlag,
 }
 
-pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn plan(g: &GlobalArgs, ui: &Ui, a: PlanArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let o = plan_app::plan(&project, &a.feature, a.issue)?;
     for w in &o.sync.warnings {
-        notice::warn(w);
+        ui.warn(w);
     }
     if a.json.json {
         let manual: Vec<Value> = o
@@ -48,37 +47,40 @@ pub fn plan(g: &GlobalArgs, a: PlanArgs) -> CmdResult<u8> {
                     .collect(),
             );
         }
-        print_json(&doc);
+        ui.json(&doc);
         return Ok(0);
     }
     let print_manual = || {
         for (n, title) in &o.manual {
-            crate::outln!(
+            ui.outln(format_args!(
                 "  #{n:<4} {} waiting for a person (automation_type: manual)  {}",
-                paint(&format!("{:<9}", "MANUAL"), "2"),
-                paint(title, "2")
-            );
+                ui.paint(&format!("{:<9}", "MANUAL"), "2"),
+                ui.paint(title, "2")
+            ));
         }
         for (n, title, line) in &o.needs_info {
-            crate::outln!(
+            ui.outln(format_args!(
                 "  #{n:<4} {} {line}  {}",
-                paint(&format!("{:<9}", "NEEDS-INFO"), "34"),
-                paint(title, "2")
-            );
+                ui.paint(&format!("{:<9}", "NEEDS-INFO"), "34"),
+                ui.paint(title, "2")
+            ));
         }
     };
     if o.planned.is_empty() {
-        crate::outln!("plan {}: no READY issue for an agent", a.feature);
+        ui.outln(format_args!(
+            "plan {}: no READY issue for an agent",
+            a.feature
+        ));
         print_manual();
         return Ok(0);
     }
-    crate::outln!(
+    ui.outln(format_args!(
         "plan {}: {} issue{}",
         a.feature,
         o.planned.len(),
         if o.planned.len() == 1 { "" } else { "s" }
-    );
-    print_planned(&o.planned);
+    ));
+    print_planned(ui, &o.planned);
     print_manual();
     Ok(0)
 }
@@ -133,7 +135,7 @@ fn mode_colour(mode: Mode) -> &'static str {
 }
 
 /// Prints each decision: the issue, mode and agents, the reason, then the proposals.
-pub fn print_planned(planned: &[PlannedIssue]) {
+pub fn print_planned(ui: &Ui, planned: &[PlannedIssue]) {
     for p in planned {
         let d = &p.decision;
         let agents = match (&d.mode, &d.runner_up) {
@@ -142,19 +144,19 @@ pub fn print_planned(planned: &[PlannedIssue]) {
             (Mode::Synthesis, Some(r)) => format!("{} then {r}", d.winner),
             _ => d.winner.clone(),
         };
-        crate::outln!(
+        ui.outln(format_args!(
             "  #{:<4} {} {}  {}",
             p.issue,
-            paint(&format!("{:<9}", d.mode.as_str()), mode_colour(d.mode)),
+            ui.paint(&format!("{:<9}", d.mode.as_str()), mode_colour(d.mode)),
             agents,
-            paint(&p.title, "2")
-        );
-        crate::outln!("        {}", d.reason);
+            ui.paint(&p.title, "2")
+        ));
+        ui.outln(format_args!("        {}", d.reason));
         if let Some(v) = &p.specify {
-            crate::outln!("        specify: {}", v.line());
+            ui.outln(format_args!("        specify: {}", v.line()));
         }
         if !p.risk.is_empty() {
-            crate::outln!("        risky: {}", p.risk.join("; "));
+            ui.outln(format_args!("        risky: {}", p.risk.join("; ")));
         }
         let width = d
             .proposals
@@ -200,12 +202,12 @@ pub fn print_planned(planned: &[PlannedIssue]) {
                     )
                 })
                 .unwrap_or_default();
-            crate::outln!(
+            ui.outln(format_args!(
                 "        {:<width$}  {}  {}{covers}{flags}{learned}",
                 np.agent,
                 fmt_h(hundredths(pr.confidence)),
                 np.source
-            );
+            ));
         }
     }
 }

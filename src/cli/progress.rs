@@ -7,9 +7,9 @@
 //! every dependency still in flight.
 
 use crate::app::run::Progress;
+use crate::io::ui::Ui;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -41,12 +41,13 @@ pub struct RunView {
     overall: Option<ProgressBar>,
     heartbeat: Duration,
     stop: AtomicBool,
+    ui: Ui,
 }
 
 impl RunView {
-    /// A view for `total` issues; live when stdout is a terminal.
-    pub fn new(total: u64) -> Arc<RunView> {
-        let live = std::io::stdout().is_terminal();
+    /// A view for `total` issues, printing through `ui`; live when stdout is a terminal.
+    pub fn new(ui: &Ui, total: u64) -> Arc<RunView> {
+        let live = ui.stdout_is_terminal();
         let (multi, overall) = if live {
             let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stdout());
             let overall = multi.add(ProgressBar::new(total));
@@ -70,6 +71,7 @@ impl RunView {
             overall,
             heartbeat,
             stop: AtomicBool::new(false),
+            ui: ui.clone(),
         })
     }
 
@@ -107,7 +109,7 @@ impl RunView {
             Some(m) => {
                 let _ = m.println(crate::io::secrets::mask(text));
             }
-            None => crate::outln!("{text}"),
+            None => self.ui.outln(format_args!("{text}")),
         }
     }
 

@@ -5,12 +5,11 @@
 //! `context_injected` in the event log.
 
 use crate::app::prompt::show_prompt;
-use crate::cli::output::print_json;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::events::Event;
 use crate::core::prompt::tokens;
 use crate::error::CmdResult;
-use crate::io::notice;
+use crate::io::ui::Ui;
 use clap::Args;
 use serde_json::json;
 
@@ -28,11 +27,11 @@ pub struct PromptArgs {
     pub json: JsonFlag,
 }
 
-pub fn prompt(g: &GlobalArgs, a: PromptArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn prompt(g: &GlobalArgs, ui: &Ui, a: PromptArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let shown = show_prompt(&project, &a.feature, a.issue, a.agent.as_deref())?;
     for n in &shown.notes {
-        notice::info(n);
+        ui.info(n);
     }
     let text = &shown.built.text;
     if a.json.json {
@@ -45,7 +44,7 @@ pub fn prompt(g: &GlobalArgs, a: PromptArgs) -> CmdResult<u8> {
             } => (*has_claude_md, *summaries_count, truncated.clone()),
             _ => (false, 0, Vec::new()),
         };
-        print_json(&json!({
+        ui.json(&json!({
             "issue": shown.issue,
             "agent": shown.agent,
             "role": shown.role,
@@ -59,7 +58,7 @@ pub fn prompt(g: &GlobalArgs, a: PromptArgs) -> CmdResult<u8> {
             "summaries_count": summaries_count,
         }));
     } else {
-        crate::out!("{text}");
+        ui.out(format_args!("{text}"));
     }
     Ok(0)
 }

@@ -5,6 +5,7 @@
 use crate::app::report as report_app;
 use crate::cli::GlobalArgs;
 use crate::error::CmdResult;
+use crate::io::ui::Ui;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -19,12 +20,12 @@ pub struct ReportArgs {
     pub open: bool,
 }
 
-pub fn report(g: &GlobalArgs, a: ReportArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn report(g: &GlobalArgs, ui: &Ui, a: ReportArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     let (path, report) = report_app::write(&project, &a.feature, a.out.as_deref())?;
-    crate::outln!("{}", path.display());
+    ui.outln(format_args!("{}", path.display()));
     if !g.quiet {
-        crate::errln!(
+        ui.errln(format_args!(
             "report of `{}`: {} issues, {} attempts, {} agent runs, cost {}",
             report.feature,
             report.totals.issues,
@@ -35,12 +36,12 @@ pub fn report(g: &GlobalArgs, a: ReportArgs) -> CmdResult<u8> {
                 report.totals.cost_unknown_attempts,
                 crate::core::report::cost_text
             )
-        );
+        ));
     }
     if a.open
         && let Err(e) = crate::io::browser::open(&path)
     {
-        crate::io::notice::warn(&format!(
+        ui.warn(format_args!(
             "could not open the report in a browser ({e}); open {} yourself",
             path.display()
         ));

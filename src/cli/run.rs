@@ -4,9 +4,9 @@
 use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOptions, RunReport};
 use crate::cli::GlobalArgs;
 use crate::cli::JsonFlag;
-use crate::cli::output::{paint, print_json};
 use crate::cli::progress::RunView;
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -29,8 +29,8 @@ pub struct RunArgs {
     pub json: JsonFlag,
 }
 
-pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn run(g: &GlobalArgs, ui: &Ui, a: RunArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     crate::app::setup::warn_missing_project_file(&project);
     let opts = RunOptions {
         issue: a.issue,
@@ -40,14 +40,14 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
         mirror_at_end: true,
     };
     let as_json = a.json.json;
-    let view = (!as_json && !g.quiet).then(|| RunView::new(planned_total(&project, &a)));
+    let view = (!as_json && !g.quiet).then(|| RunView::new(ui, planned_total(&project, &a)));
     let heartbeat = view.as_ref().and_then(|v| v.start_heartbeat());
     let progress = |p: &Progress| {
         if let Some(v) = &view {
             if let Progress::Notice(m) = p {
-                crate::errln!("note: {m}");
+                ui.errln(format_args!("note: {m}"));
             }
-            v.show(p, progress_line(p));
+            v.show(p, progress_line(ui, p));
         }
     };
     // the run's transitions are mirrored to GitHub when it ends (skipped with one notice
@@ -57,7 +57,7 @@ pub fn run(g: &GlobalArgs, a: RunArgs) -> CmdResult<u8> {
         v.finish(heartbeat);
     }
     let report = report?;
-    finish(&report, as_json)
+    finish(ui, &report, as_json)
 }
 
 /// How many issues this run may work on (the live display's N/M bar): the issues not yet
@@ -88,11 +88,11 @@ fn planned_total(project: &crate::app::project::Project, a: &RunArgs) -> u64 {
 }
 
 /// Prints the summary (or the JSON report) and decides the exit code.
-pub fn finish(report: &RunReport, as_json: bool) -> CmdResult<u8> {
+pub fn finish(ui: &Ui, report: &RunReport, as_json: bool) -> CmdResult<u8> {
     if as_json {
-        print_json(&serde_json::to_value(report).unwrap_or_default());
+        ui.json(&serde_json::to_value(report).unwrap_or_default());
     } else {
-        print_summary(report);
+        print_summary(ui, report);
     }
     if let Some(msg) = &report.breaker {
         if let Some(why) = msg.strip_prefix("stopped: rate limit: ") {
@@ -116,16 +116,16 @@ fn short(sha: &str) -> &str {
 }
 
 /// One line per progress step (notices go to stderr).
-pub fn print_progress(p: &Progress) {
+pub fn print_progress(ui: &Ui, p: &Progress) {
     if let Progress::Notice(m) = p {
-        crate::errln!("note: {m}");
-    } else if let Some(line) = progress_line(p) {
-        crate::outln!("{line}");
+        ui.errln(format_args!("note: {m}"));
+    } else if let Some(line) = progress_line(ui, p) {
+        ui.outln(format_args!("{line}"));
     }
 }
 
 /// The line for a progress step on stdout (`None`: nothing to print there).
-pub fn progress_line(p: &Progress) -> Option<String> {
+pub fn progress_line(ui: &Ui, p: &Progress) -> Option<String> {
     Some(match p {
         Progress::Started { branch, workers } => format!(
             "run: landing on {} ({workers} worker{})",
@@ -167,7 +167,7 @@ pub fn progress_line(p: &Progress) -> Option<String> {
             "#{issue}: attempt {attempt} failed: {reason}{}",
             if *retrying { "; retrying" } else { "" }
         ),
-        Progress::Finished(r) => result_line(r),
+        Progress::Finished(r) => result_line(ui, r),
         Progress::RateLimited {
             issue,
             agent,
@@ -180,7 +180,7 @@ pub fn progress_line(p: &Progress) -> Option<String> {
 }
 
 /// One line describing how an issue ended.
-pub fn result_line(r: &IssueResult) -> String {
+pub fn result_line(ui: &Ui, r: &IssueResult) -> String {
     let n = r.issue;
     match &r.outcome {
         Outcome::Done {
@@ -190,7 +190,7 @@ pub fn result_line(r: &IssueResult) -> String {
             tests_passed,
         } => format!(
             "#{n}: {} in commit {} ({} created, {} modified{})",
-            paint("DONE", "32"),
+            ui.paint("DONE", "32"),
             short(commit),
             files_created.len(),
             files_modified.len(),
@@ -205,7 +205,7 @@ pub fn result_line(r: &IssueResult) -> String {
             reused,
         } => format!(
             "#{n}: {} in pull request #{pr} ({}branch {branch}, commit {}); DONE once it is merged",
-            paint("IN_REVIEW", "35"),
+            ui.paint("IN_REVIEW", "35"),
             if *reused { "updated, " } else { "" },
             short(commit)
         ),
@@ -220,7 +220,7 @@ pub fn result_line(r: &IssueResult) -> String {
                 .map(|c| format!(", commit {}", short(c)))
                 .unwrap_or_default()
         ),
-        Outcome::Blocked { reason } => format!("#{n}: {}: {reason}", paint("BLOCKED", "31")),
+        Outcome::Blocked { reason } => format!("#{n}: {}: {reason}", ui.paint("BLOCKED", "31")),
         Outcome::Skipped { reason } => format!("#{n}: SKIPPED: {reason}"),
         Outcome::Stopped { reason } => format!("#{n}: stopped, back to READY: {reason}"),
         Outcome::Lost { reason } => format!("#{n}: {reason}"),
@@ -243,15 +243,17 @@ fn rate_limited_line(issue: u32, agent: &str, wait_ms: u64, workers: u32) -> Str
     )
 }
 
-fn print_summary(report: &RunReport) {
+fn print_summary(ui: &Ui, report: &RunReport) {
     if let Some(plan) = &report.plan {
         if plan.steps.is_empty() {
-            crate::outln!(
+            ui.outln(format_args!(
                 "dry run: nothing would run ({})",
                 report.nothing_to_do.as_deref().unwrap_or("nothing to do")
-            );
+            ));
         } else {
-            crate::outln!("dry run: would run, in this order (nothing is written):");
+            ui.outln(format_args!(
+                "dry run: would run, in this order (nothing is written):"
+            ));
             for s in &plan.steps {
                 let after = if s.after.is_empty() {
                     String::new()
@@ -272,7 +274,7 @@ fn print_summary(report: &RunReport) {
                     ),
                     _ => String::new(),
                 };
-                crate::outln!(
+                ui.outln(format_args!(
                     "  #{:<4} {}  [{} {}, attempt {}{}{}{budget}]",
                     s.issue,
                     s.title,
@@ -281,28 +283,28 @@ fn print_summary(report: &RunReport) {
                     s.attempt,
                     if s.resumed { ", resumed" } else { "" },
                     after
-                );
+                ));
             }
             if let Some(w) = plan.worst_case_usd {
-                crate::outln!(
+                ui.outln(format_args!(
                     "  worst case under the budgets: ${w:.2} (if each agent stops at the remaining budget, as Claude Code does with --max-budget-usd)"
-                );
+                ));
             }
         }
         if !plan.in_progress.is_empty() {
-            crate::outln!(
+            ui.outln(format_args!(
                 "  in progress now (another run, or one that crashed and will be resumed): {}",
                 plan.in_progress
                     .iter()
                     .map(|n| format!("#{n}"))
                     .collect::<Vec<_>>()
                     .join(", ")
-            );
+            ));
         }
         return;
     }
     if let Some(why) = &report.nothing_to_do {
-        crate::outln!("nothing to do: {why}");
+        ui.outln(format_args!("nothing to do: {why}"));
         return;
     }
     let count = |f: fn(&Outcome) -> bool| report.results.iter().filter(|r| f(&r.outcome)).count();
@@ -342,7 +344,7 @@ fn print_summary(report: &RunReport) {
         (false, n) if n > 0 => parts.push("cost unknown".into()),
         _ => {}
     }
-    crate::outln!("run {}: {}", report.feature, parts.join(", "));
+    ui.outln(format_args!("run {}: {}", report.feature, parts.join(", ")));
     let blocked: Vec<u32> = report
         .results
         .iter()
@@ -351,13 +353,13 @@ fn print_summary(report: &RunReport) {
         .collect();
     if !blocked.is_empty() {
         let f = &report.feature;
-        crate::outln!(
+        ui.outln(format_args!(
             "next: see why with `swarm-attack audit {f}`, fix the cause, then {} and `swarm-attack run {f}`",
             blocked
                 .iter()
                 .map(|n| format!("`swarm-attack unblock {f} --issue {n}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
+        ));
     }
 }

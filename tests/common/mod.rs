@@ -4,6 +4,7 @@
 
 pub mod action;
 pub mod agents;
+pub mod argv_watch;
 pub mod env;
 pub mod fake_github;
 pub mod fake_model;
@@ -16,6 +17,7 @@ pub mod output;
 pub mod procs;
 pub mod real_clis;
 pub mod report;
+pub mod review;
 pub mod rng;
 pub mod snapshot;
 pub mod state;

@@ -19,6 +19,7 @@ use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::Task;
 use crate::error::{CmdResult, CommandError};
+use crate::io::ui::Ui;
 use comment::on_comment;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -66,6 +67,9 @@ pub struct IssueReport {
 /// What the Action did.
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ActionOutcome {
+    /// Where its notes are shown as they are taken.
+    #[serde(skip)]
+    pub ui: Ui,
     pub event: String,
     pub handled: bool,
     pub notes: Vec<String>,
@@ -79,7 +83,7 @@ pub struct ActionOutcome {
 impl ActionOutcome {
     fn note(&mut self, n: impl Into<String>) {
         let n = n.into();
-        crate::io::notice::info(&n);
+        self.ui.info(&n);
         self.notes.push(n);
     }
 
@@ -178,6 +182,7 @@ pub fn handle(
     run_agents: bool,
 ) -> CmdResult<ActionOutcome> {
     let mut out = ActionOutcome {
+        ui: project.ui.clone(),
         event: describe(event),
         ..Default::default()
     };

@@ -6,6 +6,7 @@
 use crate::error::{CmdResult, CommandError};
 use crate::io::file_error::FileError;
 use crate::io::git::Git;
+use crate::io::ui::Ui;
 use std::path::{Path, PathBuf};
 
 /// The demo's feature id.
@@ -192,9 +193,9 @@ pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
 }
 
 /// Creates the demo repository in `root` (an empty folder).
-pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
+pub fn create_repo(ui: &Ui, root: &Path) -> CmdResult<DemoRepo> {
     // The repository's own identity, for the commits `run` makes in it.
-    let git = Git::init(root, "main", GIT_NAME, GIT_EMAIL).map_err(git_err)?;
+    let git = Git::init(root, "main", GIT_NAME, GIT_EMAIL, ui).map_err(git_err)?;
     write(root, "CLAUDE.md", CLAUDE_MD)?;
     write(root, "README.md", README)?;
     write(root, ".gitignore", ".swarm/\n")?;

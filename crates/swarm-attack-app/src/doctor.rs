@@ -147,7 +147,7 @@ pub fn preflight_report(project: &Project) -> Report {
 pub fn preflight(project: &Project) -> CmdResult<BTreeMap<String, String>> {
     let r = preflight_report(project);
     for w in &r.warnings {
-        crate::io::notice::warn(w);
+        project.ui.warn(w);
     }
     let problems: Vec<String> = r.problems().map(|c| c.detail.clone()).collect();
     if problems.is_empty() {
@@ -377,7 +377,7 @@ fn tests_checks(project: &Project, r: &mut Report) {
 
 fn branch_check(project: &Project) -> Check {
     let hooks = crate::io::git::Hooks::from_config(project.config.git.run_hooks);
-    let (ok, detail) = match crate::io::git::Git::open(&project.root, hooks) {
+    let (ok, detail) = match crate::io::git::Git::open(&project.root, hooks, &project.ui) {
         Err(e) => (
             false,
             format!(

@@ -47,7 +47,19 @@ pub fn score(project: &Project, feature: &str, task: &Task) -> SpecifyRecord {
             purpose: specify::PURPOSE,
             prompt: &prompt,
         };
-        let answer = llm::ask(&project.config, &project.root, &req)
+        let (answer, call) = llm::ask_call(&project.config, &project.root, &req);
+        // the call is charged to the issue (docs/budgets.md)
+        let events = crate::app::llm_calls::charged(
+            &project.config,
+            GATE_AGENT,
+            specify::PURPOSE,
+            task.issue_number,
+            call.as_ref(),
+        );
+        if let Err(e) = project.append_events(feature, &events, false) {
+            tracing::warn!("the specify gate's cost was not recorded: {}", e.message);
+        }
+        let answer = answer
             .map_err(|e| e.to_string())
             .and_then(|text| specify::parse_answer(&text));
         match answer {

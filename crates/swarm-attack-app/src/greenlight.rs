@@ -25,9 +25,13 @@ pub struct GreenlightOutcome {
 pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GreenlightOutcome> {
     project.check_feature(feature)?;
     let issues_path = project.paths.issues_file(feature);
-    let doc = issues_file::load(&issues_path, &project.paths.display(&issues_path))?;
+    let doc = issues_file::load(
+        &project.ui,
+        &issues_path,
+        &project.paths.display(&issues_path),
+    )?;
     if let Some(id) = doc.feature_id.as_deref().filter(|id| *id != feature) {
-        crate::io::notice::warn(&format!(
+        project.ui.warn(format_args!(
             "{}: `feature_id` is `{id}` but the file belongs to feature `{feature}` (its folder); using `{feature}`",
             project.paths.display(&issues_path)
         ));
@@ -41,7 +45,8 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         // (docs/run.md "The flow of one issue", duplicate detection)
         let head = sync.head.clone().or_else(|| {
             let (git, _) =
-                crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off).ok()?;
+                crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off, &project.ui)
+                    .ok()?;
             git.head(&project.root).ok().flatten()
         });
         if let Some(head) = head {
@@ -74,7 +79,7 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         let notices = crate::app::gates::rescore_changed(project, feature)?;
         if !notices.is_empty() {
             for n in &notices {
-                crate::io::notice::info(n);
+                project.ui.info(n);
             }
             if let Some(s) = project.load_state(feature)? {
                 state = s;

@@ -58,7 +58,7 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
         atomic::write_atomic(&issues_path, &bytes).map_err(FileError::at("write", &issues_path))?;
         issues_file_created = true;
     }
-    let doc = issues_file::load(&issues_path, &shown_issues)?;
+    let doc = issues_file::load(&project.ui, &issues_path, &shown_issues)?;
     let mut txn = project.begin_or_new(feature)?;
     let state_created = txn.old.is_none();
     if state_created {

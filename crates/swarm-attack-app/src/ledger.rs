@@ -55,8 +55,9 @@ pub fn priced_cost(
 
 /// The byte strings a record [`Ledger::relevant`] accepts must contain: one of those
 /// events' names, or a `\u` escape (that could spell one).
-const NEEDLES: [&[u8]; 5] = [
+const NEEDLES: [&[u8]; 6] = [
     EventKind::AgentFinished.as_str().as_bytes(),
+    EventKind::LlmCalled.as_str().as_bytes(),
     EventKind::IssueStarted.as_str().as_bytes(),
     EventKind::RetryStarted.as_str().as_bytes(),
     EventKind::BudgetRaised.as_str().as_bytes(),
@@ -175,6 +176,7 @@ mod tests {
     fn the_byte_filter_keeps_every_relevant_record_and_skips_the_others() {
         for event in [
             "agent_finished",
+            "llm_called",
             "issue_started",
             "retry_started",
             "budget_raised",

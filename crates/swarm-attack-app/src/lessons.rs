@@ -83,6 +83,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
         uses: 0,
     };
     Ok(jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -108,6 +109,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
 /// `lessons forget <id>`: whether a lesson was removed.
 pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
     Ok(jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -211,6 +213,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
     }
     let now = clock::now_rfc3339();
     Ok(jsonl::update_lessons(
+        &project.ui,
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -225,6 +228,9 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
         },
     )?)
 }
+
+/// The name `SWARM_AGENT` carries for the `retry_fixed` lesson call.
+const LESSON_AGENT: &str = "lesson-analyst";
 
 /// What a DONE issue offers the `retry_fixed` source.
 #[derive(Debug, Clone)]
@@ -259,18 +265,29 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
         commit: r.commit,
         files: r.files,
     });
-    let answer = crate::io::llm::ask(
+    let (answer, call) = crate::io::llm::ask_call(
         &project.config,
         &project.root,
         &crate::io::llm::LlmRequest {
-            agent: "lesson-analyst",
+            agent: LESSON_AGENT,
             feature: r.feature,
             issue: r.task.issue_number,
             purpose: "lesson",
             prompt: &prompt,
         },
-    )
-    .map_err(|e| e.to_string())?;
+    );
+    // the call is charged to the issue (docs/budgets.md)
+    let events = crate::app::llm_calls::charged(
+        &project.config,
+        LESSON_AGENT,
+        "lesson",
+        r.task.issue_number,
+        call.as_ref(),
+    );
+    if let Err(e) = project.append_events(r.feature, &events, false) {
+        tracing::warn!("the lesson call's cost was not recorded: {}", e.message);
+    }
+    let answer = answer.map_err(|e| e.to_string())?;
     let (fact, files) = lessons::parse_retry_fixed(&answer, r.files)?;
     let issue_text = format!(
         "{}\n{}\n{}",
@@ -434,10 +451,13 @@ mod tests {
 
     fn project(dir: &std::path::Path) -> Project {
         std::fs::create_dir_all(dir.join(".swarm")).unwrap();
-        Project::open(&ProjectOptions {
-            project_dir: Some(dir.to_path_buf()),
-            config_file: None,
-        })
+        Project::open(
+            &ProjectOptions {
+                project_dir: Some(dir.to_path_buf()),
+                config_file: None,
+            },
+            &crate::io::ui::Ui::captured(Default::default()),
+        )
         .unwrap()
     }
 

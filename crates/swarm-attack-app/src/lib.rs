@@ -1,5 +1,6 @@
 //! Use cases: they orchestrate adapters and the core, and own no formats.
 
+// Printing goes through `io::ui::Ui` (secrets masked).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// `crate::app::…` paths name this crate's own modules (they were written when the use
@@ -23,6 +24,7 @@ pub mod greenlight;
 pub mod init;
 pub mod ledger;
 pub mod lessons;
+pub mod llm_calls;
 pub mod matrix;
 pub mod outcomes;
 pub mod plan;

@@ -11,6 +11,7 @@ use crate::core::events::Event;
 use crate::core::outcomes::{self, OutcomeRecord, OutcomeResult, Stats};
 use crate::core::state::{FeatureState, Task};
 use crate::io::paths::Paths;
+use crate::io::ui::Ui;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -87,6 +88,7 @@ pub fn class_of(config: &Config, task: &Task) -> String {
 /// Appends the outcome records of the issues `events` ended. Best effort: a failure to
 /// write is a warning, never the transaction's failure (the log keeps the facts).
 pub fn record(
+    ui: &Ui,
     paths: &Paths,
     config: &Config,
     feature: &str,
@@ -117,7 +119,7 @@ pub fn record(
         .collect();
     let path = paths.outcomes_file();
     if let Err(e) = crate::io::jsonl::append_outcomes(&path, &records) {
-        crate::io::notice::warn(&format!(
+        ui.warn(format_args!(
             "could not record the outcome in {}: {e}",
             paths.display(&path)
         ));

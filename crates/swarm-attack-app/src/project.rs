@@ -16,7 +16,8 @@ use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::paths::{Paths, is_valid_feature_id};
 use crate::io::project_root::{self, RootReason};
-use crate::io::{clock, history, notice, state_store};
+use crate::io::ui::Ui;
+use crate::io::{clock, history, state_store};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,7 +33,8 @@ pub struct ProjectOptions {
 /// has committed and released the feature lock: the GitHub mirror
 /// ([`crate::app::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
 /// depend on the GitHub code.
-pub type FinishHook = fn(&Project, &str);
+/// Its errors do not fail the command: they are shown as warnings.
+pub type FinishHook = fn(&Ui, &Project, &str) -> CmdResult<()>;
 
 /// An opened project.
 #[derive(Debug, Clone)]
@@ -43,6 +45,8 @@ pub struct Project {
     pub paths: Paths,
     /// Runs after a transaction marked for mirroring commits (none: nothing is mirrored).
     pub finish_hook: Option<FinishHook>,
+    /// What the command prints through (notices of the use cases, the finish hook's).
+    pub ui: Ui,
     /// The folder the command started from, when the root was found above it.
     pub found_above: Option<PathBuf>,
     /// Why the root is where it is.
@@ -51,8 +55,8 @@ pub struct Project {
 
 impl Project {
     /// Opens the project: resolves the root, loads and validates the config (warnings are
-    /// shown on stderr).
-    pub fn open(opts: &ProjectOptions) -> CmdResult<Project> {
+    /// shown through `ui`, which the project keeps).
+    pub fn open(opts: &ProjectOptions, ui: &Ui) -> CmdResult<Project> {
         let base = match &opts.project_dir {
             Some(d) => d.clone(),
             None => std::env::current_dir().map_err(|e| {
@@ -84,7 +88,7 @@ impl Project {
         };
         let loaded = config::load(&config_path, must_exist)?;
         for w in &loaded.warnings {
-            notice::warn(w);
+            ui.warn(w);
         }
         let config = loaded.config;
         let root = if config.repo_root == "." || config.repo_root.is_empty() {
@@ -110,6 +114,7 @@ impl Project {
             config_path,
             paths,
             finish_hook: None,
+            ui: ui.clone(),
             found_above,
             root_reason,
         })
@@ -134,6 +139,7 @@ impl Project {
 
     pub fn lock(&self, feature: &str) -> CmdResult<FeatureLock> {
         Ok(FeatureLock::acquire(
+            &self.ui,
             &self.paths.lock_file(feature),
             feature,
             Duration::from_secs(self.config.sessions.lock_timeout_seconds),
@@ -156,7 +162,7 @@ impl Project {
         if !events.is_empty() && self.config.coordination.event_logging_enabled {
             let lock = self.lock(feature)?;
             self.event_log(feature)
-                .append(&lock, &clock::now_rfc3339(), events)?;
+                .append(&self.ui, &lock, &clock::now_rfc3339(), events)?;
         }
         if mirror {
             self.finish(feature);
@@ -166,9 +172,13 @@ impl Project {
 
     /// Runs the finish hook (the GitHub mirror) for `feature`, with no feature lock held.
     /// Called only when a transaction that asked for it has committed.
+    /// Its errors are shown as warnings: the transaction has committed, the command goes on.
     fn finish(&self, feature: &str) {
-        if let Some(hook) = self.finish_hook {
-            hook(self, feature);
+        if let Some(hook) = self.finish_hook
+            && let Err(e) = hook(&self.ui, self, feature)
+        {
+            self.ui
+                .warn(format_args!("GitHub sync failed: {}", e.message));
         }
     }
 
@@ -194,7 +204,7 @@ impl Project {
         }
         if let Some(w) = loaded.as_ref().and_then(|(s, _)| s.unknown_names_warning()) {
             let shown = self.paths.display(&path);
-            notice::warn_once(&shown, &format!("{shown}: {w}"));
+            self.ui.warn_once(&shown, format_args!("{shown}: {w}"));
         }
         Ok(loaded)
     }
@@ -363,9 +373,12 @@ impl FeatureTxn<'_> {
         // changed either, so no transition is ever left without its record. A crash between
         // the two leaves events whose transition the next command redoes (and logs again).
         let events = std::mem::take(&mut self.events);
-        self.project
-            .event_log(&self.feature)
-            .append(&self.lock, &now, &events)?;
+        self.project.event_log(&self.feature).append(
+            &self.project.ui,
+            &self.lock,
+            &now,
+            &events,
+        )?;
         // Only a transaction that appended an issue's records folds the log into the ledger:
         // a sync-only command (e.g. a warm `status`) never reads the log. Records
         // appended outside a transaction are folded by the next one, or by the budget gate,
@@ -380,6 +393,7 @@ impl FeatureTxn<'_> {
         // the issues these events ended: their outcome records (learning,
         // docs/learning.md "Outcomes")
         crate::app::outcomes::record(
+            &self.project.ui,
             &self.project.paths,
             &self.project.config,
             &self.feature,
@@ -403,7 +417,7 @@ impl FeatureTxn<'_> {
                 self.loaded_id
             };
             if let Err(e) = history::save_cache(&pending.path, &pending.cache) {
-                notice::warn(&format!(
+                self.project.ui.warn(format_args!(
                     "could not write the history cache {}: {e} (the next sync reads the whole history again)",
                     pending.path.display()
                 ));
@@ -442,10 +456,12 @@ impl FeatureTxn<'_> {
     pub fn commit_events_only(mut self) -> CmdResult<()> {
         let now = clock::now_rfc3339();
         let events = std::mem::take(&mut self.events);
-        Ok(self
-            .project
-            .event_log(&self.feature)
-            .append(&self.lock, &now, &events)?)
+        Ok(self.project.event_log(&self.feature).append(
+            &self.project.ui,
+            &self.lock,
+            &now,
+            &events,
+        )?)
     }
 
     /// Appends `events` without writing the state (e.g. logging an ignored event for a

@@ -111,7 +111,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
     for (task, pr, author, body) in lessons {
         match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {
             Ok(l) => tracing::info!("pull request #{pr}: lesson {} recorded (pr_feedback)", l.id),
-            Err(e) => crate::io::notice::warn(&format!(
+            Err(e) => project.ui.warn(format_args!(
                 "pull request #{pr}: the reviewer's comment was not recorded as a lesson: {}",
                 e.message
             )),

@@ -6,7 +6,7 @@ use crate::app::project::Project;
 use crate::core::report::{Report, ReportBuilder, render_html};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
-use crate::io::{atomic, notice, repo_id};
+use crate::io::{atomic, repo_id};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -27,7 +27,7 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
     let path = project.paths.events_file(feature);
     let shown = project.paths.display(&path);
     let mut builder = ReportBuilder::new(feature);
-    let mut reader = LogReader::new(&path, Default::default());
+    let mut reader = LogReader::new(&path, Default::default(), &project.ui);
     let existed = {
         let mut sink = |_no: u64, line: &[u8], _: Option<&crate::core::record::Record>| {
             if let Ok(rec) = serde_json::from_slice::<Map<String, Value>>(line) {
@@ -45,7 +45,7 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
         )));
     }
     if !existed {
-        notice::info(&format!(
+        project.ui.info(format_args!(
             "no events for feature `{feature}` yet ({shown} does not exist)"
         ));
     }

@@ -90,9 +90,9 @@ pub fn warn_missing_project_file(project: &crate::app::project::Project) {
     let Some(detected) = detect_tests(&project.root) else {
         return;
     };
-    crate::io::notice::warn_once(
+    project.ui.warn_once(
         "tests.command project file",
-        &format!(
+        format_args!(
             "the test command `{command}` needs {file}, which {} does not have; this project looks like it is tested with `{}` (from {}): set tests.command in {}",
             project.root.display(),
             detected.command,

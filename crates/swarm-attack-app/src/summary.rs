@@ -23,7 +23,6 @@ use crate::core::state::{FeatureState, Task};
 use crate::core::summary::{self, CommitFacts};
 use crate::io::git::commit_info;
 use crate::io::llm::{self, LlmRequest};
-use crate::io::notice;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
 
@@ -192,7 +191,7 @@ fn llm_summary(
     let config = &project.config;
     config.llm.command.as_ref().filter(|c| !c.is_empty())?;
     let Some(llm_time) = llm_time else {
-        notice::warn(&format!(
+        project.ui.warn(format_args!(
             "summary of issue {} in `{feature}`: no time left for llm.command in this sync (it holds the feature lock); using the summary built from the commit",
             task.issue_number
         ));
@@ -221,7 +220,7 @@ fn llm_summary(
     let answer = match llm::ask_within(config, &project.root, &req, llm_time) {
         Ok(a) => a,
         Err(e) => {
-            notice::warn(&format!(
+            project.ui.warn(format_args!(
                 "summary of issue {} in `{feature}`: {e}; using the summary built from the commit",
                 task.issue_number
             ));
@@ -230,7 +229,7 @@ fn llm_summary(
     };
     let cleaned = summary::clean_answer(&answer);
     if cleaned.is_none() {
-        notice::warn(&format!(
+        project.ui.warn(format_args!(
             "summary of issue {} in `{feature}`: llm.command answered nothing usable; using the summary built from the commit",
             task.issue_number
         ));

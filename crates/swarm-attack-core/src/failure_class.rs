@@ -157,10 +157,54 @@ pub fn says_overloaded(message: &str) -> bool {
     t.contains("overloaded") || t.contains("529") || t.contains("503")
 }
 
+/// The class of an agent run that failed on its own (a reviewer's, outside an attempt):
+/// from its report's error kind and message and whether it timed out.
+pub fn failed_run(
+    error_kind: Option<ErrorKind>,
+    message: Option<&str>,
+    timed_out: bool,
+) -> Classified {
+    let facts = Facts {
+        error_kind,
+        overloaded: error_kind == Some(ErrorKind::RateLimit)
+            && message.is_some_and(says_overloaded),
+        timed_out,
+        agent_failed: true,
+        ..Facts::default()
+    };
+    classify(&facts, "")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_failed_run_is_infra_unless_its_cause_is_setup() {
+        let k = |e, m, t| {
+            let c = failed_run(e, m, t);
+            (c.class, c.kind)
+        };
+        assert_eq!(k(None, None, true), (Class::Infra, "timeout"));
+        assert_eq!(k(None, None, false), (Class::Infra, "crashed"));
+        assert_eq!(
+            k(
+                Some(ErrorKind::RateLimit),
+                Some("API Error: 529 Overloaded"),
+                false
+            ),
+            (Class::Infra, "overloaded")
+        );
+        assert_eq!(
+            k(Some(ErrorKind::RateLimit), Some("retry after 2 s"), false),
+            (Class::Infra, "rate_limit")
+        );
+        assert_eq!(
+            k(Some(ErrorKind::Auth), None, false),
+            (Class::Setup, "auth")
+        );
+    }
 
     fn facts() -> Facts {
         Facts::default()

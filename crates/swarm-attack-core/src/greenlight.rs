@@ -20,6 +20,12 @@ fn apply_spec(task: &mut Task, spec: &IssueSpec) {
     task.title = spec.title.clone();
     task.body = (!spec.body.is_empty()).then(|| spec.body.clone());
     task.dependencies = spec.dependencies.clone();
+    // an edge a failure analysis added (`depend`) outlives a rebuilt issue set
+    for &d in &task.added_dependencies {
+        if d != task.issue_number && !task.dependencies.contains(&d) {
+            task.dependencies.push(d);
+        }
+    }
     task.labels = spec.labels.clone();
     task.estimated_size = spec.estimated_size.clone().or(task.estimated_size.take());
     task.automation_type = spec.automation_type.clone();
@@ -117,6 +123,26 @@ mod tests {
         let before = s.clone();
         merge(&mut s, &[spec(1, &[]), spec(2, &[1]), spec(3, &[])]);
         assert_eq!(before, s);
+    }
+
+    #[test]
+    fn a_dependency_added_by_the_analysis_survives_a_re_greenlight() {
+        let mut s = FeatureState::new("f", "t");
+        merge(&mut s, &[spec(1, &[]), spec(2, &[])]);
+        {
+            let t = s.task_mut(1).unwrap();
+            t.dependencies.push(2);
+            t.added_dependencies.push(2);
+        }
+        merge(&mut s, &[spec(1, &[]), spec(2, &[])]);
+        assert_eq!(s.task(1).unwrap().dependencies, vec![2]);
+        assert_eq!(s.task(1).unwrap().stage, Stage::Backlog);
+        // an edge issues.json now declares too is not doubled
+        merge(&mut s, &[spec(1, &[2]), spec(2, &[])]);
+        assert_eq!(s.task(1).unwrap().dependencies, vec![2]);
+        let before = s.clone();
+        merge(&mut s, &[spec(1, &[]), spec(2, &[])]);
+        assert_eq!(before, s, "idempotent");
     }
 
     #[test]

@@ -168,6 +168,14 @@ pub struct Task {
         deserialize_with = "or_default"
     )]
     pub failure_analyses: Vec<crate::failure_analysis::Note>,
+    /// Dependencies a failure analysis added (`depend`, docs/run.md), kept in
+    /// `dependencies` when greenlight rebuilds them from issues.json.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "or_default"
+    )]
+    pub added_dependencies: Vec<u32>,
     /// Keys this tool does not know, kept as they were.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
@@ -212,6 +220,7 @@ impl Task {
             specify: None,
             handoff: None,
             failure_analyses: Vec::new(),
+            added_dependencies: Vec::new(),
             extra: Map::new(),
         }
     }

@@ -15,7 +15,7 @@
 use crate::core::events::Event;
 use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
-use crate::io::notice;
+use crate::io::ui::Ui;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
@@ -61,9 +61,11 @@ impl EventLog {
     }
 
     /// Appends `events` (in order), each stamped with `ts`, `feature`, `session`, `seq`.
-    /// The caller proves it holds the feature lock by passing it.
+    /// The caller proves it holds the feature lock by passing it. A torn tail moved aside
+    /// is reported through `ui`.
     pub fn append(
         &self,
+        ui: &Ui,
         _lock: &FeatureLock,
         ts: &str,
         events: &[Event],
@@ -90,7 +92,7 @@ impl EventLog {
         if let Some(torn) = &tail.torn {
             move_aside(&self.path, &torn.bytes).map_err(err)?;
             file.set_len(torn.offset).map_err(err)?;
-            notice::warn(&format!(
+            ui.warn(format_args!(
                 "{}: line {} was incomplete (a crash during an append); moved it to {} and truncated it",
                 self.path.display(),
                 torn.line,
@@ -313,10 +315,15 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    fn ui() -> crate::io::ui::Ui {
+        crate::io::ui::Ui::captured(Default::default())
+    }
+
     fn setup() -> (tempfile::TempDir, EventLog, FeatureLock) {
         let dir = tempfile::tempdir().unwrap();
         let log = EventLog::new(dir.path().join("events/f1.jsonl"), "f1", "sess-1", true);
         let lock = FeatureLock::acquire(
+            &ui(),
             &dir.path().join("locks/f1.lock"),
             "f1",
             Duration::from_secs(5),
@@ -340,9 +347,14 @@ mod tests {
     #[test]
     fn records_carry_the_common_fields_first_and_seq_increases() {
         let (_d, log, lock) = setup();
-        log.append(&lock, "2026-01-01T00:00:00.000Z", &[started(1), started(2)])
-            .unwrap();
-        log.append(&lock, "2026-01-01T00:00:01.000Z", &[started(3)])
+        log.append(
+            &ui(),
+            &lock,
+            "2026-01-01T00:00:00.000Z",
+            &[started(1), started(2)],
+        )
+        .unwrap();
+        log.append(&ui(), &lock, "2026-01-01T00:00:01.000Z", &[started(3)])
             .unwrap();
         let text = std::fs::read_to_string(log.path()).unwrap();
         assert!(
@@ -361,10 +373,18 @@ mod tests {
     #[test]
     fn a_torn_tail_is_moved_aside_and_truncated_before_the_next_append() {
         let (_d, log, lock) = setup();
-        log.append(&lock, "t", &[started(1)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         let mut f = OpenOptions::new().append(true).open(log.path()).unwrap();
         f.write_all(br#"{"ts":"t","event":"issue_sta"#).unwrap();
-        log.append(&lock, "t", &[started(2)]).unwrap();
+        let ui = ui();
+        log.append(&ui, &lock, "t", &[started(2)]).unwrap();
+        // the repair is told through the command's printer
+        let told = ui.captured_err();
+        assert!(
+            told.starts_with("warning: ") && told.contains("was incomplete"),
+            "{told}"
+        );
+        assert_eq!(ui.captured_out(), "");
         let v = lines(&log);
         assert_eq!(v.len(), 2);
         assert_eq!(v[1]["seq"], 2);
@@ -378,7 +398,7 @@ mod tests {
         let (_d, log, lock) = setup();
         std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
         std::fs::write(log.path(), b"{\"ts\":").unwrap();
-        log.append(&lock, "t", &[started(1)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         let v = lines(&log);
         assert_eq!(v.len(), 1);
         assert_eq!(v[0]["seq"], 1);
@@ -389,7 +409,7 @@ mod tests {
         let (_d, log, lock) = setup();
         std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
         std::fs::write(log.path(), br#"{"ts":"t","event":"issue_started","seq":7}"#).unwrap();
-        log.append(&lock, "t", &[started(1)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         let v = lines(&log);
         assert_eq!(v.len(), 2);
         assert_eq!(v[1]["seq"], 8);
@@ -407,7 +427,7 @@ mod tests {
         text.push_str(r#"{"ts": "2025-01-01T00:00:00Z", "event": "issue_done", "issue": 1}"#);
         text.push_str("\n\n");
         std::fs::write(log.path(), text).unwrap();
-        log.append(&lock, "t", &[started(1)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         let last = std::fs::read_to_string(log.path())
             .unwrap()
             .lines()
@@ -421,18 +441,18 @@ mod tests {
     #[test]
     fn the_last_seq_is_found_behind_lines_longer_than_a_block() {
         let (_d, log, lock) = setup();
-        log.append(&lock, "t", &[started(1)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         let big = Event::VerificationFailed {
             issue: 1,
             tests_failed: Some(1),
             failures: "x".repeat(3 * REV_BLOCK + 17),
             agent: None,
         };
-        log.append(&lock, "t", &[big]).unwrap();
+        log.append(&ui(), &lock, "t", &[big]).unwrap();
         let mut f = OpenOptions::new().append(true).open(log.path()).unwrap();
         f.write_all("{\"ts\":\"t\",\"failures\":\"".repeat(5000).as_bytes())
             .unwrap();
-        log.append(&lock, "t", &[started(2)]).unwrap();
+        log.append(&ui(), &lock, "t", &[started(2)]).unwrap();
         let v = lines(&log);
         assert_eq!(v.len(), 3);
         assert_eq!(v[2]["seq"], 3);
@@ -442,7 +462,7 @@ mod tests {
     fn a_disabled_log_writes_nothing() {
         let (d, _log, lock) = setup();
         let off = EventLog::new(d.path().join("events/off.jsonl"), "off", "s", false);
-        off.append(&lock, "t", &[started(1)]).unwrap();
+        off.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         assert!(!off.path().exists());
     }
 }

@@ -16,7 +16,7 @@
 
 use crate::core::event_filter::{Filter, Prefilter};
 use crate::core::record::{NotARecord, Record};
-use crate::io::notice;
+use crate::io::ui::Ui;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -54,11 +54,14 @@ pub struct LogReader {
     bad_lines: u64,
     /// Lines that passed the filter.
     matched: u64,
+    /// Where the warnings about skipped lines go.
+    ui: Ui,
 }
 
 impl LogReader {
-    /// A reader of `path` (which may not exist yet).
-    pub fn new(path: &Path, filter: Filter) -> Self {
+    /// A reader of `path` (which may not exist yet); warnings about skipped lines are shown
+    /// through `ui`.
+    pub fn new(path: &Path, filter: Filter, ui: &Ui) -> Self {
         let prefilter = filter.prefilter();
         LogReader {
             path: path.to_path_buf(),
@@ -73,6 +76,7 @@ impl LogReader {
             prefilter,
             bad_lines: 0,
             matched: 0,
+            ui: ui.clone(),
         }
     }
 
@@ -231,6 +235,7 @@ impl LogReader {
                 filter: &self.filter,
                 bad_lines: &mut self.bad_lines,
                 matched: &mut self.matched,
+                ui: &self.ui,
             };
             self.line_no =
                 process_chunk(chunk, self.line_no, self.prefilter.as_ref(), &mut ctx, sink)?;
@@ -253,7 +258,7 @@ impl LogReader {
                     sink(no, line, rec.as_ref())?;
                 }
             }
-            Err(_) => notice::warn(&format!(
+            Err(_) => self.ui.warn(format_args!(
                 "{}:{no}: the last line is incomplete (torn by a crash, or still being written); skipped it — the next append moves it aside",
                 self.path.display()
             )),
@@ -265,7 +270,7 @@ impl LogReader {
 
     fn report_bad_lines_total(&self) {
         if self.bad_lines > MAX_NAMED_BAD_LINES {
-            notice::warn(&format!(
+            self.ui.warn(format_args!(
                 "{}: {} lines in all were not JSON records and were skipped",
                 self.path.display(),
                 self.bad_lines
@@ -279,13 +284,14 @@ struct LineCtx<'a> {
     filter: &'a Filter,
     bad_lines: &'a mut u64,
     matched: &'a mut u64,
+    ui: &'a Ui,
 }
 
 impl LineCtx<'_> {
     fn bad_line(&mut self, no: u64, why: &str) {
         *self.bad_lines += 1;
         if *self.bad_lines <= MAX_NAMED_BAD_LINES {
-            notice::warn(&format!(
+            self.ui.warn(format_args!(
                 "{}:{no}: not a JSON record ({why}); skipped",
                 self.path.display()
             ));

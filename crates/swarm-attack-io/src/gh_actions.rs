@@ -1,6 +1,7 @@
 //! GitHub Actions runner I/O: the step summary (`GITHUB_STEP_SUMMARY`), outputs
 //! (`GITHUB_OUTPUT`) and workflow-command annotations (`::error::`, `::warning::`).
 
+use crate::io::ui::Ui;
 use std::io::Write;
 use std::path::Path;
 
@@ -45,18 +46,18 @@ pub fn escape(msg: &str) -> String {
 }
 
 /// Prints an `::error::` annotation on stdout.
-pub fn error(msg: &str) {
-    crate::outln!("::error::{}", escape(msg));
+pub fn error(ui: &Ui, msg: &str) {
+    ui.outln(format_args!("::error::{}", escape(msg)));
 }
 
 /// Prints a `::warning::` annotation on stdout.
-pub fn warning(msg: &str) {
-    crate::outln!("::warning::{}", escape(msg));
+pub fn warning(ui: &Ui, msg: &str) {
+    ui.outln(format_args!("::warning::{}", escape(msg)));
 }
 
 /// Prints a `::notice::` annotation on stdout.
-pub fn notice(msg: &str) {
-    crate::outln!("::notice::{}", escape(msg));
+pub fn notice(ui: &Ui, msg: &str) {
+    ui.outln(format_args!("::notice::{}", escape(msg)));
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! git commands are deliberately not registered: they are short and are left to finish, so
 //! an interrupt never leaves a half-done checkout behind.
 
+use crate::io::ui::Ui;
 use std::collections::BTreeSet;
 use std::sync::{Mutex, Once};
 
@@ -41,9 +42,10 @@ pub fn kill_all() -> usize {
     pids.len()
 }
 
-/// Installs the signal handlers (once per process).
-pub fn install() {
-    INSTALL.call_once(|| {
+/// Installs the signal handlers (once per process); the interruption is told through `ui`.
+pub fn install(ui: &Ui) {
+    let ui = ui.clone();
+    INSTALL.call_once(move || {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
         std::thread::spawn(move || {
             let Ok(rt) = tokio::runtime::Builder::new_current_thread()
@@ -72,9 +74,9 @@ pub fn install() {
             });
             if let Some(code) = code {
                 let n = kill_all();
-                crate::errln!(
+                ui.errln(format_args!(
                     "interrupted: stopped {n} running agent/test process group(s); the next `swarm-attack run` resumes the interrupted issues"
-                );
+                ));
                 std::process::exit(code);
             }
         });

@@ -2,6 +2,7 @@
 
 use crate::core::issue_warnings;
 use crate::core::issues::{IssuesDoc, parse_issues};
+use crate::io::ui::Ui;
 use std::path::Path;
 
 /// Why an issues file could not be used; `shown` is the path as shown to the user.
@@ -35,7 +36,7 @@ pub enum IssuesFileError {
 }
 
 /// Loads and validates issues.json; `shown` is the path as shown to the user.
-pub fn load(path: &Path, shown: &str) -> Result<IssuesDoc, IssuesFileError> {
+pub fn load(ui: &Ui, path: &Path, shown: &str) -> Result<IssuesDoc, IssuesFileError> {
     let bytes = std::fs::read(path).map_err(|source| {
         let shown = shown.to_string();
         if source.kind() == std::io::ErrorKind::NotFound {
@@ -66,7 +67,7 @@ pub fn load(path: &Path, shown: &str) -> Result<IssuesDoc, IssuesFileError> {
     })?;
     for w in issue_warnings::warnings(&doc) {
         let msg = format!("{shown}: {w}");
-        crate::io::notice::warn_once(&msg, &msg);
+        ui.warn_once(&msg, &msg);
     }
     Ok(doc)
 }

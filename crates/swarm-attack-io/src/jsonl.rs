@@ -8,6 +8,7 @@ use crate::core::lessons::Lesson;
 use crate::core::outcomes::{OutcomeRecord, parse_records};
 use crate::io::file_error::FileError;
 use crate::io::lock::{FeatureLock, LockError};
+use crate::io::ui::Ui;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -80,12 +81,13 @@ pub enum LessonsFileError {
 /// Changes the lessons file under its lock: `change` gets the lessons and says whether it
 /// changed them; the file is then replaced atomically. Returns what `change` returned.
 pub fn update_lessons<T>(
+    ui: &Ui,
     path: &Path,
     lock: &Path,
     timeout: Duration,
     change: impl FnOnce(&mut Vec<Lesson>) -> (bool, T),
 ) -> Result<T, LessonsFileError> {
-    let _held = FeatureLock::acquire(lock, "lessons", timeout)?;
+    let _held = FeatureLock::acquire(ui, lock, "lessons", timeout)?;
     let mut lessons = load_lessons(path);
     let (changed, out) = change(&mut lessons);
     if changed {

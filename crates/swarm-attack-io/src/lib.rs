@@ -1,6 +1,7 @@
 //! Adapters: files (config, state, events), git history, GitHub, processes. No decisions here.
 
-// Printing goes through `outln!`/`out!`/`errln!` (`secrets`: secrets masked).
+// Printing goes through `ui::Ui` (secrets masked); clippy's print lints deny `println!` and
+// `eprintln!` everywhere else.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// The pure floor: `crate::core::…` names it.
@@ -9,7 +10,6 @@ use swarm_attack_core as core;
 /// were a module of the binary's crate).
 #[allow(unused_imports)]
 use crate as io;
-
 
 pub mod agent;
 pub mod agent_pid;
@@ -33,7 +33,6 @@ pub mod issues_file;
 pub mod jsonl;
 pub mod llm;
 pub mod lock;
-pub mod notice;
 pub mod paths;
 pub mod process;
 pub mod program_path;
@@ -44,3 +43,4 @@ pub mod secrets;
 pub mod state_store;
 pub mod state_writer;
 pub mod test_hooks;
+pub mod ui;

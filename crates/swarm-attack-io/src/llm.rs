@@ -1,7 +1,8 @@
 //! The LLM helper (`llm.command`, docs/run.md "External commands"): prompt on stdin, env
 //! `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed. An
 //! answer that is a CLI's JSON envelope (e.g. `claude -p --output-format json`) is unwrapped to its
-//! text.
+//! text; what the envelope says the call cost (cost, tokens) is kept in a [`Call`] for the budget
+//! ledger (docs/budgets.md "LLM helper calls").
 
 use crate::io::config::Config;
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
@@ -32,15 +33,31 @@ pub struct LlmRequest<'a> {
     pub prompt: &'a str,
 }
 
+/// One call that ran: how it ended and what its output reports (cost, tokens, model).
+#[derive(Debug, Clone, Default)]
+pub struct Call {
+    pub exit_code: Option<i32>,
+    pub duration_ms: u64,
+    pub timed_out: bool,
+    pub report: crate::core::agent_report::AgentReport,
+}
+
+/// The answer (or why there is none) and, when the helper ran, the [`Call`].
+pub type Asked = (Result<String, LlmError>, Option<Call>);
+
 /// Runs `llm.command` with the prompt on stdin and returns its answer: stdout, or, when
 /// stdout is a Claude / Codex / Gemini JSON envelope, the envelope's text.
 pub fn ask(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Result<String, LlmError> {
-    ask_within(
-        config,
-        cwd,
-        req,
-        Duration::from_secs(config.llm.timeout_seconds),
-    )
+    ask_call(config, cwd, req).0
+}
+
+/// [`ask`], with the [`Call`] it made (for the budget ledger).
+pub fn ask_call(config: &Config, cwd: &Path, req: &LlmRequest<'_>) -> Asked {
+    let timeout = Duration::from_secs(config.llm.timeout_seconds);
+    let Some(argv) = config.llm.command.as_ref().filter(|c| !c.is_empty()) else {
+        return (Err(LlmError::NotConfigured), None);
+    };
+    run_helper(argv, &[], cwd, req, timeout)
 }
 
 /// [`ask`] with a timeout of `timeout` (e.g. what is left of a budget) instead of
@@ -54,7 +71,7 @@ pub fn ask_within(
     let Some(argv) = config.llm.command.as_ref().filter(|c| !c.is_empty()) else {
         return Err(LlmError::NotConfigured);
     };
-    run_helper(argv, &[], cwd, req, timeout)
+    run_helper(argv, &[], cwd, req, timeout).0
 }
 
 /// Asks a configured agent instead of `llm.command` (e.g. `analysis.agent`,
@@ -66,12 +83,10 @@ pub fn ask_agent(
     root: &Path,
     cwd: &Path,
     req: &LlmRequest<'_>,
-) -> Result<String, LlmError> {
+) -> Asked {
     if agent.command.is_empty() {
-        return Err(LlmError::Spawn(format!(
-            "agent `{}` has no command",
-            agent.name
-        )));
+        let why = format!("agent `{}` has no command", agent.name);
+        return (Err(LlmError::Spawn(why)), None);
     }
     let argv = crate::io::agent::resolve_program(&agent.command, root);
     run_helper(
@@ -89,7 +104,7 @@ fn run_helper(
     cwd: &Path,
     req: &LlmRequest<'_>,
     timeout: Duration,
-) -> Result<String, LlmError> {
+) -> Asked {
     let mut env = BTreeMap::new();
     env.insert("SWARM_AGENT".to_string(), req.agent.to_string());
     env.insert("SWARM_FEATURE".to_string(), req.feature.to_string());
@@ -118,7 +133,26 @@ fn run_helper(
         contained: true,
         ..Default::default()
     };
-    let out = process::run(&spec).map_err(|e| LlmError::Spawn(e.to_string()))?;
+    let out = match process::run(&spec) {
+        Ok(o) => o,
+        Err(e) => return (Err(LlmError::Spawn(e.to_string())), None),
+    };
+    let stdout = out.stdout_text();
+    let call = Call {
+        exit_code: out.exit_code,
+        duration_ms: u64::try_from(out.duration.as_millis()).unwrap_or(u64::MAX),
+        timed_out: out.timed_out,
+        report: crate::core::agent_report::parse(&stdout, ""),
+    };
+    (answer(&out, &stdout, timeout), Some(call))
+}
+
+/// The answer of a helper that ran.
+fn answer(
+    out: &process::ProcessOutcome,
+    stdout: &str,
+    timeout: Duration,
+) -> Result<String, LlmError> {
     if out.timed_out {
         return Err(LlmError::TimedOut(timeout.as_secs()));
     }
@@ -135,5 +169,5 @@ fn run_helper(
             stderr,
         });
     }
-    Ok(crate::core::agent_report::unwrap_text(&out.stdout_text()))
+    Ok(crate::core::agent_report::unwrap_text(stdout))
 }

@@ -3,6 +3,7 @@
 //! writes who it is into the file, so a waiter that times out can name it.
 
 use crate::io::file_error::FileError;
+use crate::io::ui::Ui;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ impl FeatureLock {
     /// Acquires the lock at `path`, waiting up to `timeout`; then fails with exit 3 naming
     /// the holder.
     pub fn acquire(
+        ui: &Ui,
         path: &Path,
         feature: &str,
         timeout: Duration,
@@ -71,7 +73,7 @@ impl FeatureLock {
                 let first = timeout.min(Duration::from_secs(1));
                 let got = match rx.recv_timeout(first) {
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) if timeout > first => {
-                        crate::io::notice::info(&format!(
+                        ui.info(format_args!(
                             "waiting for the lock on feature `{feature}` held by {} (up to {} s)…",
                             read_holder(path),
                             timeout.as_secs()

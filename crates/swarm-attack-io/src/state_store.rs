@@ -356,12 +356,17 @@ mod tests {
         with_loaded_nulls(serde_json::from_slice(&bytes).unwrap(), &bytes)
     }
 
+    /// The lock of feature `f` in `dir`.
+    fn lock_in(dir: &std::path::Path) -> FeatureLock {
+        let ui = crate::io::ui::Ui::captured(Default::default());
+        FeatureLock::acquire(&ui, &dir.join("f.lock"), "f", Duration::from_secs(5)).unwrap()
+    }
+
     #[test]
     fn a_load_after_a_save_is_what_parsing_the_file_gives_and_sees_outside_changes() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("state/f.json");
-        let lock =
-            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+        let lock = lock_in(tmp.path());
         // a file of the original tool: `null` where this tool loads defaults
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(
@@ -397,8 +402,7 @@ mod tests {
     fn a_written_file_is_named_plain_and_a_hand_edit_is_looked_at_again() {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("state/f.json");
-        let lock =
-            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+        let lock = lock_in(tmp.path());
         let mut s = FeatureState::new("f", "t");
         s.tasks.push(crate::core::state::Task::new(1, "a"));
         save(&lock, &path, s.clone()).unwrap();

@@ -16,7 +16,7 @@ use crate::core::audit::{AuditReport, Auditor};
 use crate::core::record::Record;
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
-use crate::io::notice;
+use crate::io::ui::Ui;
 use clap::Args;
 use codec::EntryRef;
 use std::io::Write;
@@ -30,19 +30,18 @@ pub struct AuditArgs {
     pub json: JsonFlag,
 }
 
-pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
-    let project = g.open()?;
+pub fn audit(g: &GlobalArgs, ui: &Ui, a: AuditArgs) -> CmdResult<u8> {
+    let project = g.open(ui)?;
     project.require_known_feature(&a.feature)?;
     // streamed: the timelines and finished attempts wait in a temporary file, one issue's at
     // a time in memory
     let mode = if a.json.json { Mode::Json } else { Mode::Table };
-    let mut store = AuditStore::new(mode);
-    let report = read(&project, &a.feature, Some(&mut store))?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut store = AuditStore::new(mode, ui);
+    let report = read(ui, &project, &a.feature, Some(&mut store))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, ui.out_writer());
     let written = match mode {
         Mode::Json => json::write(&mut out, &report, Some(&mut store)).and_then(|()| writeln!(out)),
-        Mode::Table => table::write(&mut out, &report, Some(&mut store)),
+        Mode::Table => table::write(ui, &mut out, &report, Some(&mut store)),
     }
     .and_then(|()| out.flush());
     match written {
@@ -60,12 +59,13 @@ pub fn audit(g: &GlobalArgs, a: AuditArgs) -> CmdResult<u8> {
 /// Reads the feature's log (streaming, no lock) and aggregates it, with titles from the
 /// state when there is one.
 pub fn build(project: &Project, feature: &str) -> CmdResult<AuditReport> {
-    read(project, feature, None)
+    read(&project.ui, project, feature, None)
 }
 
 /// [`build`]; with `store`, the timelines and the attempts that are not the last of their
 /// issue go there instead of into the report.
 fn read(
+    ui: &Ui,
     project: &Project,
     feature: &str,
     mut store: Option<&mut AuditStore>,
@@ -90,7 +90,7 @@ fn read(
     } else {
         Auditor::new(feature)
     };
-    let mut reader = LogReader::new(&path, Default::default());
+    let mut reader = LogReader::new(&path, Default::default(), ui);
     let existed = {
         let mut sink = |_no: u64, _line: &[u8], rec: Option<&Record>| {
             // a record with a value that cannot be read is skipped, as it always was
@@ -113,7 +113,7 @@ fn read(
         })?
     };
     if !existed {
-        notice::info(&format!(
+        ui.info(format_args!(
             "no events for feature `{feature}` yet ({shown} does not exist)"
         ));
     }
@@ -130,6 +130,6 @@ pub fn human_ms(ms: u64) -> String {
 }
 
 /// The readable audit.
-pub fn render(out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
-    table::write(out, r, None)
+pub fn render(ui: &Ui, out: &mut impl Write, r: &AuditReport) -> std::io::Result<()> {
+    table::write(ui, out, r, None)
 }

@@ -7,6 +7,7 @@
 
 use super::codec::{Encoder, EntryRef};
 use crate::core::audit::Attempt;
+use crate::io::ui::Ui;
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -58,11 +59,14 @@ pub struct AuditStore {
     issues: HashMap<u64, Stored>,
     /// A scratch buffer for rendering an attempt.
     text: String,
+    /// Colours of the table.
+    ui: Ui,
 }
 
 impl AuditStore {
-    pub fn new(mode: Mode) -> Self {
+    pub fn new(mode: Mode, ui: &Ui) -> Self {
         AuditStore {
+            ui: ui.clone(),
             mode,
             file: None,
             end: 0,
@@ -90,7 +94,7 @@ impl AuditStore {
         match self.mode {
             Mode::Table => {
                 self.text.clear();
-                super::table::attempt(&mut self.text, attempt);
+                super::table::attempt(&self.ui, &mut self.text, attempt);
                 s.attempts.buf.extend_from_slice(self.text.as_bytes());
             }
             Mode::Json => {
@@ -189,7 +193,7 @@ mod tests {
     }
 
     fn come_back_in_order(issues: u64, all_buffers: usize) {
-        let mut store = AuditStore::new(Mode::Table);
+        let mut store = AuditStore::new(Mode::Table, &Ui::captured(Default::default()));
         store.all_buffers = all_buffers;
         let entry = |i: u64| {
             (

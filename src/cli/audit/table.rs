@@ -5,8 +5,8 @@
 use super::codec::{Decoder, EntryRef};
 use super::human_ms;
 use super::store::AuditStore;
-use crate::cli::output::paint;
 use crate::core::audit::{Attempt, AuditReport, IssueAudit, usd};
+use crate::io::ui::Ui;
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -26,17 +26,18 @@ fn outcome_colour(outcome: &str) -> &'static str {
 /// The table: the report's issues, each with its stored attempts and timeline (from `store`,
 /// before the ones the report holds).
 pub fn write(
+    ui: &Ui,
     out: &mut dyn Write,
     r: &AuditReport,
     mut store: Option<&mut AuditStore>,
 ) -> std::io::Result<()> {
     let mut o = String::new();
-    totals(&mut o, r);
+    totals(ui, &mut o, r);
     out.write_all(o.as_bytes())?;
     for i in &r.issues {
         o.clear();
         o.push('\n');
-        head(&mut o, i);
+        head(ui, &mut o, i);
         let stored = store.as_deref_mut().map(|s| (s.take(i.issue), s));
         if let Some((taken, s)) = &stored {
             out.write_all(o.as_bytes())?;
@@ -44,7 +45,7 @@ pub fn write(
             s.read::<std::io::Error>(&taken.attempts, &mut |chunk| out.write_all(chunk))?;
         }
         for a in &i.attempts {
-            attempt(&mut o, a);
+            attempt(ui, &mut o, a);
         }
         if let Some((taken, s)) = &stored {
             let mut dec = Decoder::default();
@@ -68,7 +69,7 @@ pub fn write(
 }
 
 /// The two lines of the feature's totals.
-fn totals(o: &mut String, r: &AuditReport) {
+fn totals(ui: &Ui, o: &mut String, r: &AuditReport) {
     let t = &r.totals;
     let span = match (&r.first_ts, &r.last_ts) {
         (Some(a), Some(b)) => format!(
@@ -82,7 +83,7 @@ fn totals(o: &mut String, r: &AuditReport) {
     let _ = writeln!(
         o,
         "{}",
-        paint(
+        ui.paint(
             &format!(
                 "audit {}: {} events, {} sessions{span}",
                 r.feature, r.events, r.sessions
@@ -115,7 +116,7 @@ fn total_cost(t: &crate::core::audit::Totals) -> String {
 }
 
 /// An issue's first lines: number, title, outcome and facts; reason, fallbacks, candidates.
-fn head(o: &mut String, i: &IssueAudit) {
+fn head(ui: &Ui, o: &mut String, i: &IssueAudit) {
     let mut head = format!("#{}", i.issue);
     if let Some(t) = &i.title {
         head.push_str(&format!(" {t}"));
@@ -150,8 +151,8 @@ fn head(o: &mut String, i: &IssueAudit) {
     let _ = writeln!(
         o,
         "{}  {}  {}",
-        paint(&head, "1"),
-        paint(&outcome, outcome_colour(i.outcome.as_str())),
+        ui.paint(&head, "1"),
+        ui.paint(&outcome, outcome_colour(i.outcome.as_str())),
         facts.join(", ")
     );
     if let Some(r) = &i.reason {
@@ -170,17 +171,14 @@ fn head(o: &mut String, i: &IssueAudit) {
 }
 
 /// An attempt's lines.
-pub fn attempt(o: &mut String, a: &Attempt) {
+pub fn attempt(ui: &Ui, o: &mut String, a: &Attempt) {
     let _ = write!(o, "  attempt {}", a.attempt);
     if let Some(m) = &a.mode {
         o.push(' ');
         o.push_str(m);
     }
     o.push_str(": ");
-    o.push_str(&paint(
-        a.outcome.as_str(),
-        outcome_colour(a.outcome.as_str()),
-    ));
+    o.push_str(&ui.paint(a.outcome.as_str(), outcome_colour(a.outcome.as_str())));
     if let Some(d) = a.duration_ms {
         o.push_str(" in ");
         o.push_str(&human_ms(d));

@@ -11,7 +11,12 @@ use serde_json::{Map, Value};
 fn in_memory(lines: &[Vec<u8>]) -> (String, String) {
     let report = in_memory_report(lines);
     let mut table = Vec::new();
-    render(&mut table, &report).unwrap();
+    render(
+        &crate::io::ui::Ui::captured(Default::default()),
+        &mut table,
+        &report,
+    )
+    .unwrap();
     (
         String::from_utf8(table).unwrap(),
         serde_json::to_string_pretty(&report).unwrap(),
@@ -32,7 +37,7 @@ fn in_memory_report(lines: &[Vec<u8>]) -> AuditReport {
 /// timelines and finished attempts spilled to the store (attempts written for `mode`).
 fn spilled(lines: &[Vec<u8>], mode: Mode) -> (AuditReport, AuditStore) {
     let mut auditor = Auditor::spilling("f");
-    let mut store = AuditStore::new(mode);
+    let mut store = AuditStore::new(mode, &crate::io::ui::Ui::captured(Default::default()));
     for l in lines {
         match Record::parse(l) {
             Ok(rec) => auditor.push(&rec),
@@ -51,7 +56,13 @@ fn spilled(lines: &[Vec<u8>], mode: Mode) -> (AuditReport, AuditStore) {
 fn streamed(lines: &[Vec<u8>]) -> (String, String) {
     let (report, mut store) = spilled(lines, Mode::Table);
     let mut table = Vec::new();
-    table::write(&mut table, &report, Some(&mut store)).unwrap();
+    table::write(
+        &crate::io::ui::Ui::captured(Default::default()),
+        &mut table,
+        &report,
+        Some(&mut store),
+    )
+    .unwrap();
     let (report, mut store) = spilled(lines, Mode::Json);
     let mut doc = Vec::new();
     json::write(&mut doc, &report, Some(&mut store)).unwrap();

@@ -10,8 +10,11 @@
 //! `Write` with an absolute path under the "Primary working directory" the CLI reports;
 //! Codex: its `exec_command` shell tool; Gemini CLI: `write_file`; OpenCode: `write`; aider,
 //! which has no tools: a whole-file listing) for every matching rule; once a tool result is
-//! back, it answers "Done." and ends the turn. Every request is recorded (method, path, JSON
-//! body). [`Mode`] makes it refuse every model call (401) or never answer.
+//! back, it answers "Done." and ends the turn — or, on the Messages API (Claude Code), the text
+//! of the first [`ReplyRule`] whose needles are all in the user text (a reviewer's answer,
+//! [`FakeModel::set_replies`]). Every request is recorded (method, path, JSON body). [`Mode`]
+//! makes it refuse every model call (401), never answer, or answer Claude Code's calls with
+//! 529 overloaded.
 #![allow(dead_code)]
 
 mod chat;
@@ -45,6 +48,23 @@ impl WriteRule {
     }
 }
 
+/// On the Messages API, the final text of a turn whose user text contains every one of
+/// `needles` (instead of "Done."); the first matching rule wins.
+#[derive(Debug, Clone)]
+pub struct ReplyRule {
+    pub needles: Vec<String>,
+    pub text: String,
+}
+
+impl ReplyRule {
+    pub fn new(needles: &[&str], text: &str) -> Self {
+        ReplyRule {
+            needles: needles.iter().map(|n| n.to_string()).collect(),
+            text: text.into(),
+        }
+    }
+}
+
 /// One recorded request.
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -68,10 +88,14 @@ pub enum Mode {
     Unauthorized,
     /// Never, to a model call (a POST): the connection stays open without a byte of answer.
     Hang,
+    /// 529 `overloaded_error` to every Anthropic Messages call (Claude Code); every other
+    /// API answers as scripted (so another vendor's CLI can take over).
+    Overloaded,
 }
 
 struct Shared {
     rules: Vec<WriteRule>,
+    replies: Vec<ReplyRule>,
     log: Vec<Recorded>,
     mode: Mode,
 }
@@ -94,6 +118,7 @@ impl FakeModel {
         let port = listener.local_addr().unwrap().port();
         let shared = Arc::new(Mutex::new(Shared {
             rules,
+            replies: Vec::new(),
             log: Vec::new(),
             mode,
         }));
@@ -116,6 +141,11 @@ impl FakeModel {
             stop,
             port,
         }
+    }
+
+    /// The final texts of Messages API turns from now on (see [`ReplyRule`]).
+    pub fn set_replies(&self, replies: Vec<ReplyRule>) {
+        self.shared.lock().unwrap().replies = replies;
     }
 
     /// Every request so far.
@@ -220,10 +250,14 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
                 body: json.clone(),
             });
             match sh.mode {
-                Mode::Answer => answer(&method, &path, &json, &sh.rules),
+                Mode::Answer => answer(&method, &path, &json, &sh),
                 Mode::Unauthorized if method == "POST" => unauthorized(),
-                Mode::Unauthorized => answer(&method, &path, &json, &sh.rules),
-                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh.rules),
+                Mode::Unauthorized => answer(&method, &path, &json, &sh),
+                Mode::Overloaded if method == "POST" && path.starts_with("/v1/messages") => {
+                    overloaded()
+                }
+                Mode::Overloaded => answer(&method, &path, &json, &sh),
+                Mode::Hang if method != "POST" => answer(&method, &path, &json, &sh),
                 Mode::Hang => {
                     drop(sh);
                     // hold the connection, answer nothing (the test ends first)
@@ -250,9 +284,10 @@ fn serve(stream: TcpStream, shared: Arc<Mutex<Shared>>) {
 /// (status, content type, body).
 pub(super) type Reply = (u16, &'static str, String);
 
-fn answer(method: &str, path: &str, body: &Value, rules: &[WriteRule]) -> Reply {
+fn answer(method: &str, path: &str, body: &Value, sh: &Shared) -> Reply {
+    let rules = &sh.rules;
     match (method, path) {
-        ("POST", "/v1/messages") => anthropic(body, rules),
+        ("POST", "/v1/messages") => anthropic(body, rules, &sh.replies),
         ("POST", "/v1/messages/count_tokens") => (
             200,
             "application/json",
@@ -293,6 +328,16 @@ fn unauthorized() -> Reply {
     )
 }
 
+/// Anthropic's 529: the API is overloaded (not a rate limit).
+fn overloaded() -> Reply {
+    (
+        529,
+        "application/json",
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})
+            .to_string(),
+    )
+}
+
 /// The rules whose needle is in the last user message's text.
 pub(super) fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
     let texts = user_texts(body).join("\n");
@@ -306,7 +351,7 @@ fn sse(events: &[Value]) -> String {
         .collect()
 }
 
-fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
+fn anthropic(body: &Value, rules: &[WriteRule], replies: &[ReplyRule]) -> Reply {
     let has_tools = body["tools"]
         .as_array()
         .is_some_and(|t| t.iter().any(|t| t["name"] == "Write"));
@@ -335,7 +380,12 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
         );
     }
     if blocks.is_empty() {
-        blocks.push(json!({"type": "text", "text": "Done."}));
+        let texts = user_texts(body).join("\n");
+        let text = replies
+            .iter()
+            .find(|r| r.needles.iter().all(|n| texts.contains(n)))
+            .map_or("Done.", |r| r.text.as_str());
+        blocks.push(json!({"type": "text", "text": text}));
     }
     let stop = if writes.is_empty() {
         "end_turn"

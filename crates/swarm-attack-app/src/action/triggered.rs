@@ -57,10 +57,13 @@ pub fn run_triggered(
                 &server,
                 crate::io::git::Hooks::from_config(project.config.git.run_hooks),
             ) {
-                gh_actions::error(&format!(
-                    "could not push the implemented issues to `{branch}`: {}",
-                    e.message()
-                ));
+                gh_actions::error(
+                    &project.ui,
+                    &format!(
+                        "could not push the implemented issues to `{branch}`: {}",
+                        e.message()
+                    ),
+                );
                 failed = true;
             } else {
                 out.notes
@@ -84,7 +87,10 @@ pub fn run_triggered(
         v.dedup();
     }
     if failed {
-        gh_actions::warning("an issue run by the Action did not finish DONE; see the step summary");
+        gh_actions::warning(
+            &project.ui,
+            "an issue run by the Action did not finish DONE; see the step summary",
+        );
     }
     Ok(())
 }

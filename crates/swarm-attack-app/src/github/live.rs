@@ -10,12 +10,14 @@ use crate::io::github::api::Api;
 use crate::io::github::client::Client;
 use crate::io::github::errors::GithubError;
 use crate::io::github::settings::{self, Settings};
-use crate::io::{notice, state_store};
+use crate::io::state_store;
+use crate::io::ui::Ui;
 use std::cell::RefCell;
 
 /// A connected port; build it with [`LiveGithub::connect`].
 pub struct LiveGithub {
     settings: Settings,
+    ui: Ui,
     api: RefCell<Api>,
 }
 
@@ -36,6 +38,7 @@ impl LiveGithub {
         let client = Client::new(settings.clone())?;
         Ok(Some(LiveGithub {
             settings,
+            ui: project.ui.clone(),
             api: RefCell::new(Api::new(client)),
         }))
     }
@@ -53,7 +56,7 @@ impl GithubPort for LiveGithub {
             // when the token may not read collaborators: either way, no write access is
             // established, so the command is ignored (fail closed) without failing the job.
             Err(e) if matches!(e.status, Some(403 | 404)) => {
-                crate::io::notice::warn(&format!(
+                self.ui.warn(format_args!(
                     "GitHub did not tell the permission of `{user}` ({}): treated as no write access",
                     e.status.unwrap_or_default()
                 ));
@@ -96,7 +99,7 @@ impl GithubPort for LiveGithub {
         let result = session.run_sync(state);
         let report = session.finish(result)?;
         for e in &report.errors {
-            notice::warn(e);
+            project.ui.warn(e);
         }
         if report.exit_code() != 0 {
             return Err(CommandError::work(format!(
@@ -121,8 +124,8 @@ impl GithubPort for OfflineGithub {
     fn labeled_issues(&self, _label: &str) -> CmdResult<Vec<IssueSnapshot>> {
         Ok(Vec::new())
     }
-    fn sync(&self, _project: &Project, _feature: &str, _only: &[u64]) -> CmdResult<()> {
-        crate::io::notice::info(
+    fn sync(&self, project: &Project, _feature: &str, _only: &[u64]) -> CmdResult<()> {
+        project.ui.info(
             "GitHub is not configured (no token or repository); labels and comments not updated",
         );
         Ok(())

@@ -13,7 +13,6 @@ use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 use crate::io::github::api::IssueInfo;
 use crate::io::github::errors::{FailureKind, GithubError};
-use crate::io::notice;
 use std::collections::BTreeMap;
 
 /// `github publish <feature>`: publish, record, then sync the linked issues (labels and
@@ -220,7 +219,7 @@ fn record_links(
                 });
                 session.report.linked.push((*n, *g, *created));
             }
-            Some(other) if other != *g => notice::warn(&format!(
+            Some(other) if other != *g => session.project.ui.warn(format_args!(
                 "issue {n} of `{}` was linked to #{other} meanwhile; #{g} is left as it is",
                 session.feature
             )),

@@ -16,6 +16,7 @@ use crate::core::github_plan::plan_labels;
 use crate::core::github_status::{Desired, label_spec};
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
+use crate::io::clock;
 use crate::io::file_error::FileError;
 use crate::io::github::api::{Api, LabelInfo};
 use crate::io::github::cache::{self, SyncCache};
@@ -24,7 +25,6 @@ use crate::io::github::errors::{FailureKind, GithubError};
 use crate::io::github::outbox::{self, OutboxEntry};
 use crate::io::github::settings::{self, Settings};
 use crate::io::lock::FeatureLock;
-use crate::io::{clock, notice};
 use std::collections::BTreeSet;
 
 /// Resolves the GitHub settings; exit 2 naming what is missing.
@@ -99,6 +99,7 @@ impl<'p> Session<'p> {
             None
         } else {
             Some(FeatureLock::acquire(
+                &project.ui,
                 &project.paths.github_lock_file(feature),
                 feature,
                 std::time::Duration::from_secs(project.config.sessions.lock_timeout_seconds),
@@ -109,7 +110,7 @@ impl<'p> Session<'p> {
         let cache = cache::load(&cache_path, &repo, &settings.api_url);
         let (pending, warnings) = outbox::load(&project.paths.outbox_file(feature));
         for w in warnings {
-            notice::warn(&w);
+            project.ui.warn(&w);
         }
         let client = Client::new(settings)?;
         Ok(Session {

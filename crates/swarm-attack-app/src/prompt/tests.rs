@@ -8,10 +8,13 @@ use crate::core::coordination::{NamedProposal, Proposal};
 use crate::core::prompt::sections::INSTRUCTION_FILES;
 
 fn project(dir: &Path) -> Project {
-    Project::open(&ProjectOptions {
-        project_dir: Some(dir.to_path_buf()),
-        config_file: None,
-    })
+    Project::open(
+        &ProjectOptions {
+            project_dir: Some(dir.to_path_buf()),
+            config_file: None,
+        },
+        &crate::io::ui::Ui::captured(Default::default()),
+    )
     .unwrap()
 }
 

@@ -13,7 +13,9 @@ use crate::app::prompt::{self, CoordinationContext, PromptRequest};
 use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
 use crate::app::run::claim::Claim;
 use crate::app::run::done::{Tree, finish_done, record_duplicate};
-use crate::app::run::failure::{At, Memory, Next, after_failure, analyzed_event, limit_fallback};
+use crate::app::run::failure::{
+    At, Memory, Next, Slots, after_failure, analyzed_event, limit_fallback,
+};
 use crate::app::run::land;
 use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
 use crate::app::run::worktrees::{self, WorkerTree};
@@ -58,6 +60,8 @@ struct Attempts<'c> {
     /// Events appended with the first attempt's (the decision, a fallback).
     selected: Option<Event>,
     fallback: Option<Event>,
+    /// The candidates of the last pair attempt that failed, with their classes.
+    slot_failures: Vec<(String, crate::core::failure_class::Classified)>,
 }
 
 /// What one attempt came to.
@@ -267,7 +271,16 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
             decision.event(issue)
         }),
         fallback,
+        slot_failures: Vec::new(),
     };
+    // the agents holding a pair's slots, each following its own fallback chain
+    let mut slots = Slots::new(
+        pair.map(|p| p.agents())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|a| ctx.project.config.agents.iter().find(|c| c.name == a.name))
+            .collect(),
+    );
 
     // 3. Attempts (each after the governor's shared back-off, if any).
     loop {
@@ -343,6 +356,16 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                     agent = to;
                     pair = None;
                 }
+                if pair.is_some() && slots.agents.len() >= 2 {
+                    let failed = std::mem::take(&mut st.slot_failures);
+                    record::emit(ctx, slots.after_failure(ctx, issue, n, &failed))?;
+                    pair = Some(Pair {
+                        decision: &decision,
+                        primary: slots.agents[0],
+                        runner: slots.agents[1],
+                        more: &slots.agents[2..],
+                    });
+                }
                 st.retry(ctx, issue, n)?
             }
         }
@@ -415,8 +438,9 @@ fn pair_attempt(
                 },
             )
         }
-        PairResult::Failed(f) => {
+        PairResult::Failed(f, classes) => {
             st.cost = record::sum_cost(st.cost, f.cost_usd);
+            st.slot_failures = classes;
             Ok(Step::Failed(f))
         }
         PairResult::Blocked { reason, cost_usd } => {

@@ -29,6 +29,7 @@ pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
     // events only: the lock and the append, no state read
     let lock = ctx.project.lock(&ctx.feature)?;
     Ok(ctx.project.event_log(&ctx.feature).append(
+        &ctx.project.ui,
         &lock,
         &crate::io::clock::now_rfc3339(),
         &events,

@@ -6,7 +6,10 @@
 //! moves the candidate's commit). Its answer is read strictly (one re-prompt), its findings
 //! validated and counted, and the verdict decided by code. On `fail` with fix rounds left,
 //! the implementer gets the blocking findings in the same worktree; verification and test
-//! integrity run again on its new commit, then a new round. Reviewer runs are charged like
+//! integrity run again on its new commit, then a new round. A reviewer whose run fails
+//! (timeout, crash, rate limit) is replaced by the next agent of its fallback chain
+//! (`agents[].fallback`, `agent_fallback`), else by the next reviewer; never run twice in a
+//! round, and never at the cost of a retry. Reviewer runs are charged like
 //! any agent run (`agent_started{role: reviewer}` / `agent_finished`: the ledger, `audit`,
 //! `report`).
 
@@ -303,8 +306,12 @@ fn review_round(
     };
     let all = reviewers(ctx, implementer);
     let queue: Mutex<VecDeque<&AgentConfig>> = Mutex::new(all.iter().copied().collect());
-    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let cost: Mutex<Option<f64>> = Mutex::new(None);
+    let run = Shared {
+        queue: &queue,
+        tried: Mutex::new(Vec::new()),
+        errors: Mutex::new(Vec::new()),
+        cost: Mutex::new(None),
+    };
     let min = f64::from(cfg.review.min_confidence);
     let cross = issue.strategy == ReviewStrategy::Cross;
     let distinct = {
@@ -317,13 +324,13 @@ fn review_round(
         let second = pick_second(&queue);
         let first = queue.lock().ok().and_then(|mut q| q.pop_front());
         let (a, b) = std::thread::scope(|s| {
-            let ha = s.spawn(|| first_valid(ctx, &input, first, &queue, &errors, &cost));
-            let hb = s.spawn(|| first_valid(ctx, &input, second, &queue, &errors, &cost));
+            let ha = s.spawn(|| first_valid(ctx, &input, first, &run));
+            let hb = s.spawn(|| first_valid(ctx, &input, second, &run));
             (ha.join().unwrap_or(Ok(None)), hb.join().unwrap_or(Ok(None)))
         });
         let (a, b) = (a?, b?);
-        let cost = cost.into_inner().unwrap_or(None);
-        let errors = errors.into_inner().unwrap_or_default().join("; ");
+        let cost = run.cost.into_inner().unwrap_or(None);
+        let errors = run.errors.into_inner().unwrap_or_default().join("; ");
         let (findings, strategy) = match (a, b) {
             (Some(a), Some(b)) => (Some(review::cross(a, b)), "cross".to_string()),
             (Some(x), None) | (None, Some(x)) => (
@@ -349,7 +356,7 @@ fn review_round(
         "single".to_string()
     };
     let next = queue.lock().ok().and_then(|mut q| q.pop_front());
-    let got = first_valid(ctx, &input, next, &queue, &errors, &cost)?;
+    let got = first_valid(ctx, &input, next, &run)?;
     let findings = got.map(|mut f| {
         review::count(&mut f, min);
         f
@@ -357,9 +364,42 @@ fn review_round(
     Ok(Round {
         findings,
         strategy,
-        cost: cost.into_inner().unwrap_or(None),
-        errors: errors.into_inner().unwrap_or_default().join("; "),
+        cost: run.cost.into_inner().unwrap_or(None),
+        errors: run.errors.into_inner().unwrap_or_default().join("; "),
     })
+}
+
+/// What the reviewers of one round share (two run at once with `cross`).
+struct Shared<'q, 'c> {
+    /// The reviewers not run yet, in order.
+    queue: &'q Mutex<VecDeque<&'c AgentConfig>>,
+    /// The reviewers that ran in this round (never twice).
+    tried: Mutex<Vec<String>>,
+    /// Why each reviewer failed (for `review could not run:`).
+    errors: Mutex<Vec<String>>,
+    cost: Mutex<Option<f64>>,
+}
+
+impl<'c> Shared<'_, 'c> {
+    /// The reviewer that replaces `failed` after its run failed with an `infra` kind: the
+    /// first agent of its fallback chain (docs/review.md) that did not run in this round
+    /// and is not waiting on a rate limit, taken out of the queue; `None`: the queue's next.
+    fn fallback_for(
+        &self,
+        ctx: &'c RunContext<'_>,
+        failed: &AgentConfig,
+    ) -> Option<&'c AgentConfig> {
+        let tried = self.tried.lock().ok()?;
+        let to = failed
+            .fallback
+            .iter()
+            .filter(|n| !tried.contains(n) && !ctx.governor.agent_waiting(n))
+            .find_map(|n| ctx.project.config.agents.iter().find(|a| &a.name == n))?;
+        if let Ok(mut q) = self.queue.lock() {
+            q.retain(|a| a.name != to.name);
+        }
+        Some(to)
+    }
 }
 
 /// Takes, for `cross`'s second reviewer, the first queued one whose preset differs from
@@ -377,36 +417,70 @@ fn pick_second<'c>(queue: &Mutex<VecDeque<&'c AgentConfig>>) -> Option<&'c Agent
 }
 
 /// Runs `first`, then the queued reviewers one by one, until one gives a valid answer: its
-/// validated findings (not yet counted), or `None`.
+/// validated findings (not yet counted), or `None`. A reviewer whose run failed (timeout,
+/// crash, rate limit) is replaced by the next agent of its fallback chain when it has one
+/// (`agent_fallback`), else by the queue's next.
 fn first_valid<'c>(
-    ctx: &RunContext<'_>,
+    ctx: &'c RunContext<'_>,
     input: &RoundInput<'_>,
     first: Option<&'c AgentConfig>,
-    queue: &Mutex<VecDeque<&'c AgentConfig>>,
-    errors: &Mutex<Vec<String>>,
-    cost: &Mutex<Option<f64>>,
+    run: &Shared<'_, 'c>,
 ) -> CmdResult<Option<Vec<Finding>>> {
     let mut next = first;
     while let Some(r) = next {
+        if let Ok(mut t) = run.tried.lock() {
+            t.push(r.name.clone());
+        }
         let (result, c) = run_reviewer(ctx, input, r)?;
-        if let Ok(mut total) = cost.lock() {
+        if let Ok(mut total) = run.cost.lock() {
             *total = record::sum_cost(*total, c);
         }
-        match result {
+        let failed = match result {
             Ok(f) => return Ok(Some(f)),
-            Err(e) => {
-                if let Ok(mut v) = errors.lock() {
-                    v.push(format!("{}: {e}", r.name));
-                }
-            }
+            Err(e) => e,
+        };
+        if let Ok(mut v) = run.errors.lock() {
+            v.push(format!("{}: {}", r.name, failed.why));
         }
-        next = queue.lock().ok().and_then(|mut q| q.pop_front());
+        let to = failed.infra.and_then(|kind| {
+            let to = run.fallback_for(ctx, r)?;
+            Some((to, kind))
+        });
+        if let Some((to, kind)) = to {
+            record::emit(
+                ctx,
+                vec![Event::AgentFallback {
+                    issue: input.spec.issue,
+                    attempt: input.spec.attempt,
+                    from: r.name.clone(),
+                    to: to.name.clone(),
+                    reason: format!("reviewer {kind}"),
+                }],
+            )?;
+            next = Some(to);
+            continue;
+        }
+        next = run.queue.lock().ok().and_then(|mut q| q.pop_front());
     }
     Ok(None)
 }
 
+/// Why a reviewer gave no valid answer.
+struct NoAnswer {
+    why: String,
+    /// The kind of its failed run when its class is `infra` (timeout, crash, rate limit):
+    /// the fallback chain then replaces it.
+    infra: Option<&'static str>,
+}
+
+impl NoAnswer {
+    fn answer(why: String) -> NoAnswer {
+        NoAnswer { why, infra: None }
+    }
+}
+
 /// A reviewer's validated findings, or why it gave none.
-type Reviewed = Result<Vec<Finding>, String>;
+type Reviewed = Result<Vec<Finding>, NoAnswer>;
 
 /// One reviewer: one run, and one re-prompt when its answer cannot be read. Returns its
 /// validated findings or why it gave none, and what it cost.
@@ -423,7 +497,7 @@ fn run_reviewer(
     let scratch = worktrees::take(ctx, spec.issue, input.commit)?;
     let mut cost: Option<f64> = None;
     let mut tokens: (Option<u64>, Option<u64>) = (None, None);
-    let mut ask = |prompt: &str, dir: &Path| -> CmdResult<Result<String, String>> {
+    let mut ask = |prompt: &str, dir: &Path| -> CmdResult<Result<String, NoAnswer>> {
         let events = vec![
             Event::ReviewStarted {
                 issue: spec.issue,
@@ -470,7 +544,7 @@ fn run_reviewer(
                         e.error_kind().as_str(),
                     )],
                 )?;
-                return Ok(Err(e.to_string()));
+                return Ok(Err(NoAnswer::answer(e.to_string())));
             }
         };
         let priced = crate::app::ledger::priced_cost(&ctx.project.config, &name, &out.report);
@@ -494,7 +568,13 @@ fn run_reviewer(
             }],
         )?;
         if let Some(why) = out.failure(&name) {
-            return Ok(Err(why));
+            let c = crate::core::failure_class::failed_run(
+                out.report.error_kind,
+                out.report.message.as_deref(),
+                out.timed_out,
+            );
+            let infra = (c.class == crate::core::failure_class::Class::Infra).then_some(c.kind);
+            return Ok(Err(NoAnswer { why, infra }));
         }
         Ok(Ok(out.report.text.clone().unwrap_or(out.stdout)))
     };
@@ -508,8 +588,9 @@ fn run_reviewer(
                 let again = format!("{}\n\n{}", input.prompt, prompt::reprompt(&problem));
                 match ask(&again, &dir.join("reprompt"))? {
                     Err(e) => Err(e),
-                    Ok(text) => answer::parse(&text)
-                        .map_err(|p| format!("no valid answer after one re-prompt: {p}")),
+                    Ok(text) => answer::parse(&text).map_err(|p| {
+                        NoAnswer::answer(format!("no valid answer after one re-prompt: {p}"))
+                    }),
                 }
             }
         },
@@ -521,6 +602,10 @@ fn run_reviewer(
             None,
         ),
         Err(e) => (None, Some(e)),
+    };
+    let (error, infra) = match error {
+        Some(e) => (Some(e.why), e.infra),
+        None => (None, None),
     };
     // this reviewer's own view (the round counts after `cross` matching)
     let mut shown = findings.clone().unwrap_or_default();
@@ -542,7 +627,11 @@ fn run_reviewer(
             error: error.clone(),
         }],
     )?;
-    Ok((findings.ok_or_else(|| error.unwrap_or_default()), cost))
+    let result = findings.ok_or_else(|| NoAnswer {
+        why: error.unwrap_or_default(),
+        infra,
+    });
+    Ok((result, cost))
 }
 
 fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {

@@ -81,6 +81,7 @@ pub fn run(
         Git::open(
             &project.root,
             crate::io::git::Hooks::from_config(project.config.git.run_hooks),
+            &project.ui,
         )
     });
     let (git, fallback_identity) = opened.map_err(|e| {
@@ -102,7 +103,7 @@ pub fn run(
     let cleared = clear_stale_git_locks(project)?;
     let session = clock::session_id().to_string();
     let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session)?;
-    interrupt::install();
+    interrupt::install(&project.ui);
     git.prune();
     let branch = git.branch(&project.root);
     let ctx = RunContext {

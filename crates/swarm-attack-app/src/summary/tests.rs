@@ -36,10 +36,13 @@ fn repo() -> (tempfile::TempDir, String) {
 }
 
 fn project(dir: &Path) -> Project {
-    Project::open(&ProjectOptions {
-        project_dir: Some(dir.to_path_buf()),
-        config_file: None,
-    })
+    Project::open(
+        &ProjectOptions {
+            project_dir: Some(dir.to_path_buf()),
+            config_file: None,
+        },
+        &crate::io::ui::Ui::captured(Default::default()),
+    )
     .unwrap()
 }
 

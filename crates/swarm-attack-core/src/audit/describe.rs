@@ -136,6 +136,18 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, kind: Option<EventKind>
                 let _ = write!(d, ", ${c:.2}");
             }
         }
+        Some(EventKind::LlmCalled) => {
+            let _ = write!(d, "{} call by {}", opt("purpose"), opt("agent"));
+            if b(rec, "timed_out") {
+                d.push_str(", timed out");
+            }
+            match f(rec, "cost_usd") {
+                Some(c) => {
+                    let _ = write!(d, ", ${c:.2}");
+                }
+                None => d.push_str(", cost unknown"),
+            }
+        }
         Some(EventKind::TestsWritten) => {
             d.push_str(&opt("count"));
             d.push_str(" tests written to ");

@@ -20,8 +20,8 @@
 //!   `greenlight` is `not_started`;
 //! - durations come from `ts`: the issue's runs from its first start to its last ending
 //!   event; `agent_time_ms` sums `agent_finished.duration_ms`;
-//! - cost: the sum of `agent_finished.cost_usd` when any agent reported one, else the sum
-//!   of `issue_done.cost_usd`.
+//! - cost: the sum of `agent_finished.cost_usd` and `llm_called.cost_usd` (the LLM helper's
+//!   calls) when any reported one, else the sum of `issue_done.cost_usd`.
 
 use crate::events::EventKind;
 pub use crate::fold::{AttemptOutcome, IssueOutcome};

@@ -96,9 +96,14 @@ impl Ledger {
             return;
         };
         match kind {
-            EventKind::AgentFinished | EventKind::IssueStarted | EventKind::RetryStarted => {
-                // the same fold as each issue's tally (`fold::IssueTally`)
-                let run = (kind == EventKind::AgentFinished).then(|| AgentFinishedRead::read(rec));
+            EventKind::AgentFinished
+            | EventKind::LlmCalled
+            | EventKind::IssueStarted
+            | EventKind::RetryStarted => {
+                // the same fold as each issue's tally (`fold::IssueTally`); an LLM helper call
+                // (`llm_called`) is charged like an agent run
+                let run = matches!(kind, EventKind::AgentFinished | EventKind::LlmCalled)
+                    .then(|| AgentFinishedRead::read(rec));
                 self.feature.apply(kind, run.as_ref(), price);
                 self.issues
                     .entry(n)
@@ -127,6 +132,7 @@ impl Ledger {
                 .and_then(EventKind::parse),
             Some(
                 EventKind::AgentFinished
+                    | EventKind::LlmCalled
                     | EventKind::IssueStarted
                     | EventKind::RetryStarted
                     | EventKind::BudgetRaised

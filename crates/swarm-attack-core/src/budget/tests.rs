@@ -46,6 +46,26 @@ fn the_ledger_sums_across_attempts_and_agents_and_keeps_unknown_unknown() {
 }
 
 #[test]
+fn an_llm_helper_call_is_charged_like_an_agent_run() {
+    let log = vec![
+        json!({"event": "issue_started", "issue": 1, "attempt": 1}),
+        finished(1, "claude", Some(0.40), 1000, 200, 0),
+        json!({"event": "llm_called", "issue": 1, "agent": "failure-analysis",
+               "purpose": "failure-analysis", "cost_usd": 0.05, "tokens_in": 300,
+               "tokens_out": 20, "duration_ms": 1000}),
+        json!({"event": "llm_called", "issue": 1, "agent": "codex", "purpose": "specify",
+               "cost_usd": null, "tokens_in": 800_000, "tokens_out": 0, "duration_ms": 0}),
+    ];
+    let l = Ledger::from_records(&log, &codex_price);
+    let one = l.issue(1);
+    // 0.40 + 0.05 + 0.8 × 1.25
+    assert_eq!(cents(one.usd), 145);
+    assert_eq!(one.agent_runs, 3);
+    assert_eq!(one.tokens_in, 801_300);
+    assert_eq!(one.attempts, 1, "a helper call is not an attempt");
+}
+
+#[test]
 fn the_price_table_turns_tokens_into_usd() {
     // 1M input of which 400k cached, 100k output: 0.6×1.25 + 0.4×0.125 + 0.1×10 = 1.80
     let l = Ledger::from_records(

@@ -46,6 +46,7 @@ pub enum EventKind {
     FailureAnalyzed,
     DependencyAdded,
     AgentFallback,
+    LlmCalled,
 }
 
 impl EventKind {
@@ -128,6 +129,7 @@ impl EventKind {
         EventKind::FailureAnalyzed,
         EventKind::DependencyAdded,
         EventKind::AgentFallback,
+        EventKind::LlmCalled,
     ];
 
     /// The name as written in the log.
@@ -170,6 +172,7 @@ impl EventKind {
             EventKind::FailureAnalyzed => "failure_analyzed",
             EventKind::DependencyAdded => "dependency_added",
             EventKind::AgentFallback => "agent_fallback",
+            EventKind::LlmCalled => "llm_called",
         }
     }
 
@@ -213,6 +216,7 @@ impl EventKind {
             "failure_analyzed" => EventKind::FailureAnalyzed,
             "dependency_added" => EventKind::DependencyAdded,
             "agent_fallback" => EventKind::AgentFallback,
+            "llm_called" => EventKind::LlmCalled,
             _ => return None,
         })
     }
@@ -264,6 +268,7 @@ impl Event {
             Event::FailureAnalyzed { .. } => EventKind::FailureAnalyzed,
             Event::DependencyAdded { .. } => EventKind::DependencyAdded,
             Event::AgentFallback { .. } => EventKind::AgentFallback,
+            Event::LlmCalled { .. } => EventKind::LlmCalled,
         }
     }
 }

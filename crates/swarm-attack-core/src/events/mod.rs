@@ -219,6 +219,21 @@ pub enum Event {
         to: String,
         reason: String,
     },
+    /// One call of an LLM helper (`llm.command`, or the agent named in `analysis.agent`)
+    /// for `purpose` (`failure-analysis`, `specify`, `lesson`): charged to the issue's budget
+    /// ledger like an agent run, and shown in `audit` and `report`. `cost_usd` is `null`
+    /// when the helper did not report one and its tokens have no price.
+    LlmCalled {
+        issue: u32,
+        agent: String,
+        purpose: String,
+        exit_code: Option<i32>,
+        duration_ms: u64,
+        timed_out: bool,
+        cost_usd: Option<f64>,
+        #[serde(flatten)]
+        report: AgentFinishedReport,
+    },
     IssueBlocked {
         issue: u32,
         reason: String,
@@ -404,7 +419,8 @@ impl Event {
             | Event::RateLimited { issue, .. }
             | Event::FailureAnalyzed { issue, .. }
             | Event::DependencyAdded { issue, .. }
-            | Event::AgentFallback { issue, .. } => Some(*issue),
+            | Event::AgentFallback { issue, .. }
+            | Event::LlmCalled { issue, .. } => Some(*issue),
             Event::GithubError { issue, .. } => *issue,
             Event::GitSync { .. } | Event::Greenlight { .. } | Event::ActionReceived { .. } => None,
         }

@@ -308,3 +308,31 @@ fn issue_accessor_names_the_task_and_never_the_github_number() {
     assert_eq!(by_name("git_sync"), None);
     assert_eq!(by_name("action_received"), None);
 }
+
+#[test]
+fn llm_called_round_trips_with_its_report_flattened() {
+    let e = Event::LlmCalled {
+        issue: 2,
+        agent: "failure-analysis".into(),
+        purpose: "failure-analysis".into(),
+        exit_code: Some(0),
+        duration_ms: 40,
+        timed_out: false,
+        cost_usd: Some(0.02),
+        report: AgentFinishedReport {
+            tokens_in: Some(100),
+            tokens_out: Some(10),
+            ..AgentFinishedReport::default()
+        },
+    };
+    let v = serde_json::to_value(&e).unwrap();
+    assert_eq!(
+        (v["event"].as_str(), v["tokens_in"].as_u64(), e.issue()),
+        (Some("llm_called"), Some(100), Some(2))
+    );
+    assert_eq!(
+        EventKind::of(v.as_object().unwrap()),
+        Some(EventKind::LlmCalled)
+    );
+    assert_eq!(serde_json::from_value::<Event>(v).unwrap(), e);
+}

@@ -94,7 +94,8 @@ impl Spend {
         price: &PriceOf<'_>,
     ) {
         match (kind, run) {
-            (EventKind::AgentFinished, Some(run)) => {
+            // an LLM helper call (`llm_called`) is charged like an agent run
+            (EventKind::AgentFinished | EventKind::LlmCalled, Some(run)) => {
                 let tin = run.tokens_in.unwrap_or(0);
                 let tout = run.tokens_out.unwrap_or(0);
                 let tcached = run.tokens_cached.unwrap_or(0);
@@ -161,6 +162,19 @@ impl IssueTally {
                 add(&mut self.tokens_cached, run.tokens_cached);
                 add(&mut self.turns, run.turns);
                 Some(run)
+            }
+            // an LLM helper call (failure analysis, specify gate, lesson): its spend, cost
+            // and tokens count for the issue; it is no agent run of an attempt (`None`)
+            EventKind::LlmCalled => {
+                let run = AgentFinishedRead::read(rec);
+                self.spend.apply(kind, Some(&run), &no_price);
+                match run.cost_usd {
+                    Some(c) => add_f(&mut self.agent_usd, Some(c)),
+                    None => self.runs_without_cost += 1,
+                }
+                add(&mut self.tokens_in, run.tokens_in);
+                add(&mut self.tokens_out, run.tokens_out);
+                None
             }
             EventKind::RetryStarted => {
                 self.retries += 1;

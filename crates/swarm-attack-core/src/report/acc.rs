@@ -217,7 +217,8 @@ impl ReportBuilder {
             }
             totals.attempts += r.attempt_count;
             totals.retries += r.retries;
-            totals.agent_runs += u64::from(acc.tally.spend.agent_runs);
+            // agent runs only: the LLM helper's calls are shown apart (`llm_calls`)
+            totals.agent_runs += u64::from(acc.tally.spend.agent_runs).saturating_sub(r.llm_calls);
             totals.test_runs += acc.test_runs;
             totals.landings += acc.landings;
             totals.agent_time_ms += r.agent_time_ms;

@@ -321,6 +321,14 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
         tokens_text(i.tokens_cached),
         tokens_text(i.turns),
     );
+    if i.llm_calls > 0 {
+        let _ = write!(
+            out,
+            " · <b>LLM calls</b> {} ({})",
+            i.llm_calls,
+            esc(&cost_text(i.llm_cost_usd))
+        );
+    }
     if let (Some(s), Some(e)) = (i.start_ms, i.end_ms) {
         let _ = write!(
             out,

@@ -93,6 +93,8 @@ impl IssueAcc {
                 tokens_out: None,
                 tokens_cached: None,
                 turns: None,
+                llm_calls: 0,
+                llm_cost_usd: None,
                 commit: None,
                 evidence: None,
                 reason: None,
@@ -241,6 +243,15 @@ impl IssueAcc {
                     self.agent_finished(fin, now);
                 }
             }
+            // an LLM helper call (analysis, specify gate, lesson): the tally counted its
+            // cost and tokens; no run of an attempt
+            EventKind::LlmCalled => {
+                self.r.llm_calls += 1;
+                add_f(&mut self.r.llm_cost_usd, f(rec, "cost_usd"));
+                self.r.runs_without_cost = self.tally.runs_without_cost;
+                self.r.tokens_in = self.tally.tokens_in;
+                self.r.tokens_out = self.tally.tokens_out;
+            }
             EventKind::SpecifyScored => {
                 let score =
                     u(rec, "score").map_or_else(|| "unscored".to_string(), |n| format!("{n}/10"));
@@ -265,7 +276,10 @@ impl IssueAcc {
                     })
                     .unwrap_or_default();
             }
-            EventKind::AgentFallback => {
+            // a reviewer's fallback (`reviewer <kind>`) leaves the attempt's mode as it is
+            EventKind::AgentFallback
+                if !s(rec, "reason").is_some_and(|r| r.starts_with("reviewer ")) =>
+            {
                 // the attempt the fallback agent runs
                 // (docs/run.md "After a failure: classes, analysis, fallback"): its mode says who
                 // and why

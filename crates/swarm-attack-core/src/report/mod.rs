@@ -154,6 +154,12 @@ pub struct IssueReport {
     pub tokens_out: Option<u64>,
     pub tokens_cached: Option<u64>,
     pub turns: Option<u64>,
+    /// LLM helper calls (`llm_called`: failure analysis, specify gate, lesson) and what
+    /// the known ones cost (included in `cost_usd`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub llm_calls: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_cost_usd: Option<f64>,
     pub commit: Option<String>,
     /// Why it counts as done when not by its own commit, or what undid it.
     pub evidence: Option<String>,
@@ -311,4 +317,8 @@ pub fn tokens_text(n: Option<u64>) -> String {
         Some(n) if n >= 10_000 => format!("{:.1}k", n as f64 / 1e3),
         Some(n) => n.to_string(),
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -5,6 +5,7 @@
 //! and diffs.
 
 use super::exec::{self, GitError, Hooks, Invocation};
+use crate::io::ui::Ui;
 use std::path::{Path, PathBuf};
 
 mod commit_in_process;
@@ -45,6 +46,8 @@ pub struct Git {
     /// Each worktree's index as [`Git::changes_since`] left it (see
     /// [`Git::commit_changes`]).
     index_stamps: IndexStamps,
+    /// Where the restored-config warning goes.
+    ui: Ui,
 }
 
 type IndexStamps = std::sync::Arc<
@@ -55,13 +58,14 @@ impl Git {
     /// Git for the repository at `root`. When no commit identity is configured (git would
     /// refuse to commit) the tool's commits use `swarm-attack <swarm-attack@localhost>`;
     /// `fallback_used` tells the caller so it can say so.
-    pub fn open(root: &Path, hooks: Hooks) -> Result<(Git, bool), GitError> {
+    pub fn open(root: &Path, hooks: Hooks, ui: &Ui) -> Result<(Git, bool), GitError> {
         let mut git = Git {
             root: root.to_path_buf(),
             identity: Vec::new(),
             hooks,
             config: None,
             index_stamps: IndexStamps::default(),
+            ui: ui.clone(),
         };
         // one process both checks that `root` is in a repository and finds the common dir
         let common = git.run_trim(
@@ -108,7 +112,7 @@ impl Git {
         let tmp = path.with_extension("swarm-restore");
         let restored = std::fs::write(&tmp, bytes).is_ok() && std::fs::rename(&tmp, path).is_ok();
         if restored {
-            crate::io::notice::warn(&format!(
+            self.ui.warn(format_args!(
                 "{} was changed while agents ran (worktrees share it); restored it as it was when the run started",
                 path.display()
             ));
@@ -118,13 +122,20 @@ impl Git {
 
     /// Creates a repository in `root` with `branch` checked out (unborn) and the given
     /// identity in its own config (used by `demo`).
-    pub fn init(root: &Path, branch: &str, name: &str, email: &str) -> Result<Git, GitError> {
+    pub fn init(
+        root: &Path,
+        branch: &str,
+        name: &str,
+        email: &str,
+        ui: &Ui,
+    ) -> Result<Git, GitError> {
         let git = Git {
             root: root.to_path_buf(),
             identity: Vec::new(),
             hooks: Hooks::Off,
             config: None,
             index_stamps: IndexStamps::default(),
+            ui: ui.clone(),
         };
         git.run(root, &["init", "-q"], b"")?;
         let head = format!("refs/heads/{branch}");
@@ -543,7 +554,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = tmp.path().join("r");
         std::fs::create_dir_all(&root).unwrap();
-        let g = Git::init(&root, "main", "t", "t@e").unwrap();
+        let g = Git::init(
+            &root,
+            "main",
+            "t",
+            "t@e",
+            &crate::io::ui::Ui::captured(Default::default()),
+        )
+        .unwrap();
         g.run(&root, &["commit", "-q", "--allow-empty", "-m", "init"], b"")
             .unwrap();
         (tmp, g)

@@ -127,8 +127,18 @@ fn ask(ctx: &RunContext<'_>, a: &Asked<'_>, prompt: &str) -> Result<String, llm:
         purpose: "failure-analysis",
         prompt,
     };
-    match agent {
+    let (answer, call) = match agent {
         Some(x) => llm::ask_agent(x, &ctx.project.root, a.worktree, &req),
-        None => llm::ask(config, &ctx.project.root, &req),
+        None => llm::ask_call(config, &ctx.project.root, &req),
+    };
+    // the call is charged to the issue (docs/budgets.md)
+    let events =
+        crate::app::llm_calls::charged(config, req.agent, req.purpose, req.issue, call.as_ref());
+    if let Err(e) = crate::app::run::record::emit(ctx, events) {
+        tracing::warn!(
+            "the failure analysis's cost was not recorded: {}",
+            e.message
+        );
     }
+    answer
 }

@@ -7,8 +7,10 @@
 
 mod analyst;
 mod limit;
+mod slots;
 
 pub(super) use limit::limit_fallback;
+pub(super) use slots::Slots;
 
 use crate::app::run::attempt::Failed;
 use crate::app::run::claim::Claim;
@@ -265,6 +267,10 @@ fn record_failure(
             Decision::Depend(on) => {
                 if !t.dependencies.contains(&on) {
                     t.dependencies.push(on);
+                }
+                // kept apart too: a re-greenlight rebuilds `dependencies` from issues.json
+                if !t.added_dependencies.contains(&on) {
+                    t.added_dependencies.push(on);
                 }
                 // back to BACKLOG (READY, then readiness sees the new dependency); the
                 // attempt's retry is given back: no retry is counted

@@ -88,8 +88,13 @@ pub struct PairAttempt<'a> {
 pub enum PairResult {
     /// This commit (made on `base` in `worktree`) lands.
     Passed { passed: Passed, worktree: PathBuf },
-    /// Neither candidate passed.
-    Failed(Failed),
+    /// Neither candidate passed: the combined failure, and each failed candidate's agent
+    /// with its failure's class (a slot whose class is `infra` follows its agent's fallback
+    /// chain on the retry).
+    Failed(
+        Failed,
+        Vec<(String, crate::core::failure_class::Classified)>,
+    ),
     /// The issue goes BLOCKED at once (the candidates disagree and
     /// `coordination.on_low_convergence` is `block`); no retry is used.
     Blocked {

@@ -86,6 +86,21 @@ pub(super) fn candidate_record(slot: &Slot<'_>, end: &End, diff_lines: Option<us
     v
 }
 
+/// No candidate passed: the combined failure and each failed candidate's class.
+pub(super) fn failed_result(slots: &[Slot<'_>], ends: &[End]) -> PairResult {
+    let classes = slots
+        .iter()
+        .zip(ends)
+        .filter_map(|(slot, end)| match end {
+            End::Result(AttemptResult::Failed(f)) => {
+                Some((slot.agent.name.clone(), f.classified()))
+            }
+            _ => None,
+        })
+        .collect();
+    PairResult::Failed(combined_failure(slots, ends), classes)
+}
+
 /// No candidate passed: one failure with every reason and excerpt.
 pub(super) fn combined_failure(slots: &[Slot<'_>], ends: &[End]) -> Failed {
     let mut reasons = Vec::new();
@@ -343,7 +358,7 @@ pub(super) fn decide_parallel(
                 "none passed"
             };
             Ok(PairOutcome {
-                result: PairResult::Failed(combined_failure(slots, &ends)),
+                result: failed_result(slots, &ends),
                 executed: format!("{executed_prefix}: {none}"),
                 convergence: record,
             })

@@ -2,9 +2,7 @@
 //! first, then the runner-up on top of its result in the same worktree; the wait's fallback to
 //! PARALLEL and the runner-up's to SOLO.
 
-use super::select::{
-    Collected, candidate_record, combined_failure, decide_parallel, save_candidates,
-};
+use super::select::{Collected, candidate_record, decide_parallel, failed_result, save_candidates};
 use super::{
     End, Pair, PairAttempt, PairOutcome, PairResult, Slot, add_runner_worktree, discard_worktree,
     fallback_event, prompt_for, run_slot,
@@ -246,7 +244,7 @@ fn solo_of_winner(
                 worktree: slots[0].worktree.clone(),
             }
         }
-        other => PairResult::Failed(combined_failure(slots, &[other, r])),
+        other => failed_result(slots, &[other, r]),
     };
     Ok(PairOutcome {
         result,
@@ -338,7 +336,7 @@ fn synthesis_on_top(
         (w, r) => {
             record["winner"] = Value::Null;
             executed = format!("SYNTHESIS {name0} then {name1}: neither passed");
-            result = PairResult::Failed(combined_failure(slots, &[w, r]));
+            result = failed_result(slots, &[w, r]);
         }
     }
     save_candidates(at, &record);

@@ -234,7 +234,12 @@ mod tests {
         std::fs::write(root.join(tip_file), "changed on the tip\n").unwrap();
         git(root, &["commit", "-q", "-am", "tip"]);
         let tip = git(root, &["rev-parse", "HEAD"]);
-        let (g, _) = Git::open(root, Hooks::Off).unwrap();
+        let (g, _) = Git::open(
+            root,
+            Hooks::Off,
+            &crate::io::ui::Ui::captured(Default::default()),
+        )
+        .unwrap();
         (tmp, g, [base, work, tip])
     }
 

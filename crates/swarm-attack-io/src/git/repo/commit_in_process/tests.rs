@@ -33,7 +33,14 @@ fn twin(hooks: Hooks, configure: &[(&str, &str)]) -> Twin {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("r");
     std::fs::create_dir_all(&root).unwrap();
-    Git::init(&root, "main", "Ann O'Author", "ann@example.com").unwrap();
+    Git::init(
+        &root,
+        "main",
+        "Ann O'Author",
+        "ann@example.com",
+        &crate::io::ui::Ui::captured(Default::default()),
+    )
+    .unwrap();
     for f in [
         "keep.txt",
         "mod.txt",
@@ -51,7 +58,12 @@ fn twin(hooks: Hooks, configure: &[(&str, &str)]) -> Twin {
     for (k, v) in configure {
         git(&root, &["config", k, v]);
     }
-    let (g, fallback) = Git::open(&root, hooks).unwrap();
+    let (g, fallback) = Git::open(
+        &root,
+        hooks,
+        &crate::io::ui::Ui::captured(Default::default()),
+    )
+    .unwrap();
     assert!(!fallback);
     let base = g.head(&root).unwrap().unwrap();
     let ours = tmp.path().join("ours");
