@@ -281,3 +281,6 @@ mod tests {
         assert!(!run.timed_out);
     }
 }
+
+#[cfg(test)]
+mod agree;
