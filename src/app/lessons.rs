@@ -82,7 +82,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
         last_verified: now.clone(),
         uses: 0,
     };
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -102,12 +102,12 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
             all.push(l.clone());
             (true, l)
         },
-    )
+    )?)
 }
 
 /// `lessons forget <id>`: whether a lesson was removed.
 pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -116,7 +116,7 @@ pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
             all.retain(|l| l.id != id);
             (all.len() != before, all.len() != before)
         },
-    )
+    )?)
 }
 
 /// The files and labels a task offers for the touch test.
@@ -210,7 +210,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
         return Ok(());
     }
     let now = clock::now_rfc3339();
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -223,7 +223,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
             }
             (changed, ())
         },
-    )
+    )?)
 }
 
 /// What a DONE issue offers the `retry_fixed` source.
