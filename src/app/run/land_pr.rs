@@ -153,6 +153,7 @@ pub fn finish_in_review(
         if p.handoff.is_some() {
             t.handoff = p.handoff.clone();
         }
+        t.review = p.review.as_ref().map(|r| r.line.clone());
         t.outputs.files_created = p.files_created.clone();
         t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
         t.completion_summary = done.completion_summary.clone();
