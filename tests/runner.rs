@@ -56,6 +56,7 @@ mod cmd_run_real_agents;
 mod cmd_run_real_presets;
 mod cmd_run_review;
 mod cmd_run_review_modes;
+mod cmd_run_review_pr;
 mod cmd_run_robust;
 mod cmd_run_safety;
 mod cmd_run_spec;

@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod prompt;
+pub mod pull;
 
 use crate::unified_diff::FileDiff;
 use serde::{Deserialize, Serialize};
