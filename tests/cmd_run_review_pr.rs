@@ -127,6 +127,18 @@ fn counted_findings_become_one_comment_review_never_twice_for_the_same_head() {
             .contains("compare hashes")
     );
 
+    // `report` shows the verdict and the counted findings
+    let html = crate::common::report::report_html(&s.env, "shop");
+    assert!(
+        html.contains(r#"data-review="pass_with_risk (single), 1 counted""#),
+        "no review in the report"
+    );
+    assert!(
+        html.contains(
+            "<li>[minor] src/login.txt:2 — plain-text password check; closes #1 (rev)</li>"
+        ),
+        "no finding in the report"
+    );
     // a second run posts nothing
     s.env.run(&["run", "shop"]).ok();
     assert_eq!(s.fake.pull_reviews(p.number).len(), 1);

@@ -49,6 +49,8 @@ struct IssueAcc {
     landings: u64,
     /// The attempt (by `attempt_count`) last counted in `cost_unknown_attempts`.
     unknown_counted: Option<u64>,
+    /// The counted findings of the reviews since the last `review_verdict`.
+    review_pending: Vec<String>,
 }
 
 fn run(kind: &str, agent: Option<String>, start_ms: u64) -> Run {
@@ -107,6 +109,8 @@ impl IssueAcc {
                 aggregated: None,
                 candidates: None,
                 low_convergence: None,
+                review: None,
+                review_findings: Vec::new(),
             },
             pending_mode: None,
             impl_ms: None,
@@ -117,6 +121,7 @@ impl IssueAcc {
             test_runs: 0,
             landings: 0,
             unknown_counted: None,
+            review_pending: Vec::new(),
         }
     }
 
@@ -271,6 +276,34 @@ impl IssueAcc {
             "implementation_complete" => self.impl_ms = Some(now),
             "verification_passed" | "verification_failed" => self.verification(event, rec, now),
             "low_convergence" => self.r.low_convergence = f(rec, "score"),
+            "review_finished" => {
+                let list = rec.get("findings").and_then(Value::as_array);
+                for x in list.into_iter().flatten().filter_map(Value::as_object) {
+                    if x.get("counted").and_then(Value::as_bool) != Some(true) {
+                        continue;
+                    }
+                    let line = format!(
+                        "[{}] {}:{} — {} ({})",
+                        s(x, "severity").unwrap_or_default(),
+                        s(x, "file").unwrap_or_default(),
+                        u(x, "line").unwrap_or_default(),
+                        short(&s(x, "title").unwrap_or_default(), 120),
+                        s(x, "reviewer").unwrap_or_default()
+                    );
+                    if !self.review_pending.contains(&line) {
+                        self.review_pending.push(line);
+                    }
+                }
+            }
+            "review_verdict" => {
+                self.r.review = Some(format!(
+                    "{} ({}), {} counted",
+                    s(rec, "verdict").unwrap_or_default(),
+                    s(rec, "strategy").unwrap_or_default(),
+                    u(rec, "counted").unwrap_or_default()
+                ));
+                self.r.review_findings = std::mem::take(&mut self.review_pending);
+            }
             "issue_done" => {
                 if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
                     self.r.candidates = Some(c.clone());
