@@ -43,6 +43,12 @@ impl WriteRule {
             content: content.into(),
         }
     }
+
+    /// Not a write: when the user text contains `needle`, the model answers `text` and ends
+    /// its turn, calling no tool (Claude Code's Messages API only; e.g. a reviewer's JSON).
+    pub fn reply(needle: &str, text: &str) -> Self {
+        WriteRule::new(needle, "", text)
+    }
 }
 
 /// One recorded request.
@@ -293,10 +299,22 @@ fn unauthorized() -> Reply {
     )
 }
 
-/// The rules whose needle is in the last user message's text.
+/// The write rules whose needle is in the last user message's text.
 pub(super) fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
     let texts = user_texts(body).join("\n");
-    rules.iter().filter(|r| texts.contains(&r.needle)).collect()
+    rules
+        .iter()
+        .filter(|r| !r.path.is_empty() && texts.contains(&r.needle))
+        .collect()
+}
+
+/// The text of the first reply rule ([`WriteRule::reply`]) whose needle is in the user text.
+fn reply_for<'a>(body: &Value, rules: &'a [WriteRule]) -> Option<&'a str> {
+    let texts = user_texts(body).join("\n");
+    rules
+        .iter()
+        .find(|r| r.path.is_empty() && texts.contains(&r.needle))
+        .map(|r| r.content.as_str())
 }
 
 fn sse(events: &[Value]) -> String {
@@ -315,7 +333,8 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
         .and_then(|m| m.last())
         .and_then(|m| m["content"].as_array())
         .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"));
-    let writes = if has_tools && !last_is_result {
+    let reply = reply_for(body, rules);
+    let writes = if has_tools && !last_is_result && reply.is_none() {
         matching(body, rules)
     } else {
         Vec::new()
@@ -335,7 +354,7 @@ fn anthropic(body: &Value, rules: &[WriteRule]) -> Reply {
         );
     }
     if blocks.is_empty() {
-        blocks.push(json!({"type": "text", "text": "Done."}));
+        blocks.push(json!({"type": "text", "text": reply.unwrap_or("Done.")}));
     }
     let stop = if writes.is_empty() {
         "end_turn"
