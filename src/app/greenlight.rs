@@ -37,7 +37,8 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
 
     let sync = crate::app::sync::sync_txn(&mut txn)?;
     if txn.state.first_greenlight_commit().is_none() {
-        // the `files` check counts only changes after this commit (SPEC §12)
+        // the `files` check counts only changes after this commit
+        // (docs/run.md "The flow of one issue", duplicate detection)
         let head = sync.head.clone().or_else(|| {
             let (git, _) =
                 crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off).ok()?;
@@ -68,7 +69,8 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         drop(txn);
     } else {
         txn.commit()?;
-        // the specify gate: a held issue whose text changed is scored again (SPEC §13.8)
+        // the specify gate: a held issue whose text changed is scored again
+        // (docs/gates.md "The specify gate")
         let notices = crate::app::gates::rescore_changed(project, feature)?;
         if !notices.is_empty() {
             for n in &notices {
