@@ -72,7 +72,7 @@ pub struct Passed {
     /// The handoff the agent's final text ended with (docs/learning.md "Handoffs"), neutralised.
     pub handoff: Option<crate::core::handoff::Handoff>,
     /// The review gate's result on this commit, once the gate ran (docs/review.md).
-    pub review: Option<Box<crate::app::run::review::Reviewed>>,
+    pub review: Option<Box<crate::core::review::Reviewed>>,
 }
 
 /// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.

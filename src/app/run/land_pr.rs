@@ -51,7 +51,7 @@ pub fn post_review(
     ctx: &RunContext<'_>,
     pr: u64,
     commit: &str,
-    reviewed: &crate::app::run::review::Reviewed,
+    reviewed: &crate::core::review::Reviewed,
 ) -> CmdResult<bool> {
     use crate::core::review::pull;
     let Some(review) = pull::review(commit, &reviewed.line, &reviewed.counted()) else {

@@ -15,7 +15,7 @@ use crate::app::run::{RunContext, budget_gate, record, worktrees};
 use crate::core::agent_report;
 use crate::core::config::{ReviewOnError, ReviewStrategy};
 use crate::core::events::{AgentFinishedReport, Event};
-use crate::core::review::{self, Anchors, Finding, Verdict, answer, prompt};
+use crate::core::review::{self, Anchors, Finding, Reviewed, Verdict, answer, prompt};
 use crate::core::unified_diff;
 use crate::error::{CmdResult, CommandError};
 use crate::io::agent::{self, AgentRun};
@@ -23,24 +23,6 @@ use crate::io::config::AgentConfig;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// The gate's result on a commit that lands: the status comment's `**Review:**` line,
-/// the pull request's body and review, and `report` read it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reviewed {
-    pub verdict: Verdict,
-    /// The status comment's `**Review:**` text.
-    pub line: String,
-    /// Every finding of the last round (counted or not).
-    pub findings: Vec<Finding>,
-}
-
-impl Reviewed {
-    /// The counted findings, most severe first.
-    pub fn counted(&self) -> Vec<&Finding> {
-        review::ranked(&self.findings)
-    }
-}
 
 /// What the gate decided about a candidate.
 #[derive(Debug)]

@@ -258,6 +258,24 @@ pub fn count(findings: &mut [Finding], min_confidence: f64) {
     }
 }
 
+/// The gate's result on a commit that lands: the status comment's `**Review:**` line, the
+/// pull request's body and review, and `report` read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reviewed {
+    pub verdict: Verdict,
+    /// The status comment's `**Review:**` text.
+    pub line: String,
+    /// Every finding of the last round (counted or not).
+    pub findings: Vec<Finding>,
+}
+
+impl Reviewed {
+    /// The counted findings, most severe first.
+    pub fn counted(&self) -> Vec<&Finding> {
+        ranked(&self.findings)
+    }
+}
+
 /// The review's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
