@@ -207,7 +207,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
             }
             if !broken.is_empty() {
                 for (_, e) in &broken {
-                    crate::cli::output::print_error(e);
+                    crate::cli::output::print_error(e, g.verbose > 0);
                 }
                 return Ok(broken
                     .iter()

@@ -188,10 +188,11 @@ pub fn main_entry() -> ExitCode {
         }
     };
     output::init(&cli.global);
+    let verbose = cli.global.verbose > 0;
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            output::print_error(&e);
+            output::print_error(&e, verbose);
             ExitCode::from(e.kind.exit_code())
         }
     }

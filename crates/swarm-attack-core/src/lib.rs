@@ -19,6 +19,7 @@ pub mod failure_analysis;
 pub mod failure_class;
 pub mod fallback_chain;
 pub mod files_rule;
+pub mod fold;
 pub mod gates;
 pub mod github_plan;
 pub mod github_status;

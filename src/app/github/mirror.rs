@@ -51,7 +51,7 @@ pub fn mirror_report(project: &Project, feature: &str) -> Option<GithubSyncRepor
             return None;
         }
         Err(e) => {
-            notice_once(&format!("GitHub sync skipped: {}", e.message));
+            notice_once(&format!("GitHub sync skipped: {}", e));
             return None;
         }
     };
