@@ -203,6 +203,8 @@ pub(super) fn finish_done(
                 if p.handoff.is_some() {
                     t.handoff = p.handoff.clone();
                 }
+                // the status comment's `**Review:**` line
+                t.review = p.review.as_ref().map(|r| r.line.clone());
                 followed = Some((t.attempts, t.retries, t.last_failure.clone()));
                 let cost = t.cost_usd;
                 let done_event = t.done(Some(commit.clone()), cost, convergence.clone())?;
