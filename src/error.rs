@@ -79,3 +79,10 @@ impl std::error::Error for CommandError {}
 
 /// Result alias used by app and cli layers.
 pub type CmdResult<T> = Result<T, CommandError>;
+
+/// An invalid feature id is the user's input (exit 2), its message unchanged.
+impl From<crate::core::feature_id::InvalidFeatureId> for CommandError {
+    fn from(e: crate::core::feature_id::InvalidFeatureId) -> Self {
+        CommandError::input(e.to_string())
+    }
+}

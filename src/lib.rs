@@ -25,3 +25,9 @@ pub use swarm_attack_core as core;
 
 #[cfg(test)]
 mod architecture_tests;
+
+/// A feature id for unit tests (panics on an invalid one).
+#[cfg(test)]
+pub(crate) fn fid(id: &str) -> core::feature_id::FeatureId {
+    core::feature_id::FeatureId::parse(id).expect("a valid feature id")
+}

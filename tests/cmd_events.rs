@@ -604,7 +604,7 @@ fn reading_takes_no_lock_so_a_held_feature_lock_never_blocks_events_or_audit() {
     let env = env_with_log();
     let _held = swarm_attack::io::lock::FeatureLock::acquire(
         &env.path(".swarm/locks/auth.lock"),
-        "auth",
+        &"auth".parse().unwrap(),
         Duration::from_secs(1),
     )
     .unwrap();

@@ -15,6 +15,7 @@ use crate::core::action::{
     self, ActionEvent, IssueSnapshot, SenderVerdict, Trigger, Trust, permission_grants_write,
 };
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::Task;
@@ -33,7 +34,7 @@ pub trait GithubPort {
     fn labeled_issues(&self, label: &str) -> CmdResult<Vec<IssueSnapshot>>;
     /// Brings labels, status comments and open/closed of the feature's linked tasks in line
     /// with the state (only the given GitHub issues when `only` is not empty).
-    fn sync(&self, project: &Project, feature: &str, only: &[u64]) -> CmdResult<()>;
+    fn sync(&self, project: &Project, feature: &FeatureId, only: &[u64]) -> CmdResult<()>;
 }
 
 /// The runner's environment.
@@ -57,7 +58,7 @@ impl ActionEnv {
 /// One line of the report, per issue touched.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IssueReport {
-    pub feature: String,
+    pub feature: FeatureId,
     pub github_issue: u64,
     pub stage: String,
     pub note: String,
@@ -73,7 +74,7 @@ pub struct ActionOutcome {
     pub issues_done: Vec<u64>,
     pub issues_blocked: Vec<u64>,
     /// Issues the Action wants implemented (only with run-agents).
-    pub to_run: Vec<(String, u32)>,
+    pub to_run: Vec<(FeatureId, u32)>,
 }
 
 impl ActionOutcome {
@@ -266,16 +267,18 @@ fn default_feature(project: &Project, event: &ActionEvent) -> String {
     }
 }
 
+/// Logs the event in the log of the feature it names (`named`, from the event's labels or
+/// the config: not logged when it is not a valid feature id).
 fn log_received(
     project: &Project,
     event: &ActionEvent,
-    feature: &str,
+    named: &str,
     handled: bool,
 ) -> CmdResult<()> {
-    if project.check_feature(feature).is_err() {
+    let Ok(feature) = FeatureId::parse(named) else {
         return Ok(());
-    }
-    let mut txn = project.begin_or_new(feature)?;
+    };
+    let mut txn = project.begin_or_new(&feature)?;
     if txn.old.is_none() {
         // do not create a state just to log an ignored event
         return txn.commit_events_only_with(vec![received(event, handled)]);
@@ -370,10 +373,16 @@ fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn report(out: &mut ActionOutcome, feature: &str, txn: &FeatureTxn<'_>, number: u32, note: &str) {
+fn report(
+    out: &mut ActionOutcome,
+    feature: &FeatureId,
+    txn: &FeatureTxn<'_>,
+    number: u32,
+    note: &str,
+) {
     if let Some(t) = txn.state.task(number) {
         out.issues.push(IssueReport {
-            feature: feature.to_string(),
+            feature: feature.clone(),
             github_issue: t.github_issue.unwrap_or(u64::from(number)),
             stage: t.stage.to_string(),
             note: note.to_string(),
@@ -407,16 +416,16 @@ fn on_issue(
     out: &mut ActionOutcome,
 ) -> CmdResult<()> {
     let gcfg = &project.config.github;
-    let feature = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
+    let named = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
     if issue.is_pull_request {
         out.note(format!(
             "#{} is a pull request; nothing to do",
             issue.number
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let triggered = action::has_trigger_label(&issue.labels, &gcfg.trigger_label);
-    project.check_feature(&feature)?;
+    let feature = FeatureId::parse(&named)?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
         .state
@@ -520,7 +529,7 @@ fn has_needs_info_label(issue: &IssueSnapshot) -> bool {
 /// scored.
 fn specify_gate(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     txn: &mut FeatureTxn<'_>,
     number: u32,
 ) -> Option<String> {
@@ -552,7 +561,8 @@ fn specify_gate(
 /// issues carrying the trigger label) is synced from git and mirrored to GitHub.
 fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome) -> CmdResult<()> {
     let gcfg = &project.config.github;
-    let mut by_feature: std::collections::BTreeMap<String, Vec<IssueSnapshot>> = Default::default();
+    let mut by_feature: std::collections::BTreeMap<FeatureId, Vec<IssueSnapshot>> =
+        Default::default();
     for f in project.features()? {
         by_feature.entry(f).or_default();
     }
@@ -560,8 +570,8 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
         if issue.is_pull_request {
             continue;
         }
-        let f = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
-        if project.check_feature(&f).is_ok() {
+        let named = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
+        if let Ok(f) = FeatureId::parse(&named) {
             by_feature.entry(f).or_default().push(issue);
         }
     }

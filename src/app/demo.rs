@@ -3,6 +3,7 @@
 //! demonstration agent (a small POSIX `sh` script that stands in for a real coding agent)
 //! and a tiny `sh` test runner — so the main job can be run on it offline.
 
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::git::Git;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ pub const GIT_EMAIL: &str = "demo@swarm-attack.invalid";
 #[derive(Debug, Clone)]
 pub struct DemoRepo {
     pub root: PathBuf,
-    pub feature: String,
+    pub feature: FeatureId,
     /// The commit that already implements issue #1.
     pub preexisting_commit: String,
 }
@@ -232,7 +233,7 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
     let preexisting_commit = git.commit(root, &message).map_err(git_err)?;
     Ok(DemoRepo {
         root: root.to_path_buf(),
-        feature: FEATURE.to_string(),
+        feature: FeatureId::parse(FEATURE).map_err(CommandError::from)?,
         preexisting_commit,
     })
 }

@@ -11,6 +11,7 @@
 
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::config::Landing;
+use crate::core::feature_id::FeatureId;
 use crate::core::gates::risk::{self, Risk};
 use crate::core::gates::specify::{self, SpecifyRecord};
 use crate::core::gates::specify_heuristic::{self, ScoredText};
@@ -24,7 +25,7 @@ const GATE_AGENT: &str = "specify-gate";
 
 /// Scores the current text of `task`: `llm.command` when configured (strict JSON, one
 /// re-prompt, then a passing record with a warning), else the offline heuristic.
-pub fn score(project: &Project, feature: &str, task: &Task) -> SpecifyRecord {
+pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyRecord {
     let cfg = &project.config.gates.specify;
     let sha = specify::text_sha256(task);
     if project.config.llm.command.is_none() {
@@ -119,7 +120,7 @@ pub fn to_rescore(project: &Project, tasks: &[Task], ready_too: bool) -> Vec<Tas
 
 /// Greenlight: scores again the held tasks whose text changed (no lock held while the LLM
 /// answers), then records the scores; a passing one is queued again. Returns the notices.
-pub fn rescore_changed(project: &Project, feature: &str) -> CmdResult<Vec<String>> {
+pub fn rescore_changed(project: &Project, feature: &FeatureId) -> CmdResult<Vec<String>> {
     if !project.config.gates.specify.enabled {
         return Ok(Vec::new());
     }

@@ -5,6 +5,7 @@ use crate::app::plan::{self, PlannedIssue};
 use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::greenlight::{self, MergeReport};
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
@@ -22,11 +23,18 @@ pub struct GreenlightOutcome {
     pub plan: Vec<PlannedIssue>,
 }
 
-pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GreenlightOutcome> {
-    project.check_feature(feature)?;
+pub fn greenlight(
+    project: &Project,
+    feature: &FeatureId,
+    dry_run: bool,
+) -> CmdResult<GreenlightOutcome> {
     let issues_path = project.paths.issues_file(feature);
     let doc = issues_file::load(&issues_path, &project.paths.display(&issues_path))?;
-    if let Some(id) = doc.feature_id.as_deref().filter(|id| *id != feature) {
+    if let Some(id) = doc
+        .feature_id
+        .as_deref()
+        .filter(|id| *id != feature.as_str())
+    {
         crate::io::notice::warn(&format!(
             "{}: `feature_id` is `{id}` but the file belongs to feature `{feature}` (its folder); using `{feature}`",
             project.paths.display(&issues_path)

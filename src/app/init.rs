@@ -4,6 +4,7 @@
 
 use crate::app::project::Project;
 use crate::app::setup::{self, DetectedTests};
+use crate::core::feature_id::FeatureId;
 use crate::core::greenlight;
 use crate::error::{CmdResult, CommandError};
 use crate::io::{atomic, clock, issues_file};
@@ -11,7 +12,7 @@ use serde::Serialize;
 
 #[derive(Debug, Serialize)]
 pub struct InitReport {
-    pub feature: String,
+    pub feature: FeatureId,
     pub issues_file: String,
     pub issues_file_created: bool,
     pub state_file: String,
@@ -41,8 +42,7 @@ fn example_issue() -> serde_json::Value {
     })
 }
 
-pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
-    project.check_feature(feature)?;
+pub fn init(project: &Project, feature: &FeatureId) -> CmdResult<InitReport> {
     let issues_path = project.paths.issues_file(feature);
     let shown_issues = project.paths.display(&issues_path);
     let mut issues_file_created = false;
@@ -86,7 +86,7 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
             (false, None, Vec::new())
         };
     Ok(InitReport {
-        feature: feature.to_string(),
+        feature: feature.clone(),
         issues_file: shown_issues,
         issues_file_created,
         state_file: project.paths.display(&project.paths.state_file(feature)),

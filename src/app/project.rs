@@ -8,12 +8,13 @@
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{self, Config};
 use crate::io::event_log::EventLog;
 use crate::io::lock::FeatureLock;
-use crate::io::paths::{Paths, is_valid_feature_id};
+use crate::io::paths::Paths;
 use crate::io::project_root::{self, RootReason};
 use crate::io::{clock, history, notice, state_store};
 use std::path::{Path, PathBuf};
@@ -31,7 +32,7 @@ pub struct ProjectOptions {
 /// has committed and released the feature lock: the GitHub mirror
 /// ([`crate::app::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
 /// depend on the GitHub code.
-pub type FinishHook = fn(&Project, &str);
+pub type FinishHook = fn(&Project, &FeatureId);
 
 /// An opened project.
 #[derive(Debug, Clone)]
@@ -120,18 +121,7 @@ impl Project {
         self
     }
 
-    /// Checks a feature id (exit 2 when invalid).
-    pub fn check_feature(&self, feature: &str) -> CmdResult<()> {
-        if is_valid_feature_id(feature) {
-            Ok(())
-        } else {
-            Err(CommandError::input(format!(
-                "`{feature}` is not a valid feature id: use 2–64 characters a-z, 0-9, `.`, `_`, `-`, starting and ending with a letter or digit"
-            )))
-        }
-    }
-
-    pub fn lock(&self, feature: &str) -> CmdResult<FeatureLock> {
+    pub fn lock(&self, feature: &FeatureId) -> CmdResult<FeatureLock> {
         FeatureLock::acquire(
             &self.paths.lock_file(feature),
             feature,
@@ -139,7 +129,7 @@ impl Project {
         )
     }
 
-    pub fn event_log(&self, feature: &str) -> EventLog {
+    pub fn event_log(&self, feature: &FeatureId) -> EventLog {
         EventLog::new(
             self.paths.events_file(feature),
             feature,
@@ -151,7 +141,12 @@ impl Project {
     /// A log-only transaction: appends `events` under the feature lock without reading the
     /// state (nothing to append: no lock is taken); then, with `mirror`, runs the finish
     /// hook like [`FeatureTxn::commit`] does.
-    pub fn append_events(&self, feature: &str, events: &[Event], mirror: bool) -> CmdResult<()> {
+    pub fn append_events(
+        &self,
+        feature: &FeatureId,
+        events: &[Event],
+        mirror: bool,
+    ) -> CmdResult<()> {
         if !events.is_empty() && self.config.coordination.event_logging_enabled {
             let lock = self.lock(feature)?;
             self.event_log(feature)
@@ -165,14 +160,14 @@ impl Project {
 
     /// Runs the finish hook (the GitHub mirror) for `feature`, with no feature lock held.
     /// Called only when a transaction that asked for it has committed.
-    fn finish(&self, feature: &str) {
+    fn finish(&self, feature: &FeatureId) {
         if let Some(hook) = self.finish_hook {
             hook(self, feature);
         }
     }
 
     /// Loads a feature's state, warning about unknown stage/phase names.
-    pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
+    pub fn load_state(&self, feature: &FeatureId) -> CmdResult<Option<FeatureState>> {
         Ok(self
             .load_state_identified(feature)?
             .map(|(s, _)| Arc::unwrap_or_clone(s)))
@@ -182,7 +177,7 @@ impl Project {
     /// with the state store's memory of the file.
     fn load_state_identified(
         &self,
-        feature: &str,
+        feature: &FeatureId,
     ) -> CmdResult<Option<(Arc<FeatureState>, state_store::StateId)>> {
         let path = self.paths.state_file(feature);
         let mut loaded = state_store::load_shared(&path)?;
@@ -199,7 +194,7 @@ impl Project {
     }
 
     /// The ids of all features that have a state file, sorted.
-    pub fn features(&self) -> CmdResult<Vec<String>> {
+    pub fn features(&self) -> CmdResult<Vec<FeatureId>> {
         let dir = self.paths.state_dir();
         let mut out = Vec::new();
         let entries = match std::fs::read_dir(&dir) {
@@ -210,9 +205,9 @@ impl Project {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if let Some(f) = name.strip_suffix(".json")
-                && is_valid_feature_id(f)
+                && let Ok(f) = FeatureId::parse(f)
             {
-                out.push(f.to_string());
+                out.push(f);
             }
         }
         out.sort();
@@ -221,8 +216,7 @@ impl Project {
 
     /// Checks that `feature` is known here: it has a state file, an issues.json or an event
     /// log. An unknown one (a typo) is exit 2 naming the nearest known feature.
-    pub fn require_known_feature(&self, feature: &str) -> CmdResult<()> {
-        self.check_feature(feature)?;
+    pub fn require_known_feature(&self, feature: &FeatureId) -> CmdResult<()> {
         let p = &self.paths;
         if p.state_file(feature).exists()
             || p.issues_file(feature).exists()
@@ -241,7 +235,14 @@ impl Project {
             None if known.is_empty() => {
                 format!("run `swarm-attack init {feature}` to start it")
             }
-            None => format!("known features: {}", known.join(", ")),
+            None => format!(
+                "known features: {}",
+                known
+                    .iter()
+                    .map(FeatureId::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         Err(CommandError::input(format!(
             "feature `{feature}` is unknown: it has no state, issues.json or event log in {}",
@@ -251,15 +252,15 @@ impl Project {
     }
 
     /// Every feature with a state file, an issues.json folder or an event log, sorted.
-    pub fn known_features(&self) -> Vec<String> {
+    pub fn known_features(&self) -> Vec<FeatureId> {
         let mut out = std::collections::BTreeSet::new();
         let mut scan = |dir: &Path, suffix: &str| {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
                 if let Some(f) = name.strip_suffix(suffix)
-                    && is_valid_feature_id(f)
+                    && let Ok(f) = FeatureId::parse(f)
                 {
-                    out.insert(f.to_string());
+                    out.insert(f);
                 }
             }
         };
@@ -270,8 +271,7 @@ impl Project {
     }
 
     /// Begins a transaction on an existing feature (exit 2 when it has no state).
-    pub fn begin(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
-        self.check_feature(feature)?;
+    pub fn begin(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
         if !self.paths.state_file(feature).exists() {
             return Err(self.no_state(feature));
         }
@@ -282,7 +282,7 @@ impl Project {
         Ok(txn)
     }
 
-    fn no_state(&self, feature: &str) -> CommandError {
+    fn no_state(&self, feature: &FeatureId) -> CommandError {
         CommandError::input(format!(
             "feature `{feature}` has no state ({} is missing)",
             self.paths.display(&self.paths.state_file(feature))
@@ -291,8 +291,7 @@ impl Project {
     }
 
     /// Begins a transaction; a feature with no state starts from an empty one.
-    pub fn begin_or_new(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
-        self.check_feature(feature)?;
+    pub fn begin_or_new(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
         let lock = self.lock(feature)?;
         let (old, loaded_id) = match self.load_state_identified(feature)? {
             Some((s, id)) => (Some(s), Some(id)),
@@ -307,7 +306,7 @@ impl Project {
         Ok(FeatureTxn {
             project: self,
             lock,
-            feature: feature.to_string(),
+            feature: feature.clone(),
             old,
             state,
             events: Vec::new(),
@@ -324,7 +323,7 @@ impl Project {
 pub struct FeatureTxn<'p> {
     pub project: &'p Project,
     pub lock: FeatureLock,
-    pub feature: String,
+    pub feature: FeatureId,
     /// The state as loaded (None: new feature).
     pub old: Option<Arc<FeatureState>>,
     /// The state being changed.

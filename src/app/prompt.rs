@@ -10,6 +10,7 @@ use crate::app::project::Project;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::handoff::DoneHandoff;
 use crate::core::prompt::{
     self, ContextPack, DoneIssue, GITHUB_ASSOCIATION_KEY, GITHUB_AUTHOR_KEY, GithubAuthor,
@@ -356,7 +357,7 @@ pub struct ShownPrompt {
 /// exact prompt `run` would send to that agent, and records `context_injected`.
 pub fn show_prompt(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {

@@ -13,6 +13,7 @@
 use crate::app::project::Project;
 use crate::core::commit_message::neutralise;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::github_status::is_status_comment;
 use crate::core::readiness;
 use crate::core::stage::Stage;
@@ -27,7 +28,11 @@ pub type Closed = Vec<(u32, u64, bool)>;
 /// Reads every recorded, still-open pull request of `feature` and records the ones that
 /// ended. Sends one GET per such pull request (and one comment listing per unmerged close);
 /// nothing when no task waits on a pull request.
-pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) -> CmdResult<Closed> {
+pub fn reconcile_pulls(
+    project: &Project,
+    feature: &FeatureId,
+    settings: &Settings,
+) -> CmdResult<Closed> {
     let waiting: Vec<(u32, u64)> =
         match crate::io::state_store::load(&project.paths.state_file(feature)) {
             Ok(Some(s)) => s

@@ -17,6 +17,7 @@
 
 use crate::app::project::Project;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
+use crate::core::feature_id::FeatureId;
 use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
@@ -39,7 +40,11 @@ pub const SUMMARY_AGENT: &str = "swarm-attack";
 /// bounded: half of `sessions.lock_timeout_seconds` in all (a command waiting for the lock
 /// never times out because of summaries). A task reached after the budget is spent gets the
 /// summary built from its commit.
-pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureState) -> Vec<u32> {
+pub fn ensure_summaries(
+    project: &Project,
+    feature: &FeatureId,
+    state: &mut FeatureState,
+) -> Vec<u32> {
     ensure_summaries_of(project, feature, state, |_| true)
 }
 
@@ -47,7 +52,7 @@ pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureSta
 /// passes the ones linked to a GitHub issue).
 pub fn ensure_summaries_of(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     state: &mut FeatureState,
     wanted: impl Fn(&Task) -> bool,
 ) -> Vec<u32> {
@@ -99,7 +104,7 @@ fn commit_facts(i: commit_info::CommitInfo) -> CommitFacts {
 /// Fills in the task's summary (`completion_summary`, `outputs.semantic_summary`) when it
 /// is DONE, has none, and `coordination.generate_summaries` is on. Returns whether it
 /// changed the task.
-pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool {
+pub fn ensure_summary(project: &Project, feature: &FeatureId, task: &mut Task) -> bool {
     ensure_summary_in(project, feature, task, &project.root)
 }
 
@@ -107,7 +112,7 @@ pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool
 /// `run` passes the worktree holding the verified commit, before it lands.
 pub fn ensure_summary_in(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &mut Task,
     files_root: &std::path::Path,
 ) -> bool {
@@ -125,7 +130,7 @@ pub fn ensure_summary_in(
 /// `llm.command` may take (`None`: no time left, build it from the commit).
 fn fill(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &mut Task,
     facts: Option<CommitFacts>,
     files_root: &std::path::Path,
@@ -184,7 +189,7 @@ fn fill(
 /// usable (with a warning naming the issue).
 fn llm_summary(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &Task,
     facts: &CommitFacts,
     llm_time: Option<Duration>,

@@ -4,6 +4,7 @@
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::events::Event;
 use crate::core::evidence::{self, EvidenceRule};
+use crate::core::feature_id::FeatureId;
 use crate::core::ledger;
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
@@ -32,7 +33,7 @@ pub struct SyncReport {
 }
 
 /// The history cache file of a feature.
-pub fn history_cache_path(project: &Project, feature: &str) -> PathBuf {
+pub fn history_cache_path(project: &Project, feature: &FeatureId) -> PathBuf {
     project
         .paths
         .cache_dir()
@@ -52,7 +53,7 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
 /// from git: the start of every command that reads or changes a feature.
 pub fn open_synced<'p>(
     project: &'p Project,
-    feature: &str,
+    feature: &FeatureId,
 ) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
     let mut txn = project.begin(feature)?;
     let report = sync_txn(&mut txn)?;
@@ -62,7 +63,7 @@ pub fn open_synced<'p>(
 /// [`open_synced`] for a feature that may have no state yet (it starts from an empty one).
 pub fn open_or_new_synced<'p>(
     project: &'p Project,
-    feature: &str,
+    feature: &FeatureId,
 ) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
     let mut txn = project.begin_or_new(feature)?;
     let report = sync_txn(&mut txn)?;
@@ -88,6 +89,7 @@ pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     };
     let mut report = sync_feature(
         txn.project,
+        &txn.feature,
         &txn.lock,
         &mut txn.state,
         loaded.as_ref(),
@@ -148,6 +150,7 @@ pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<Evidence
 /// nothing).
 pub fn sync_feature(
     project: &Project,
+    feature: &FeatureId,
     _lock: &FeatureLock,
     state: &mut FeatureState,
     loaded: Option<&StateId>,
@@ -161,7 +164,7 @@ pub fn sync_feature(
         project.config.git.done_patterns,
         rule.links
     );
-    let cache_path = history_cache_path(project, &state.feature_id);
+    let cache_path = history_cache_path(project, feature);
     let cached = history::load_cache(&cache_path);
     let outcome = history::scan(
         &project.root,

@@ -4,6 +4,7 @@
 
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -32,7 +33,7 @@ pub fn parse_raise(text: &str) -> Result<f64, String> {
 
 pub fn unblock(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     raise_usd: Option<f64>,
 ) -> CmdResult<UnblockReport> {

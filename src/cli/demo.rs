@@ -8,6 +8,7 @@ use crate::app::run::{self as run_app, Outcome, RunOptions};
 use crate::app::{greenlight, status};
 use crate::cli::GlobalArgs;
 use crate::cli::feature_cmds::print_tasks;
+use crate::core::feature_id::FeatureId;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
 use clap::Args;
@@ -26,7 +27,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     crate::outln!("== swarm-attack demo ==");
     crate::outln!("building a throw-away repository in {}", root.display());
     let repo = demo_app::create_repo(&root)?;
-    let feature = repo.feature.as_str();
+    let feature = &repo.feature;
     crate::outln!(
         "  CLAUDE.md, config.yaml, specs/{feature}/issues.json (4 issues: #2 and #3 need #1, #4 needs #2 and #3)"
     );
@@ -137,7 +138,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
 }
 
 /// The audit of the demo's feature, as `swarm-attack audit` prints it.
-fn print_audit(project: &Project, feature: &str) {
+fn print_audit(project: &Project, feature: &FeatureId) {
     match crate::cli::audit::build(project, feature) {
         Ok(report) => {
             let stdout = std::io::stdout();

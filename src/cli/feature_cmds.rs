@@ -4,6 +4,7 @@ use crate::app::{greenlight, init as init_app, status as status_app, unblock as 
 use crate::cli::GlobalArgs;
 use crate::cli::output::{paint, print_json, print_json_of};
 use crate::core::budget::{Limits, SpendView};
+use crate::core::feature_id::FeatureId;
 use crate::core::gates;
 use crate::core::readiness;
 use crate::core::stage::Stage;
@@ -13,7 +14,7 @@ use crate::io::notice;
 use serde::Serialize;
 use serde_json::json;
 
-pub fn init(g: &GlobalArgs, feature: &str, as_json: bool) -> CmdResult<u8> {
+pub fn init(g: &GlobalArgs, feature: &FeatureId, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
     let r = init_app::init(&project, feature)?;
     if as_json {
@@ -91,7 +92,12 @@ fn print_init(r: &init_app::InitReport) {
     say(format!("swarm-attack run {}", r.feature));
 }
 
-pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -> CmdResult<u8> {
+pub fn greenlight(
+    g: &GlobalArgs,
+    feature: &FeatureId,
+    dry_run: bool,
+    as_json: bool,
+) -> CmdResult<u8> {
     let project = g.open()?;
     crate::app::setup::warn_missing_project_file(&project);
     let o = greenlight::greenlight(&project, feature, dry_run)?;
@@ -138,7 +144,7 @@ pub fn greenlight(g: &GlobalArgs, feature: &str, dry_run: bool, as_json: bool) -
     Ok(0)
 }
 
-pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult<u8> {
+pub fn status(g: &GlobalArgs, feature: Option<&FeatureId>, as_json: bool) -> CmdResult<u8> {
     let project = g.open()?;
     match feature {
         Some(f) => {
@@ -222,7 +228,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&str>, as_json: bool) -> CmdResult
 
 pub fn unblock(
     g: &GlobalArgs,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     budget: Option<&str>,
     as_json: bool,

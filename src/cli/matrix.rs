@@ -4,6 +4,7 @@
 use crate::app::matrix as matrix_app;
 use crate::cli::GlobalArgs;
 use crate::cli::output::print_json;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::notice;
 use clap::Args;
@@ -16,7 +17,7 @@ use it as `strategy: {matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}}`."
 )]
 pub struct MatrixArgs {
     /// The feature (its id, as in `specs/<feature>/issues.json`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// At most this many issues (the first ones in dependency order).
     #[arg(long, value_name = "N")]
     pub max: Option<usize>,

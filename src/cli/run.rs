@@ -6,13 +6,14 @@ use crate::cli::GlobalArgs;
 use crate::cli::JsonFlag;
 use crate::cli::output::{paint, print_json};
 use crate::cli::progress::RunView;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// Only this issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,

@@ -13,6 +13,7 @@
 //!   masked in every record, as a last line of defence: no event ever contains a secret.
 
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::lock::FeatureLock;
 use crate::io::notice;
@@ -26,16 +27,16 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct EventLog {
     path: PathBuf,
-    feature: String,
+    feature: FeatureId,
     session: String,
     enabled: bool,
 }
 
 impl EventLog {
-    pub fn new(path: PathBuf, feature: &str, session: &str, enabled: bool) -> Self {
+    pub fn new(path: PathBuf, feature: &FeatureId, session: &str, enabled: bool) -> Self {
         EventLog {
             path,
-            feature: feature.to_string(),
+            feature: feature.clone(),
             session: session.to_string(),
             enabled,
         }
@@ -109,7 +110,7 @@ impl EventLog {
         let mut rec = Map::new();
         rec.insert("ts".into(), Value::String(ts.to_string()));
         rec.insert("event".into(), Value::String(event.as_str().to_string()));
-        rec.insert("feature".into(), Value::String(self.feature.clone()));
+        rec.insert("feature".into(), Value::String(self.feature.to_string()));
         rec.insert("session".into(), Value::String(self.session.clone()));
         rec.insert("seq".into(), Value::from(seq));
         if let Ok(Value::Object(body)) = serde_json::to_value(event) {
@@ -300,14 +301,20 @@ fn move_aside(path: &Path, torn: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fid;
     use std::time::Duration;
 
     fn setup() -> (tempfile::TempDir, EventLog, FeatureLock) {
         let dir = tempfile::tempdir().unwrap();
-        let log = EventLog::new(dir.path().join("events/f1.jsonl"), "f1", "sess-1", true);
+        let log = EventLog::new(
+            dir.path().join("events/f1.jsonl"),
+            &fid("f1"),
+            "sess-1",
+            true,
+        );
         let lock = FeatureLock::acquire(
             &dir.path().join("locks/f1.lock"),
-            "f1",
+            &fid("f1"),
             Duration::from_secs(5),
         )
         .unwrap();
@@ -430,7 +437,7 @@ mod tests {
     #[test]
     fn a_disabled_log_writes_nothing() {
         let (d, _log, lock) = setup();
-        let off = EventLog::new(d.path().join("events/off.jsonl"), "off", "s", false);
+        let off = EventLog::new(d.path().join("events/off.jsonl"), &fid("off"), "s", false);
         off.append(&lock, "t", &[started(1)]).unwrap();
         assert!(!off.path().exists());
     }

@@ -73,7 +73,7 @@ pub fn update_lessons<T>(
     timeout: Duration,
     change: impl FnOnce(&mut Vec<Lesson>) -> (bool, T),
 ) -> CmdResult<T> {
-    let _held = FeatureLock::acquire(lock, "lessons", timeout)?;
+    let _held = FeatureLock::acquire_named(lock, "lessons", timeout)?;
     let mut lessons = load_lessons(path);
     let (changed, out) = change(&mut lessons);
     if changed {

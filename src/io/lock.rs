@@ -2,6 +2,7 @@
 //! never renamed or deleted, so a crashed holder releases it with its process. The holder
 //! writes who it is into the file, so a waiter that times out can name it.
 
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -18,7 +19,13 @@ pub struct FeatureLock {
 impl FeatureLock {
     /// Acquires the lock at `path`, waiting up to `timeout`; then fails with exit 3 naming
     /// the holder.
-    pub fn acquire(path: &Path, feature: &str, timeout: Duration) -> CmdResult<FeatureLock> {
+    pub fn acquire(path: &Path, feature: &FeatureId, timeout: Duration) -> CmdResult<FeatureLock> {
+        Self::acquire_named(path, feature, timeout)
+    }
+
+    /// [`FeatureLock::acquire`] of a lock that is not a feature's (e.g. the lessons file's),
+    /// named `feature` in the messages.
+    pub fn acquire_named(path: &Path, feature: &str, timeout: Duration) -> CmdResult<FeatureLock> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| CommandError::io("create", dir, &e))?;
         }

@@ -343,7 +343,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("state/f.json");
         let lock =
-            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+            FeatureLock::acquire_named(&tmp.path().join("f.lock"), "f", Duration::from_secs(5))
+                .unwrap();
         // a file of the original tool: `null` where this tool loads defaults
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(
@@ -380,7 +381,8 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("state/f.json");
         let lock =
-            FeatureLock::acquire(&tmp.path().join("f.lock"), "f", Duration::from_secs(5)).unwrap();
+            FeatureLock::acquire_named(&tmp.path().join("f.lock"), "f", Duration::from_secs(5))
+                .unwrap();
         let mut s = FeatureState::new("f", "t");
         s.tasks.push(crate::core::state::Task::new(1, "a"));
         save(&lock, &path, s.clone()).unwrap();

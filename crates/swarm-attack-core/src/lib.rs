@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod failure_analysis;
 pub mod failure_class;
 pub mod fallback_chain;
+pub mod feature_id;
 pub mod files_rule;
 pub mod gates;
 pub mod github_plan;

@@ -7,6 +7,7 @@ use super::{
 };
 use crate::app::project::Project;
 use crate::core::action::{self, ActionEvent, IssueSnapshot, SwarmCommand};
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::CmdResult;
@@ -24,13 +25,12 @@ pub(super) fn on_comment(
     run_agents: bool,
     out: &mut ActionOutcome,
 ) -> CmdResult<()> {
-    let feature =
-        action::feature_from_labels(&issue.labels, &project.config.github.default_feature);
+    let named = action::feature_from_labels(&issue.labels, &project.config.github.default_feature);
     let command = match (action_name, action::parse_command(body)) {
         ("created", Some(Ok(c))) => c,
         ("created", Some(Err(word))) => {
             out.note(format!("unknown command `/swarm {word}` from @{author}; known: status, plan, retry, unblock, skip"));
-            return log_received(project, event, &feature, false);
+            return log_received(project, event, &named, false);
         }
         _ => {
             out.note("the comment holds no `/swarm` command; nothing to do");
@@ -44,7 +44,7 @@ pub(super) fn on_comment(
             issue.number,
             command.as_str()
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let (trusted, why) = is_trusted(gh, author, association)?;
     if !trusted {
@@ -52,9 +52,9 @@ pub(super) fn on_comment(
             "ignored `/swarm {}` from @{author}: no write access ({why})",
             command.as_str()
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
-    project.check_feature(&feature)?;
+    let feature = FeatureId::parse(&named)?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
         .state
@@ -67,7 +67,7 @@ pub(super) fn on_comment(
             issue.number, project.config.github.trigger_label
         ));
         drop(txn);
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
     crate::app::sync::sync_txn(&mut txn)?;

@@ -13,6 +13,7 @@
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::session::Session;
 use crate::app::project::Project;
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::github::settings;
 use crate::io::{notice, state_store};
@@ -27,12 +28,12 @@ fn notice_once(msg: &str) {
 }
 
 /// The finish hook: mirrors `feature` to GitHub (see the module docs).
-pub fn mirror(project: &Project, feature: &str) {
+pub fn mirror(project: &Project, feature: &FeatureId) {
     let _ = mirror_report(project, feature);
 }
 
 /// [`mirror`], returning what the sync did (None: nothing was sent or it failed).
-pub fn mirror_report(project: &Project, feature: &str) -> Option<GithubSyncReport> {
+pub fn mirror_report(project: &Project, feature: &FeatureId) -> Option<GithubSyncReport> {
     if !project.config.coordination.github_sync_enabled {
         return None;
     }

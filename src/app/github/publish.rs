@@ -8,6 +8,7 @@ use crate::app::github::report::GithubSyncReport;
 use crate::app::github::session::{Session, Target, settings_or_exit, synced_state};
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::github_status::task_marker;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
@@ -18,8 +19,7 @@ use std::collections::BTreeMap;
 
 /// `github publish <feature>`: publish, record, then sync the linked issues (labels and
 /// status comments) when `coordination.github_sync_enabled`.
-pub fn publish(project: &Project, feature: &str) -> CmdResult<GithubSyncReport> {
-    project.check_feature(feature)?;
+pub fn publish(project: &Project, feature: &FeatureId) -> CmdResult<GithubSyncReport> {
     let settings = settings_or_exit(project)?;
     let state = synced_state(project, feature, false)?;
     let mut session = Session::open(project, feature, settings, false)?;
@@ -139,7 +139,7 @@ pub(crate) fn publish_tasks(
     record_links(session, state, &links)
 }
 
-fn markers(feature: &str, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
+fn markers(feature: &FeatureId, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
     let prefix = format!("<!-- swarm-attack:task {feature}#");
     let mut out = BTreeMap::new();
     // oldest first, so the first issue ever created for a task wins
@@ -162,7 +162,7 @@ fn markers(feature: &str, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
 /// (issues updated in the last ten minutes) before trying again.
 fn create_issue(
     session: &mut Session<'_>,
-    feature: &str,
+    feature: &FeatureId,
     n: u32,
     title: &str,
     body: &str,

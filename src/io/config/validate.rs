@@ -4,8 +4,8 @@ use super::Config;
 use super::ProposalSource;
 use super::walk::error_at;
 use crate::core::agent_preset::Preset;
+use crate::core::feature_id::is_valid as is_valid_feature_id;
 use crate::error::CommandError;
-use crate::io::paths::is_valid_feature_id;
 use std::collections::HashMap;
 
 /// What a string value must look like.
