@@ -426,6 +426,12 @@ fn on_issue(
     }
     let triggered = action::has_trigger_label(&issue.labels, &gcfg.trigger_label);
     let feature = FeatureId::parse(&named)?;
+    // the summaries the sync fills in, built before the feature lock is taken
+    let prepared = crate::app::sync::prepare_summaries(
+        project,
+        &feature,
+        crate::app::sync::Summaries::Linked,
+    )?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
         .state
@@ -436,7 +442,7 @@ fn on_issue(
     match action_name {
         "opened" | "labeled" | "reopened" if triggered => {
             number = upsert_task(&mut txn, issue, true);
-            crate::app::sync::sync_txn(&mut txn)?;
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
             if action_name == "reopened"
                 && let Some(t) = txn.state.task_mut(number)
                 && let Ok(reopened) = t.reopen()
@@ -458,7 +464,7 @@ fn on_issue(
         }
         "closed" if tracked || triggered => {
             number = upsert_task(&mut txn, issue, false);
-            crate::app::sync::sync_txn(&mut txn)?;
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
             let closer = event.sender.login.clone();
             if let Some(t) = txn.state.task_mut(number)
                 && let Ok(skipped) = t.skip(format!(
@@ -481,7 +487,7 @@ fn on_issue(
                     event.sender.login
                 )
             };
-            crate::app::sync::sync_txn(&mut txn)?;
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
             readiness::recompute(&mut txn.state);
             if trusted && let Some(gated) = specify_gate(project, &feature, &mut txn, number) {
                 note = format!("{note}; {gated}");
@@ -576,6 +582,12 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
         }
     }
     for (feature, issues) in by_feature {
+        // the summaries the sync fills in, built before the feature lock is taken
+        let prepared = crate::app::sync::prepare_summaries(
+            project,
+            &feature,
+            crate::app::sync::Summaries::Linked,
+        )?;
         let mut txn = project.begin_or_new(&feature)?;
         for issue in &issues {
             upsert_task(&mut txn, issue, false);
@@ -587,7 +599,7 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             .filter(|t| t.stage == Stage::Done)
             .map(|t| t.issue_number)
             .collect();
-        crate::app::sync::sync_txn(&mut txn)?;
+        crate::app::sync::sync_txn(&mut txn, &prepared)?;
         let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
             let newly =

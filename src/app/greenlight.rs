@@ -40,10 +40,13 @@ pub fn greenlight(
             project.paths.display(&issues_path)
         ));
     }
+    // the summaries the sync fills in, built before the feature lock is taken
+    let prepared =
+        crate::app::sync::prepare_summaries(project, feature, crate::app::sync::Summaries::Linked)?;
     let mut txn = project.begin_or_new(feature)?;
     let merge = greenlight::merge(&mut txn.state, &doc.issues);
 
-    let sync = crate::app::sync::sync_txn(&mut txn)?;
+    let sync = crate::app::sync::sync_txn(&mut txn, &prepared)?;
     if txn.state.first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit (SPEC §12)
         let head = sync.head.clone().or_else(|| {

@@ -7,6 +7,7 @@
 //! sends, so the log records what every shown prompt held (size, what was cut).
 
 use crate::app::project::Project;
+use crate::app::sync::Summaries;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
@@ -361,9 +362,8 @@ pub fn show_prompt(
     issue: u32,
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {
-    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     // the summaries the prompt shows, built now if missing and kept in the state
-    crate::app::summary::ensure_summaries(project, feature, &mut txn.state);
+    let (mut txn, _) = crate::app::sync::open_synced_for(project, feature, Summaries::All)?;
     let Some(task) = txn.state.task(issue).cloned() else {
         let known: Vec<String> = txn
             .state

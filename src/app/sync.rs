@@ -6,7 +6,7 @@ use crate::core::events::Event;
 use crate::core::evidence::{self, EvidenceRule};
 use crate::core::feature_id::FeatureId;
 use crate::core::ledger;
-use crate::core::state::FeatureState;
+use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::history::{self, HistoryError, PendingCache};
 use crate::io::lock::FeatureLock;
@@ -49,33 +49,96 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
     )
 }
 
+/// The DONE tasks whose missing summaries a command fills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summaries {
+    /// The ones linked to a GitHub issue (their status comment shows them): every sync.
+    Linked,
+    /// All of them (a prompt shows them): `prompt` and `run`'s claim.
+    All,
+}
+
+impl Summaries {
+    fn wants(self, task: &Task) -> bool {
+        self == Summaries::All || task.github_issue.is_some()
+    }
+}
+
 /// Begins a transaction on an existing feature (exit 2 when it has no state) and syncs it
 /// from git: the start of every command that reads or changes a feature.
 pub fn open_synced<'p>(
     project: &'p Project,
     feature: &FeatureId,
 ) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    open_synced_for(project, feature, Summaries::Linked)
+}
+
+/// [`open_synced`], filling in the summaries `wanted` (built before the feature lock is
+/// taken when they may ask `llm.command`, see [`prepare_summaries`]).
+pub fn open_synced_for<'p>(
+    project: &'p Project,
+    feature: &FeatureId,
+    wanted: Summaries,
+) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    let prepared = prepare_summaries(project, feature, wanted)?;
     let mut txn = project.begin(feature)?;
-    let report = sync_txn(&mut txn)?;
+    let report = sync_only(&mut txn)?;
+    if wanted == Summaries::All || txn.project.config.coordination.auto_sync_from_git {
+        crate::app::summary::apply(project, feature, &prepared, &mut txn.state, |t| {
+            wanted.wants(t)
+        });
+    }
     Ok((txn, report))
 }
 
-/// [`open_synced`] for a feature that may have no state yet (it starts from an empty one).
-pub fn open_or_new_synced<'p>(
-    project: &'p Project,
+/// The summaries `wanted` of `feature` as its next sync will leave it, built with no feature
+/// lock held (nothing when they cannot ask `llm.command`: they are then built from the
+/// commits under the lock). A look at the state synced in memory under the lock, released
+/// before any summary is built; nothing is written.
+pub fn prepare_summaries(
+    project: &Project,
     feature: &FeatureId,
-) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
-    let mut txn = project.begin_or_new(feature)?;
-    let report = sync_txn(&mut txn)?;
-    Ok((txn, report))
+    wanted: Summaries,
+) -> CmdResult<crate::app::summary::Prepared> {
+    if !crate::app::summary::asks_llm(project) || !project.paths.state_file(feature).exists() {
+        return Ok(Default::default());
+    }
+    let state = {
+        let Ok(mut peek) = project.begin(feature) else {
+            return Ok(Default::default());
+        };
+        sync_only(&mut peek)?;
+        peek.state
+    };
+    Ok(crate::app::summary::prepare(
+        project,
+        feature,
+        &state,
+        |t| wanted.wants(t),
+    ))
 }
 
 /// Syncs an open transaction from git when `coordination.auto_sync_from_git` is on (else
 /// only readiness is recomputed), then fills in the missing semantic summaries of the DONE
 /// tasks linked to a GitHub issue (their status comment shows them; the others are built
-/// when a prompt needs them, see [`crate::app::summary`]). The history cache is written when
+/// when a prompt needs them, see [`crate::app::summary`]) from `prepared`, made by
+/// [`prepare_summaries`] before the transaction began. The history cache is written when
 /// the transaction commits.
-pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
+pub fn sync_txn(
+    txn: &mut FeatureTxn<'_>,
+    prepared: &crate::app::summary::Prepared,
+) -> CmdResult<SyncReport> {
+    let report = sync_only(txn)?;
+    if txn.project.config.coordination.auto_sync_from_git {
+        crate::app::summary::apply(txn.project, &txn.feature, prepared, &mut txn.state, |t| {
+            Summaries::Linked.wants(t)
+        });
+    }
+    Ok(report)
+}
+
+/// [`sync_txn`] without the summaries.
+fn sync_only(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     if !txn.project.config.coordination.auto_sync_from_git {
         crate::core::readiness::recompute(&mut txn.state);
         return Ok(Default::default());
@@ -96,9 +159,6 @@ pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
         &mut txn.events,
     )?;
     txn.history_cache = report.history_cache.take();
-    crate::app::summary::ensure_summaries_of(txn.project, &txn.feature, &mut txn.state, |t| {
-        t.github_issue.is_some()
-    });
     Ok(report)
 }
 

@@ -55,6 +55,12 @@ pub(super) fn on_comment(
         return log_received(project, event, &named, false);
     }
     let feature = FeatureId::parse(&named)?;
+    // the summaries the sync fills in, built before the feature lock is taken
+    let prepared = crate::app::sync::prepare_summaries(
+        project,
+        &feature,
+        crate::app::sync::Summaries::Linked,
+    )?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
         .state
@@ -70,7 +76,7 @@ pub(super) fn on_comment(
         return log_received(project, event, &named, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
-    crate::app::sync::sync_txn(&mut txn)?;
+    crate::app::sync::sync_txn(&mut txn, &prepared)?;
     let stage = txn
         .state
         .task(number)

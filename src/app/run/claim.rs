@@ -6,6 +6,7 @@
 
 use crate::app::project::FeatureTxn;
 use crate::app::run::{Progress, RunContext, budget_gate, worktrees};
+use crate::app::sync::{Summaries, open_synced_for};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -53,7 +54,8 @@ pub enum ClaimResult {
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
-    let (mut txn, report) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
+    // the summaries the prompts show, built now if missing and kept in the state
+    let (mut txn, report) = open_synced_for(ctx.project, &ctx.feature, Summaries::All)?;
     let synced_head = report.head.filter(|_| {
         ctx.project.config.coordination.auto_sync_from_git
             && ctx.project.config.git.sync_refs.iter().any(|r| r == "HEAD")
@@ -158,8 +160,6 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();
     }
-    // the summaries the prompts show, built now if missing and kept in the state
-    crate::app::summary::ensure_summaries(ctx.project, &ctx.feature, &mut txn.state);
     let state = txn.state.clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {

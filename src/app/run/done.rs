@@ -11,7 +11,7 @@ use crate::app::summary;
 use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
-use crate::core::state::{EvidenceRecord, Task};
+use crate::core::state::EvidenceRecord;
 use crate::error::{CmdResult, CommandError};
 use std::path::Path;
 
@@ -36,7 +36,7 @@ pub(super) fn record_duplicate(
         if !t.evidence.contains(&evidence) {
             t.evidence.push(evidence.clone());
         }
-        copy_summary(t, &done);
+        summary::copy_summary(t, &done);
         let done_event = t
             .done(evidence.commit.clone(), None, None)
             .map_err(|e| CommandError::internal(e.to_string()))?;
@@ -59,21 +59,6 @@ pub(super) fn record_duplicate(
             commit,
         })
     })
-}
-
-fn copy_summary(t: &mut Task, from: &Task) {
-    if t.summary().is_none() {
-        t.outputs.semantic_summary = from.outputs.semantic_summary.clone();
-        t.completion_summary = from.completion_summary.clone();
-        if from
-            .outputs
-            .classes_defined
-            .as_object()
-            .is_some_and(|m| !m.is_empty())
-        {
-            t.outputs.classes_defined = from.outputs.classes_defined.clone();
-        }
-    }
 }
 
 /// The worktree a passed attempt's commit was made in, as [`finish_done`] gets it.
@@ -179,7 +164,7 @@ pub(super) fn finish_done(
                 t.outputs.files_created = p.files_created.clone();
                 t.outputs.semantic_summary = None;
                 t.completion_summary = None;
-                copy_summary(t, &done);
+                summary::copy_summary(t, &done);
                 if commit != p.commit {
                     // replayed onto a moved branch: the summary names the landed commit
                     let (old, new) = (
