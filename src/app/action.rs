@@ -384,7 +384,7 @@ fn report(
         out.issues.push(IssueReport {
             feature: feature.clone(),
             github_issue: t.github_issue.unwrap_or(u64::from(number)),
-            stage: t.stage.to_string(),
+            stage: t.stage().to_string(),
             note: note.to_string(),
         });
     }
@@ -393,7 +393,7 @@ fn report(
 fn collect_outputs(out: &mut ActionOutcome, txn: &FeatureTxn<'_>) {
     for t in &txn.state.tasks {
         let Some(g) = t.github_issue else { continue };
-        match t.stage {
+        match t.stage() {
             Stage::Done => out.issues_done.push(g),
             Stage::Blocked => out.issues_blocked.push(g),
             _ => {}
@@ -457,7 +457,7 @@ fn on_issue(
                 && txn
                     .state
                     .task(number)
-                    .is_some_and(|t| t.stage == Stage::Ready)
+                    .is_some_and(|t| t.stage() == &Stage::Ready)
             {
                 out.to_run.push((feature.clone(), number));
             }
@@ -498,7 +498,7 @@ fn on_issue(
                 && txn
                     .state
                     .task(number)
-                    .is_some_and(|t| t.stage == Stage::Ready && t.attempts == 0)
+                    .is_some_and(|t| t.stage() == &Stage::Ready && t.attempts == 0)
             {
                 out.to_run.push((feature.clone(), number));
             }
@@ -596,14 +596,14 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             .state
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Done)
+            .filter(|t| t.stage() == &Stage::Done)
             .map(|t| t.issue_number)
             .collect();
         crate::app::sync::sync_txn(&mut txn, &prepared)?;
         let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
-            let newly =
-                !before.contains(&n) && txn.state.task(n).is_some_and(|t| t.stage == Stage::Done);
+            let newly = !before.contains(&n)
+                && txn.state.task(n).is_some_and(|t| t.stage() == &Stage::Done);
             if newly {
                 report(out, &feature, &txn, n, "done (implementing commit found)");
             }

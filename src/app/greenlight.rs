@@ -117,7 +117,7 @@ fn ready_of(state: &FeatureState) -> Vec<u32> {
     state
         .tasks
         .iter()
-        .filter(|t| t.stage == crate::core::stage::Stage::Ready)
+        .filter(|t| t.stage() == &crate::core::stage::Stage::Ready)
         .map(|t| t.issue_number)
         .collect()
 }

@@ -242,7 +242,7 @@ pub fn decide_tasks(project: &Project, feature: &FeatureId, tasks: &[&Task]) -> 
         .map(|t| PlannedIssue {
             issue: t.issue_number,
             title: t.title.clone(),
-            stage: t.stage.clone(),
+            stage: t.stage().clone(),
             decision: decide_for_task(project, feature, t),
             specify: SpecifyView::of(project, t),
             risk: crate::app::gates::risk_of(project, t).lines(),
@@ -259,7 +259,7 @@ pub fn decide_ready(
     let mut ready: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::Ready && !t.is_manual())
+        .filter(|t| t.stage() == &Stage::Ready && !t.is_manual())
         .collect();
     ready.sort_by_key(|t| t.issue_number);
     decide_tasks(project, feature, &ready)
@@ -355,7 +355,7 @@ pub fn plan(project: &Project, feature: &FeatureId, issue: Option<u32>) -> CmdRe
     let manual = state
         .tasks
         .iter()
-        .filter(|t| t.is_manual() && t.stage != Stage::Done)
+        .filter(|t| t.is_manual() && t.stage() != &Stage::Done)
         .filter(|t| issue.is_none_or(|n| n == t.issue_number))
         .map(|t| (t.issue_number, t.title.clone()))
         .collect();

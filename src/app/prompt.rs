@@ -183,7 +183,7 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
     let done_tasks: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::Done && t.issue_number != req.issue)
+        .filter(|t| t.stage() == &Stage::Done && t.issue_number != req.issue)
         .collect();
     let shas: Vec<String> = done_tasks
         .iter()
@@ -332,7 +332,7 @@ pub fn coordination_for(
 
 /// The next attempt `run` would make for a task (1-based).
 pub fn next_attempt(task: &Task) -> u32 {
-    if task.stage == Stage::InProgress {
+    if task.stage() == &Stage::InProgress {
         task.attempts.max(1)
     } else {
         task.attempts + 1
@@ -415,13 +415,13 @@ pub fn show_prompt(
         decision.winner
     );
     let coordination = coordination_for(&decision, &agent, &placeholder);
-    match task.stage {
+    match task.stage() {
         Stage::Done => notes.push(format!(
             "issue {issue} is DONE; `run` will not send it a prompt"
         )),
         Stage::Blocked | Stage::Skipped => notes.push(format!(
             "issue {issue} is {}; `run` sends its prompt after `swarm-attack unblock {feature} --issue {issue}`",
-            task.stage
+            task.stage()
         )),
         Stage::Backlog => notes.push(format!(
             "issue {issue} is BACKLOG; `run` sends its prompt once its dependencies are DONE"

@@ -102,7 +102,7 @@ pub fn reconcile_pulls(
             lessons.push((t.clone(), pr, author, body));
         }
         t.pull_request_state = Some(if merged { "merged" } else { "closed" }.into());
-        if !merged && t.stage == Stage::InReview {
+        if !merged && t.stage() == &Stage::InReview {
             let mut reason = format!("pull request #{pr} was closed without merging");
             if let Some(r) = reviewer {
                 reason.push_str(&format!("; the reviewer's last comment:\n{r}"));

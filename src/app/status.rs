@@ -25,7 +25,7 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
     state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::InProgress)
+        .filter(|t| t.stage() == &Stage::InProgress)
         .filter(|t| match t.owner.as_deref().and_then(Owner::parse) {
             Some(o) => run_lock::liveness(&locks, &o, &host) == Liveness::Dead,
             None => true,

@@ -192,7 +192,7 @@ fn fill_all(
 
 /// Whether `task` gets a summary now: DONE, none yet, summaries on.
 fn needs_summary(project: &Project, task: &Task) -> bool {
-    task.stage == Stage::Done
+    task.stage() == &Stage::Done
         && task.summary().is_none()
         && project.config.coordination.generate_summaries
 }

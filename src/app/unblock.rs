@@ -44,7 +44,7 @@ pub fn unblock(
             "feature `{feature}` has no issue {issue} ({state_file})"
         )));
     };
-    let from = task.stage.clone();
+    let from = task.stage().clone();
     if let Some(usd) = raise_usd {
         txn.events.push(Event::BudgetRaised { issue, usd });
         if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
@@ -75,7 +75,7 @@ pub fn unblock(
     let to = txn
         .state
         .task(issue)
-        .map(|t| t.stage.to_string())
+        .map(|t| t.stage().to_string())
         .unwrap_or_default();
     txn.events.push(unblocked);
     txn.mirror_after_commit();

@@ -52,7 +52,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
         gl.state
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Ready)
+            .filter(|t| t.stage() == &Stage::Ready)
             .count()
     );
     print_tasks(&gl.state);
@@ -82,7 +82,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
     crate::outln!("\n== what happened ==");
     let one = st.state.task(1);
     let found_in_git = one.is_some_and(|t| {
-        t.stage == Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
+        t.stage() == &Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
     });
     if found_in_git {
         crate::outln!(
@@ -107,7 +107,7 @@ pub fn demo(g: &GlobalArgs, a: DemoArgs) -> CmdResult<u8> {
             implemented.join(", ")
         }
     );
-    let all_done = st.state.tasks.iter().all(|t| t.stage == Stage::Done);
+    let all_done = st.state.tasks.iter().all(|t| t.stage() == &Stage::Done);
     crate::outln!(
         "all {} issues DONE: {}; took {:.1} s",
         st.state.tasks.len(),

@@ -132,7 +132,7 @@ pub fn greenlight(
         o.state
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Ready)
+            .filter(|t| t.stage() == &Stage::Ready)
             .count(),
         if o.changed { "" } else { " (no change)" }
     );
@@ -253,7 +253,7 @@ pub fn unblock(
 fn counts(state: &FeatureState) -> String {
     let mut parts = Vec::new();
     for st in Stage::KNOWN {
-        let n = state.tasks.iter().filter(|t| &t.stage == st).count();
+        let n = state.tasks.iter().filter(|t| t.stage() == st).count();
         if n > 0 {
             parts.push(format!("{} {}", n, st.as_str().to_lowercase()));
         }
@@ -284,7 +284,7 @@ pub fn print_tasks(state: &FeatureState) {
 pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
     let stages = readiness::Stages::of(state);
     for t in &state.tasks {
-        let stage = format!("{:<12}", t.stage.as_str());
+        let stage = format!("{:<12}", t.stage().as_str());
         let mut why = String::new();
         if let Some(e) = t.evidence.first() {
             why = format!("evidence: {}", e.source);
@@ -293,9 +293,9 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
             }
         } else if interrupted.contains(&t.issue_number) {
             why = "interrupted: will resume (its run is gone; the next `run` picks it up)".into();
-        } else if t.is_manual() && t.stage != Stage::Done {
+        } else if t.is_manual() && t.stage() != &Stage::Done {
             why = "manual: waiting for a person".into();
-        } else if t.stage == Stage::Backlog {
+        } else if t.stage() == &Stage::Backlog {
             let w: Vec<String> = stages
                 .waiting_on(t)
                 .iter()
@@ -330,7 +330,7 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
         crate::outln!(
             "  #{:<4} {} {}{}",
             t.issue_number,
-            paint(&stage, stage_colour(&t.stage)),
+            paint(&stage, stage_colour(&t.stage())),
             t.title,
             if why.is_empty() {
                 String::new()
@@ -338,7 +338,7 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
                 format!("  [{why}]")
             }
         );
-        if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
+        if let Some(h) = t.handoff.as_ref().filter(|_| t.stage() == &Stage::Done) {
             for (what, items) in [
                 ("decision", &h.decisions),
                 ("open question", &h.open_questions),
@@ -400,7 +400,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
         .iter()
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
-            let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
+            let waiting: Vec<u32> = if matches!(t.stage(), Stage::Backlog | Stage::Ready) {
                 stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
@@ -408,7 +408,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
             TaskView {
                 issue: t.issue_number,
                 title: &t.title,
-                stage: t.stage.clone(),
+                stage: t.stage().clone(),
                 dependencies: &t.dependencies,
                 waiting_on: waiting,
                 github_issue: t.github_issue,

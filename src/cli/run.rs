@@ -78,7 +78,7 @@ fn planned_total(project: &crate::app::project::Project, a: &RunArgs) -> u64 {
                 .filter(|t| {
                     !t.is_manual()
                         && !matches!(
-                            t.stage,
+                            t.stage(),
                             Stage::Done | Stage::Skipped | Stage::Split | Stage::Blocked
                         )
                 })

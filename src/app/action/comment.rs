@@ -80,7 +80,7 @@ pub(super) fn on_comment(
     let stage = txn
         .state
         .task(number)
-        .map(|t| t.stage.clone())
+        .map(|t| t.stage().clone())
         .unwrap_or(Stage::Backlog);
     let note = match command {
         SwarmCommand::Status => format!("status: {stage}"),
@@ -119,7 +119,7 @@ pub(super) fn on_comment(
                     command.as_str(),
                     txn.state
                         .task(number)
-                        .map(|t| t.stage.to_string())
+                        .map(|t| t.stage().to_string())
                         .unwrap_or_default()
                 )
             } else {

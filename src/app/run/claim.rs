@@ -126,7 +126,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         txn.commit()?;
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
-    let resumed = task.stage == Stage::Interrupted;
+    let resumed = task.stage() == &Stage::Interrupted;
     let started = task
         .claim(owner.clone())
         .map_err(|e| CommandError::internal(e.to_string()))?;
@@ -304,9 +304,9 @@ fn check_requested(
         return Ok(Ok(()));
     }
     if !first {
-        return Ok(Err(format!("issue {n} is {}", t.stage)));
+        return Ok(Err(format!("issue {n} is {}", t.stage())));
     }
-    if t.is_manual() && t.stage != Stage::Done {
+    if t.is_manual() && t.stage() != &Stage::Done {
         return Err(CommandError::input(format!(
             "issue {n} of `{}` is manual (automation_type: manual): it waits for a person and is never sent to an agent",
             ctx.feature
@@ -316,7 +316,7 @@ fn check_requested(
             ctx.feature
         )));
     }
-    match &t.stage {
+    match &t.stage() {
         Stage::Done => Ok(Err(format!("issue {n} is already DONE"))),
         Stage::InProgress => Err(CommandError::locked(format!(
             "issue {n} of `{}` is IN_PROGRESS in another run ({})",
@@ -327,7 +327,7 @@ fn check_requested(
         Stage::Blocked | Stage::Skipped => Err(CommandError::input(format!(
             "issue {n} of `{}` is {}{}",
             ctx.feature,
-            t.stage,
+            t.stage(),
             t.blocked_reason
                 .as_deref()
                 .map(|r| format!(": {r}"))
@@ -358,12 +358,12 @@ fn check_requested(
 
 /// Why nothing can be claimed, in one sentence.
 pub fn nothing_reason(state: &FeatureState) -> String {
-    let count = |s: Stage| state.tasks.iter().filter(|t| t.stage == s).count();
+    let count = |s: Stage| state.tasks.iter().filter(|t| *t.stage() == s).count();
     let list = |s: Stage| {
         state
             .tasks
             .iter()
-            .filter(|t| t.stage == s)
+            .filter(|t| *t.stage() == s)
             .map(|t| format!("#{}", t.issue_number))
             .collect::<Vec<_>>()
             .join(", ")
@@ -386,7 +386,7 @@ pub fn nothing_reason(state: &FeatureState) -> String {
     let manual: Vec<String> = state
         .tasks
         .iter()
-        .filter(|t| t.is_manual() && t.stage == Stage::Ready)
+        .filter(|t| t.is_manual() && t.stage() == &Stage::Ready)
         .map(|t| format!("#{}", t.issue_number))
         .collect();
     if !manual.is_empty() {
@@ -407,7 +407,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
     let timeout = ctx.project.config.sessions.stale_timeout_minutes;
     let mut recovered = Vec::new();
     for t in txn.state.tasks.iter_mut() {
-        if t.stage != Stage::InProgress {
+        if t.stage() != &Stage::InProgress {
             continue;
         }
         let parsed = t.owner.as_deref().and_then(Owner::parse);
@@ -463,7 +463,7 @@ fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
             .and_then(|n| n.parse::<u32>().ok());
         let busy = issue
             .and_then(|n| state.task(n))
-            .is_some_and(|t| t.stage == Stage::InProgress);
+            .is_some_and(|t| t.stage() == &Stage::InProgress);
         if !busy {
             ctx.git.remove_worktree(&e.path());
         }

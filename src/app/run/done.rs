@@ -50,7 +50,7 @@ pub(super) fn record_duplicate(
         });
         txn.events.push(done_event);
         readiness::recompute(&mut txn.state);
-        if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+        if txn.state.tasks.iter().all(|t| t.stage() == &Stage::Done) {
             txn.state.phase = crate::core::stage::Phase::Complete;
         }
         Ok(Outcome::AlreadyImplemented {
@@ -197,7 +197,7 @@ pub(super) fn finish_done(
                     .map_err(|e| CommandError::internal(e.to_string()))?;
                 txn.events.push(done_event);
                 readiness::recompute(&mut txn.state);
-                if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
+                if txn.state.tasks.iter().all(|t| t.stage() == &Stage::Done) {
                     txn.state.phase = crate::core::stage::Phase::Complete;
                 }
                 Ok(Some(Outcome::Done {

@@ -64,7 +64,7 @@ pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdRes
     let in_progress: Vec<u32> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::InProgress)
+        .filter(|t| t.stage() == &Stage::InProgress)
         .map(|t| t.issue_number)
         .collect();
     let mut steps: Vec<PlannedIssue> = Vec::new();
@@ -95,7 +95,7 @@ pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdRes
                 .collect(),
             agent: decision.winner.clone(),
             mode: decision.mode.as_str().to_string(),
-            resumed: t.stage == Stage::Interrupted,
+            resumed: t.stage() == &Stage::Interrupted,
             attempt: t.attempts + 1,
             worst_case_usd: None,
             spent_usd: None,
@@ -109,7 +109,7 @@ pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdRes
     }
     let nothing = steps.is_empty().then(|| {
         opts.issue
-            .and_then(|n| state.task(n).map(|t| format!("issue {n} is {}", t.stage)))
+            .and_then(|n| state.task(n).map(|t| format!("issue {n} is {}", t.stage())))
             .unwrap_or_else(|| claim::nothing_reason(&state))
     });
     let worst_case_usd = estimate(project, feature, &mut state, &mut steps);

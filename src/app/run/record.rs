@@ -37,7 +37,7 @@ pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
 pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option<&'a mut Task> {
     state
         .task_mut(issue)
-        .filter(|t| t.stage == Stage::InProgress && t.owner.as_deref() == Some(owner))
+        .filter(|t| t.stage() == &Stage::InProgress && t.owner.as_deref() == Some(owner))
 }
 
 /// Folds the log records the state's ledger has not seen yet into it, and so into the

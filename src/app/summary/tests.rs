@@ -45,10 +45,7 @@ fn project(dir: &Path) -> Project {
 }
 
 fn done_task(sha: &str) -> Task {
-    let mut t = Task {
-        stage: Stage::Done,
-        ..Task::new(3, "Add login")
-    };
+    let mut t = crate::task_in(Stage::Done, Task::new(3, "Add login"));
     t.commit = Some(sha.to_string());
     t
 }
@@ -165,10 +162,7 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
 fn nothing_happens_when_disabled_not_done_or_already_summarised() {
     let (dir, sha) = repo();
     let mut p = project(dir.path());
-    let mut t = Task {
-        stage: Stage::Ready,
-        ..done_task(&sha)
-    };
+    let mut t = crate::task_in(Stage::Ready, done_task(&sha));
     assert!(!ensure_summary(&p, &fid("auth"), &mut t));
     let mut t = done_task(&sha);
     t.outputs.semantic_summary = Some("Already there.".into());
@@ -185,10 +179,7 @@ fn ensure_summaries_fills_every_done_task_and_a_task_without_commit() {
     let (dir, sha) = repo();
     let p = project(dir.path());
     let mut s = FeatureState::new("auth", "2026-01-01T00:00:00Z");
-    let mut no_commit = Task {
-        stage: Stage::Done,
-        ..Task::new(1, "Model")
-    };
+    let mut no_commit = crate::task_in(Stage::Done, Task::new(1, "Model"));
     no_commit.files = vec!["src/lib.rs".into()];
     s.tasks = vec![no_commit, done_task(&sha), Task::new(4, "Later")];
     assert_eq!(ensure_summaries(&p, &fid("auth"), &mut s), vec![1, 3]);
@@ -303,10 +294,7 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .iter()
         .enumerate()
         .map(|(i, sha)| {
-            let mut t = Task {
-                stage: Stage::Done,
-                ..Task::new(i as u32 + 1, format!("Task {i}"))
-            };
+            let mut t = crate::task_in(Stage::Done, Task::new(i as u32 + 1, format!("Task {i}")));
             t.commit = Some(if i == 1 {
                 sha[..8].to_string()
             } else {

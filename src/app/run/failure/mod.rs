@@ -147,7 +147,7 @@ fn graph(state: &FeatureState) -> BTreeMap<u32, (crate::core::stage::Stage, Vec<
     state
         .tasks
         .iter()
-        .map(|t| (t.issue_number, (t.stage.clone(), t.dependencies.clone())))
+        .map(|t| (t.issue_number, (t.stage().clone(), t.dependencies.clone())))
         .collect()
 }
 
