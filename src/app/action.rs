@@ -279,11 +279,11 @@ fn log_received(
         return Ok(());
     };
     let mut txn = project.begin_or_new(&feature)?;
-    if txn.old.is_none() {
+    if txn.is_new() {
         // do not create a state just to log an ignored event
         return txn.commit_events_only_with(vec![received(event, handled)]);
     }
-    txn.events.push(received(event, handled));
+    txn.push_event(received(event, handled));
     txn.commit().map(|_| ())
 }
 
@@ -315,13 +315,13 @@ fn is_trusted(gh: &dyn GithubPort, user: &str, association: &str) -> CmdResult<(
 /// progress. Returns the issue number inside the feature.
 fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bool) -> u32 {
     let number = u32::try_from(issue.number).unwrap_or(u32::MAX);
-    let known: BTreeSet<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
+    let known: BTreeSet<u32> = txn.state().tasks.iter().map(|t| t.issue_number).collect();
     let deps: Vec<u32> = action::dependencies_from_body(&issue.body, issue.number)
         .into_iter()
         .filter_map(|d| u32::try_from(d).ok())
         .filter(|d| known.contains(d))
         .collect();
-    let exists = txn.state.task(number).is_some();
+    let exists = txn.state().task(number).is_some();
     if !exists {
         let needs_info = crate::core::github_status::NEEDS_INFO_LABEL.name;
         let mut t = if issue.labels.iter().any(|l| l == "swarm:blocked") {
@@ -341,9 +341,9 @@ fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bo
             Task::new(number, issue.title.clone())
         };
         t.github_issue = Some(issue.number);
-        txn.state.tasks.push(t);
+        txn.state_mut().tasks.push(t);
     }
-    if let Some(t) = txn.state.task_mut(number) {
+    if let Some(t) = txn.state_mut().task_mut(number) {
         t.github_issue = Some(issue.number);
         t.labels = issue
             .labels
@@ -380,7 +380,7 @@ fn report(
     number: u32,
     note: &str,
 ) {
-    if let Some(t) = txn.state.task(number) {
+    if let Some(t) = txn.state().task(number) {
         out.issues.push(IssueReport {
             feature: feature.clone(),
             github_issue: t.github_issue.unwrap_or(u64::from(number)),
@@ -391,7 +391,7 @@ fn report(
 }
 
 fn collect_outputs(out: &mut ActionOutcome, txn: &FeatureTxn<'_>) {
-    for t in &txn.state.tasks {
+    for t in &txn.state().tasks {
         let Some(g) = t.github_issue else { continue };
         match t.stage() {
             Stage::Done => out.issues_done.push(g),
@@ -434,7 +434,7 @@ fn on_issue(
     )?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
-        .state
+        .state()
         .tasks
         .iter()
         .any(|t| t.github_issue == Some(issue.number));
@@ -444,18 +444,18 @@ fn on_issue(
             number = upsert_task(&mut txn, issue, true);
             crate::app::sync::sync_txn(&mut txn, &prepared)?;
             if action_name == "reopened"
-                && let Some(t) = txn.state.task_mut(number)
+                && let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(reopened) = t.reopen()
             {
-                txn.events.push(reopened);
+                txn.push_event(reopened);
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             let note = specify_gate(project, &feature, &mut txn, number)
                 .unwrap_or_else(|| "registered".into());
             report(out, &feature, &txn, number, &note);
             if run_agents
                 && txn
-                    .state
+                    .state()
                     .task(number)
                     .is_some_and(|t| t.stage() == &Stage::Ready)
             {
@@ -466,14 +466,14 @@ fn on_issue(
             number = upsert_task(&mut txn, issue, false);
             crate::app::sync::sync_txn(&mut txn, &prepared)?;
             let closer = event.sender.login.clone();
-            if let Some(t) = txn.state.task_mut(number)
+            if let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(skipped) = t.skip(format!(
                     "closed on GitHub by @{closer} without an implementing commit"
                 ))
             {
-                txn.events.push(skipped);
+                txn.push_event(skipped);
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             report(out, &feature, &txn, number, "closed");
         }
         "edited" if tracked || (triggered && has_needs_info_label(issue)) => {
@@ -488,7 +488,7 @@ fn on_issue(
                 )
             };
             crate::app::sync::sync_txn(&mut txn, &prepared)?;
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             if trusted && let Some(gated) = specify_gate(project, &feature, &mut txn, number) {
                 note = format!("{note}; {gated}");
             }
@@ -496,7 +496,7 @@ fn on_issue(
             if run_agents
                 && trusted
                 && txn
-                    .state
+                    .state()
                     .task(number)
                     .is_some_and(|t| t.stage() == &Stage::Ready && t.attempts == 0)
             {
@@ -518,7 +518,7 @@ fn on_issue(
         }
     }
     out.handled = true;
-    txn.events.push(received(event, true));
+    txn.push_event(received(event, true));
     collect_outputs(out, &txn);
     txn.commit()?;
     gh.sync(project, &feature, &[issue.number])
@@ -539,13 +539,13 @@ fn specify_gate(
     txn: &mut FeatureTxn<'_>,
     number: u32,
 ) -> Option<String> {
-    let task = txn.state.task(number)?.clone();
+    let task = txn.state().task(number)?.clone();
     if crate::app::gates::to_rescore(project, std::slice::from_ref(&task), true).is_empty() {
         return None;
     }
     let rec = crate::app::gates::score(project, feature, &task);
     let notices = crate::app::gates::record(txn, vec![(number, rec)]);
-    let t = txn.state.task(number)?;
+    let t = txn.state().task(number)?;
     let score = t
         .specify
         .as_ref()
@@ -593,17 +593,20 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             upsert_task(&mut txn, issue, false);
         }
         let before: BTreeSet<u32> = txn
-            .state
+            .state()
             .tasks
             .iter()
             .filter(|t| t.stage() == &Stage::Done)
             .map(|t| t.issue_number)
             .collect();
         crate::app::sync::sync_txn(&mut txn, &prepared)?;
-        let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
+        let numbers: Vec<u32> = txn.state().tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
             let newly = !before.contains(&n)
-                && txn.state.task(n).is_some_and(|t| t.stage() == &Stage::Done);
+                && txn
+                    .state()
+                    .task(n)
+                    .is_some_and(|t| t.stage() == &Stage::Done);
             if newly {
                 report(out, &feature, &txn, n, "done (implementing commit found)");
             }

@@ -69,10 +69,10 @@ pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyReco
 /// Records scores in `txn` (events, held / released tasks, readiness) and returns one
 /// notice per issue for the user (`issue 3 needs info (4/10): ...`).
 pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Vec<String> {
-    let cfg = txn.project.config.gates.specify;
+    let cfg = txn.project().config.gates.specify;
     let mut notices = Vec::new();
     for (issue, rec) in scored {
-        let Some(task) = txn.state.task_mut(issue) else {
+        let Some(task) = txn.state_mut().task_mut(issue) else {
             continue;
         };
         let warning = rec.warning.clone();
@@ -100,9 +100,9 @@ pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Ve
                 "issue {issue} passes the specify gate now ({score}) and is queued again"
             ));
         }
-        txn.events.extend(events);
+        txn.events_mut().extend(events);
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     notices
 }
 

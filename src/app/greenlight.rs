@@ -44,10 +44,10 @@ pub fn greenlight(
     let prepared =
         crate::app::sync::prepare_summaries(project, feature, crate::app::sync::Summaries::Linked)?;
     let mut txn = project.begin_or_new(feature)?;
-    let merge = greenlight::merge(&mut txn.state, &doc.issues);
+    let merge = greenlight::merge(txn.state_mut(), &doc.issues);
 
     let sync = crate::app::sync::sync_txn(&mut txn, &prepared)?;
-    if txn.state.first_greenlight_commit().is_none() {
+    if txn.state().first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit (SPEC §12)
         let head = sync.head.clone().or_else(|| {
             let (git, _) =
@@ -55,7 +55,7 @@ pub fn greenlight(
             git.head(&project.root).ok().flatten()
         });
         if let Some(head) = head {
-            txn.state.record_first_greenlight(&head);
+            txn.state_mut().record_first_greenlight(&head);
         }
     }
     let changed = txn.changed();
@@ -68,13 +68,13 @@ pub fn greenlight(
         merge.missing
     );
     if changed {
-        txn.events.push(Event::Greenlight {
+        txn.push_event(Event::Greenlight {
             added: merge.added.clone(),
             kept: merge.kept.clone(),
-            ready: ready_of(&txn.state),
+            ready: ready_of(txn.state()),
         });
     }
-    let mut state = txn.state.clone();
+    let mut state = txn.state().clone();
     if dry_run {
         drop(txn);
     } else {

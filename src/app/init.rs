@@ -60,11 +60,11 @@ pub fn init(project: &Project, feature: &FeatureId) -> CmdResult<InitReport> {
     }
     let doc = issues_file::load(&issues_path, &shown_issues)?;
     let mut txn = project.begin_or_new(feature)?;
-    let state_created = txn.old.is_none();
+    let state_created = txn.is_new();
     if state_created {
-        greenlight::merge(&mut txn.state, &doc.issues);
+        greenlight::merge(txn.state_mut(), &doc.issues);
     }
-    let tasks = txn.state.tasks.len();
+    let tasks = txn.state().tasks.len();
     txn.commit()?;
     let gitignore_created = setup::ensure_swarm_gitignore(&project.paths.swarm_dir)?;
     let default_config = project.root.join("config.yaml");

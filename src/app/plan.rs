@@ -335,7 +335,7 @@ pub fn changed_since_last(
 /// (or the given issue, whatever its stage) and emits `agents_selected` for each.
 pub fn plan(project: &Project, feature: &FeatureId, issue: Option<u32>) -> CmdResult<PlanOutcome> {
     let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     txn.commit()?;
     let planned = match issue {
         None => decide_ready(project, feature, &state),

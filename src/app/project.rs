@@ -321,17 +321,17 @@ impl Project {
 /// A read-modify-write of one feature under its lock.
 #[derive(Debug)]
 pub struct FeatureTxn<'p> {
-    pub project: &'p Project,
-    pub lock: FeatureLock,
-    pub feature: FeatureId,
+    project: &'p Project,
+    lock: FeatureLock,
+    feature: FeatureId,
     /// The state as loaded (None: new feature).
-    pub old: Option<Arc<FeatureState>>,
+    old: Option<Arc<FeatureState>>,
     /// The state being changed.
-    pub state: FeatureState,
+    state: FeatureState,
     /// Events to append when the transaction is committed.
-    pub events: Vec<Event>,
+    events: Vec<Event>,
     /// The history cache the sync produced, written on commit (never by a dry run).
-    pub history_cache: Option<history::PendingCache>,
+    history_cache: Option<history::PendingCache>,
     /// The identity of the state file as loaded (None: new feature).
     loaded_id: Option<state_store::StateId>,
     /// Set by [`FeatureTxn::commit_synced`]: nothing but the sync changed the state.
@@ -340,7 +340,77 @@ pub struct FeatureTxn<'p> {
     mirror: bool,
 }
 
-impl FeatureTxn<'_> {
+impl<'p> FeatureTxn<'p> {
+    /// The project the transaction is in.
+    pub fn project(&self) -> &'p Project {
+        self.project
+    }
+
+    /// The feature lock it holds (the proof writers of the feature's files ask for).
+    pub fn lock(&self) -> &FeatureLock {
+        &self.lock
+    }
+
+    pub fn feature(&self) -> &FeatureId {
+        &self.feature
+    }
+
+    /// Whether the feature had no state when the transaction began.
+    pub fn is_new(&self) -> bool {
+        self.old.is_none()
+    }
+
+    /// The state being changed.
+    pub fn state(&self) -> &FeatureState {
+        &self.state
+    }
+
+    pub fn state_mut(&mut self) -> &mut FeatureState {
+        &mut self.state
+    }
+
+    /// The state, given up without committing (a look at the feature under its lock,
+    /// released with the transaction).
+    pub fn into_state(self) -> FeatureState {
+        self.state
+    }
+
+    /// The events appended when the transaction commits.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    pub fn events_mut(&mut self) -> &mut Vec<Event> {
+        &mut self.events
+    }
+
+    /// Adds an event to append when the transaction commits.
+    pub fn push_event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Changes task `issue` (when there is one) with `change` and records the events it
+    /// returns (a transition's event, or none when the transition is not allowed).
+    pub fn change_task<E: IntoIterator<Item = Event>>(
+        &mut self,
+        issue: u32,
+        change: impl FnOnce(&mut crate::core::state::Task) -> E,
+    ) {
+        if let Some(t) = self.state.task_mut(issue) {
+            self.events.extend(change(t));
+        }
+    }
+
+    /// The state and the events together (a change of the state that records events).
+    pub fn state_and_events(&mut self) -> (&mut FeatureState, &mut Vec<Event>) {
+        (&mut self.state, &mut self.events)
+    }
+
+    /// The history cache the sync produced, written on commit.
+    pub fn set_history_cache(&mut self, cache: Option<history::PendingCache>) {
+        self.history_cache = cache;
+    }
+
     /// Asks for the project's finish hook (the GitHub mirror) to run once this transaction
     /// has committed and released the feature lock.
     pub fn mirror_after_commit(&mut self) {

@@ -364,9 +364,9 @@ pub fn show_prompt(
 ) -> CmdResult<ShownPrompt> {
     // the summaries the prompt shows, built now if missing and kept in the state
     let (mut txn, _) = crate::app::sync::open_synced_for(project, feature, Summaries::All)?;
-    let Some(task) = txn.state.task(issue).cloned() else {
+    let Some(task) = txn.state().task(issue).cloned() else {
         let known: Vec<String> = txn
-            .state
+            .state()
             .tasks
             .iter()
             .map(|t| t.issue_number.to_string())
@@ -446,12 +446,12 @@ pub fn show_prompt(
             .filter(|n| n.attempt + 1 == attempt)
             .and_then(|n| n.modified_approach.clone()),
     };
-    let built = build_prompt(project, &txn.state, &req);
+    let built = build_prompt(project, txn.state(), &req);
     let mut event = built.event.clone();
     if let Event::ContextInjected { preview, .. } = &mut event {
         *preview = true;
     }
-    txn.events.push(event);
+    txn.push_event(event);
     txn.commit()?;
     Ok(ShownPrompt {
         issue,

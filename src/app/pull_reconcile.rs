@@ -92,7 +92,7 @@ pub fn reconcile_pulls(
     let mut out = Vec::new();
     let mut lessons = Vec::new();
     for (issue, pr, merged, reviewer, feedback) in ended {
-        let Some(t) = txn.state.task_mut(issue) else {
+        let Some(t) = txn.state_mut().task_mut(issue) else {
             continue;
         };
         if t.pull_request != Some(pr) || t.pull_request_state.is_some() {
@@ -109,10 +109,10 @@ pub fn reconcile_pulls(
             }
             let _ = t.close_review(reason);
         }
-        txn.events.push(Event::PrClosed { issue, pr, merged });
+        txn.push_event(Event::PrClosed { issue, pr, merged });
         out.push((issue, pr, merged));
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     txn.commit()?;
     for (task, pr, author, body) in lessons {
         match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {

@@ -9,7 +9,6 @@ use crate::core::ledger;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::history::{self, HistoryError, PendingCache};
-use crate::io::lock::FeatureLock;
 use crate::io::state_store::StateId;
 use std::path::PathBuf;
 
@@ -83,8 +82,8 @@ pub fn open_synced_for<'p>(
     let prepared = prepare_summaries(project, feature, wanted)?;
     let mut txn = project.begin(feature)?;
     let report = sync_only(&mut txn)?;
-    if wanted == Summaries::All || txn.project.config.coordination.auto_sync_from_git {
-        crate::app::summary::apply(project, feature, &prepared, &mut txn.state, |t| {
+    if wanted == Summaries::All || txn.project().config.coordination.auto_sync_from_git {
+        crate::app::summary::apply(project, feature, &prepared, txn.state_mut(), |t| {
             wanted.wants(t)
         });
     }
@@ -108,7 +107,7 @@ pub fn prepare_summaries(
             return Ok(Default::default());
         };
         sync_only(&mut peek)?;
-        peek.state
+        peek.into_state()
     };
     Ok(crate::app::summary::prepare(
         project,
@@ -129,8 +128,9 @@ pub fn sync_txn(
     prepared: &crate::app::summary::Prepared,
 ) -> CmdResult<SyncReport> {
     let report = sync_only(txn)?;
-    if txn.project.config.coordination.auto_sync_from_git {
-        crate::app::summary::apply(txn.project, &txn.feature, prepared, &mut txn.state, |t| {
+    if txn.project().config.coordination.auto_sync_from_git {
+        let (project, feature) = (txn.project(), txn.feature().clone());
+        crate::app::summary::apply(project, &feature, prepared, txn.state_mut(), |t| {
             Summaries::Linked.wants(t)
         });
     }
@@ -139,8 +139,8 @@ pub fn sync_txn(
 
 /// [`sync_txn`] without the summaries.
 fn sync_only(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
-    if !txn.project.config.coordination.auto_sync_from_git {
-        crate::core::readiness::recompute(&mut txn.state);
+    if !txn.project().config.coordination.auto_sync_from_git {
+        crate::core::readiness::recompute(txn.state_mut());
         return Ok(Default::default());
     }
     // the file's identity stands for the state only while nothing changed it in memory
@@ -150,15 +150,10 @@ fn sync_only(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     } else {
         txn.loaded_id().copied()
     };
-    let mut report = sync_feature(
-        txn.project,
-        &txn.feature,
-        &txn.lock,
-        &mut txn.state,
-        loaded.as_ref(),
-        &mut txn.events,
-    )?;
-    txn.history_cache = report.history_cache.take();
+    let (project, feature) = (txn.project(), txn.feature().clone());
+    let (state, events) = txn.state_and_events();
+    let mut report = sync_feature(project, &feature, state, loaded.as_ref(), events)?;
+    txn.set_history_cache(report.history_cache.take());
     Ok(report)
 }
 
@@ -207,11 +202,10 @@ pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<Evidence
 /// `loaded` is the identity of the state file `state` was loaded from, still unchanged:
 /// when the history cache names that file as in line with the history and no new commit
 /// carries evidence or a revert, the ledger is neither read nor applied (it would change
-/// nothing).
-pub fn sync_feature(
+/// nothing). Called with the feature lock held (by [`sync_only`], in a transaction).
+fn sync_feature(
     project: &Project,
     feature: &FeatureId,
-    _lock: &FeatureLock,
     state: &mut FeatureState,
     loaded: Option<&StateId>,
     events: &mut Vec<Event>,

@@ -39,14 +39,15 @@ pub fn unblock(
 ) -> CmdResult<UnblockReport> {
     let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
-    let Some(task) = txn.state.task_mut(issue) else {
+    let (state, events) = txn.state_and_events();
+    let Some(task) = state.task_mut(issue) else {
         return Err(CommandError::input(format!(
             "feature `{feature}` has no issue {issue} ({state_file})"
         )));
     };
     let from = task.stage().clone();
     if let Some(usd) = raise_usd {
-        txn.events.push(Event::BudgetRaised { issue, usd });
+        events.push(Event::BudgetRaised { issue, usd });
         if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
             // only the limit changes
             txn.commit()?;
@@ -71,13 +72,13 @@ pub fn unblock(
     let unblocked = task
         .unblock()
         .map_err(|e| CommandError::internal(e.to_string()))?;
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     let to = txn
-        .state
+        .state()
         .task(issue)
         .map(|t| t.stage().to_string())
         .unwrap_or_default();
-    txn.events.push(unblocked);
+    txn.push_event(unblocked);
     txn.mirror_after_commit();
     txn.commit()?;
     Ok(UnblockReport {

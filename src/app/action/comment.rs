@@ -63,7 +63,7 @@ pub(super) fn on_comment(
     )?;
     let mut txn = project.begin_or_new(&feature)?;
     let tracked = txn
-        .state
+        .state()
         .tasks
         .iter()
         .any(|t| t.github_issue == Some(issue.number));
@@ -78,14 +78,14 @@ pub(super) fn on_comment(
     let number = upsert_task(&mut txn, issue, !tracked);
     crate::app::sync::sync_txn(&mut txn, &prepared)?;
     let stage = txn
-        .state
+        .state()
         .task(number)
         .map(|t| t.stage().clone())
         .unwrap_or(Stage::Backlog);
     let note = match command {
         SwarmCommand::Status => format!("status: {stage}"),
         SwarmCommand::Plan => {
-            let task = txn.state.task(number).cloned();
+            let task = txn.state().task(number).cloned();
             match task {
                 Some(t) => {
                     let d = crate::app::plan::decide_for_task(project, &feature, &t);
@@ -99,7 +99,7 @@ pub(super) fn on_comment(
                             .unwrap_or_default(),
                         d.reason
                     );
-                    txn.events.push(d.event(number));
+                    txn.push_event(d.event(number));
                     note
                 }
                 None => "plan: no task".into(),
@@ -107,17 +107,15 @@ pub(super) fn on_comment(
         }
         SwarmCommand::Retry | SwarmCommand::Unblock => {
             if matches!(stage, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
-                if let Some(t) = txn.state.task_mut(number) {
-                    txn.events.extend(t.unblock().ok());
-                }
-                readiness::recompute(&mut txn.state);
+                txn.change_task(number, |t| t.unblock().ok());
+                readiness::recompute(txn.state_mut());
                 if command == SwarmCommand::Retry && run_agents {
                     out.to_run.push((feature.clone(), number));
                 }
                 format!(
                     "{}: {stage} → {}",
                     command.as_str(),
-                    txn.state
+                    txn.state()
                         .task(number)
                         .map(|t| t.stage().to_string())
                         .unwrap_or_default()
@@ -130,20 +128,18 @@ pub(super) fn on_comment(
             if matches!(stage, Stage::Done | Stage::Skipped) {
                 format!("skip: the issue is {stage}; nothing to do")
             } else {
-                if let Some(t) = txn.state.task_mut(number) {
-                    txn.events.extend(
-                        t.skip(format!("skipped by @{author} with /swarm skip"))
-                            .ok(),
-                    );
-                }
-                readiness::recompute(&mut txn.state);
+                txn.change_task(number, |t| {
+                    t.skip(format!("skipped by @{author} with /swarm skip"))
+                        .ok()
+                });
+                readiness::recompute(txn.state_mut());
                 format!("skip: {stage} → SKIPPED")
             }
         }
     };
     report(out, &feature, &txn, number, &note);
     out.handled = true;
-    txn.events.push(received(event, true));
+    txn.push_event(received(event, true));
     collect_outputs(out, &txn);
     txn.commit()?;
     gh.sync(project, &feature, &[issue.number])

@@ -206,13 +206,13 @@ fn record_links(
 ) -> CmdResult<FeatureState> {
     let mut txn = session.project.begin(&session.feature)?;
     for (n, g, created) in links {
-        let Some(task) = txn.state.task_mut(*n) else {
+        let Some(task) = txn.state_mut().task_mut(*n) else {
             continue;
         };
         match task.github_issue {
             None => {
                 task.github_issue = Some(*g);
-                txn.events.push(Event::GithubSync {
+                txn.push_event(Event::GithubSync {
                     issue: *n,
                     github_issue: *g,
                     action: if *created { "published" } else { "linked" }.into(),
@@ -227,8 +227,8 @@ fn record_links(
             Some(_) => {}
         }
     }
-    txn.events.append(&mut session.events);
-    let state = txn.state.clone();
+    txn.events_mut().append(&mut session.events);
+    let state = txn.state().clone();
     txn.commit()?;
     Ok(state)
 }

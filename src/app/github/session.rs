@@ -45,7 +45,7 @@ pub(crate) fn synced_state(
     dry_run: bool,
 ) -> CmdResult<FeatureState> {
     let (txn, _) = crate::app::sync::open_synced(project, feature)?;
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     if dry_run {
         drop(txn);
     } else {
@@ -366,7 +366,7 @@ impl<'p> Session<'p> {
                 .map_err(|e| CommandError::io("write", &cache_path, &e))?;
             if !self.events.is_empty() {
                 let mut txn = self.project.begin(&self.feature)?;
-                txn.events = std::mem::take(&mut self.events);
+                *txn.events_mut() = std::mem::take(&mut self.events);
                 txn.commit_events_only()?;
             }
         }

@@ -62,13 +62,13 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     });
     recover_stale(ctx, &mut txn);
     if first {
-        remove_leftover_worktrees(ctx, &txn.state);
+        remove_leftover_worktrees(ctx, txn.state());
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     let open_prs = supersession_gate(ctx, &mut txn)?;
     let issue = loop {
         let pick = match only {
-            Some(n) => match check_requested(ctx, &txn.state, n, first)? {
+            Some(n) => match check_requested(ctx, txn.state(), n, first)? {
                 Ok(()) => match open_prs.get(&n) {
                     Some(pr) => {
                         txn.commit()?;
@@ -83,10 +83,10 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                     return Ok(ClaimResult::Nothing(why));
                 }
             },
-            None => readiness::next_dispatchable_except(&txn.state, &open_prs),
+            None => readiness::next_dispatchable_except(txn.state(), &open_prs),
         };
         let Some(issue) = pick else {
-            let mut why = nothing_reason(&txn.state);
+            let mut why = nothing_reason(txn.state());
             if !open_prs.is_empty() {
                 let held: Vec<String> = open_prs
                     .iter()
@@ -104,7 +104,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         if let Some(e) = budget_gate::over_limit(ctx, &mut txn, issue) {
             let reason = budget_gate::record(ctx, &mut txn, issue, &e);
             if e.is_feature_limit() || only.is_some() {
-                readiness::recompute(&mut txn.state);
+                readiness::recompute(txn.state_mut());
                 txn.commit()?;
                 return Ok(ClaimResult::Nothing(reason));
             }
@@ -122,7 +122,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         }
     };
     let owner = ctx.owner_now();
-    let Some(task) = txn.state.task_mut(issue) else {
+    let Some(task) = txn.state_mut().task_mut(issue) else {
         txn.commit()?;
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
@@ -133,14 +133,14 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     let attempt = task.attempts;
     let retries = task.retries;
     let task_snapshot = task.clone();
-    if matches!(txn.state.phase, Phase::ReadyToImplement) {
-        txn.state.phase = Phase::Implementing;
+    if matches!(txn.state().phase, Phase::ReadyToImplement) {
+        txn.state_mut().phase = Phase::Implementing;
     }
-    txn.events.push(started);
+    txn.push_event(started);
     // risk routing (SPEC §13.8): recorded at each dispatch of a risky issue
     let risk = crate::app::gates::risk_of(ctx.project, &task_snapshot);
     if risk.is_risky() {
-        txn.events.push(Event::RiskFlagged {
+        txn.push_event(Event::RiskFlagged {
             issue,
             signals: risk.lines(),
         });
@@ -160,7 +160,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();
     }
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {
         issue,
@@ -194,22 +194,23 @@ fn specify_gate<'p>(
 ) -> CmdResult<Gated<'p>> {
     use crate::core::gates::specify::{self, Check};
     let cfg = ctx.project.config.gates.specify;
-    let Some(task) = txn.state.task(issue).cloned() else {
+    let Some(task) = txn.state().task(issue).cloned() else {
         return Ok(Gated::Pass(Box::new(txn)));
     };
     match specify::check(&task, &cfg) {
         Check::Pass => Ok(Gated::Pass(Box::new(txn))),
         Check::Hold(reason) => {
             // a kept low score (e.g. the task was made READY by hand): held again
-            if let Some(t) = txn.state.task_mut(issue)
+            if let Some(t) = txn.state_mut().task_mut(issue)
                 && let Ok(ev) = t.hold(reason.clone())
             {
-                txn.events.push(ev);
-                if t.github_issue.is_some() {
+                let linked = t.github_issue.is_some();
+                txn.push_event(ev);
+                if linked {
                     txn.mirror_after_commit();
                 }
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             txn.commit()?;
             Ok(Gated::Held(ClaimResult::Held {
                 issue,
@@ -225,7 +226,7 @@ fn specify_gate<'p>(
             let rec = crate::app::gates::score(ctx.project, &ctx.feature, &task);
             let mut txn = ctx.project.begin(&ctx.feature)?;
             let notices = crate::app::gates::record(&mut txn, vec![(issue, rec)]);
-            let now = txn.state.task(issue).cloned();
+            let now = txn.state().task(issue).cloned();
             if now.as_ref().is_some_and(|t| t.github_issue.is_some()) {
                 txn.mirror_after_commit();
             }
@@ -254,20 +255,20 @@ fn supersession_gate(
     ctx: &RunContext<'_>,
     txn: &mut FeatureTxn<'_>,
 ) -> CmdResult<std::collections::BTreeMap<u32, u64>> {
-    let gate = crate::app::pull_gate::open_pull_links(ctx.project, &txn.state)?;
+    let gate = crate::app::pull_gate::open_pull_links(ctx.project, txn.state())?;
     if let Some(w) = gate.warning {
         ctx.report(Progress::Notice(w));
     }
     let mut links = gate.links;
     links.retain(|n, _| {
-        txn.state
+        txn.state()
             .task(*n)
-            .is_some_and(|t| readiness::dispatchable(&txn.state, t))
+            .is_some_and(|t| readiness::dispatchable(txn.state(), t))
     });
     let mut gated = ctx.gated.lock().unwrap_or_else(|e| e.into_inner());
     for (issue, pr) in &links {
         if gated.insert(*issue) {
-            txn.events.push(Event::DuplicateDetected {
+            txn.push_event(Event::DuplicateDetected {
                 issue: *issue,
                 git: serde_json::Value::Null,
                 tests: serde_json::Value::Null,
@@ -406,7 +407,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
     let now = clock::now();
     let timeout = ctx.project.config.sessions.stale_timeout_minutes;
     let mut recovered = Vec::new();
-    for t in txn.state.tasks.iter_mut() {
+    for t in txn.state_mut().tasks.iter_mut() {
         if t.stage() != &Stage::InProgress {
             continue;
         }

@@ -51,7 +51,7 @@ pub struct Plan {
 
 pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdResult<RunReport> {
     let (txn, _) = crate::app::sync::open_synced(project, feature)?;
-    let mut state = txn.state.clone();
+    let mut state = txn.state().clone();
     drop(txn); // nothing is committed
     readiness::recompute(&mut state);
     if let Some(n) = opts.issue

@@ -532,7 +532,7 @@ fn solo_attempt(
                 review::Gate::Land { passed, line, .. } => {
                     // kept on the task for the status comment's `**Review:**` line
                     record::with_txn(ctx, |txn| {
-                        if let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) {
+                        if let Some(t) = record::owned(txn.state_mut(), claim.issue, &claim.owner) {
                             t.review = Some(line);
                         }
                         Ok(())
