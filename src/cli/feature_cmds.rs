@@ -330,7 +330,7 @@ pub fn print_tasks_with(state: &FeatureState, interrupted: &[u32]) {
         crate::outln!(
             "  #{:<4} {} {}{}",
             t.issue_number,
-            paint(&stage, stage_colour(&t.stage())),
+            paint(&stage, stage_colour(t.stage())),
             t.title,
             if why.is_empty() {
                 String::new()
