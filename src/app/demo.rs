@@ -225,7 +225,7 @@ pub fn create_repo(root: &Path) -> CmdResult<DemoRepo> {
     )
     .map_err(git_err)?;
     let message = crate::core::commit_message::message(
-        FEATURE,
+        &FeatureId::parse(FEATURE)?,
         1,
         None,
         "Greeting function\n\nImplemented before swarm-attack was run on this repository.",

@@ -56,3 +56,9 @@ pub mod summary;
 pub mod test_report;
 pub mod transition;
 pub mod unified_diff;
+
+/// A feature id for unit tests (panics on an invalid one).
+#[cfg(test)]
+pub(crate) fn fid(id: &str) -> feature_id::FeatureId {
+    feature_id::FeatureId::parse(id).expect("a valid feature id")
+}
