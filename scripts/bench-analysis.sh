@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the failure analysis (SPEC §13.3) and the fallback chains (§13.4) with script
+# Measures the failure analysis (docs/run.md "After a failure: classes, analysis, fallback") and the fallback chains (docs/run.md "After a failure: classes, analysis, fallback") with script
 # agents, against plain retries and against waiting.
 #
 # 1. N issues (default 20) whose first approach fails deterministically; a plain retry

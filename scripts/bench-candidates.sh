@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark "many candidates, one result" (SPEC §13.5, issue 29).
+# Benchmark "many candidates, one result" (docs/coordination.md "Many candidates, one result", issue 29).
 #
 # 1. Quality: ISSUES independent issues, three script agents whose per-issue outcome is
 #    fixed by a hash of (agent, issue): *correct* (the canonical 3-line solution), *wrong

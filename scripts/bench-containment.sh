@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark process containment (SPEC §12): an agent starts processes that leave its
+# Benchmark process containment (docs/run.md "Process containment"): an agent starts processes that leave its
 # process group and session (`setsid`, twice nested), a daemon (new session, its parent gone
 # at once) and a grandchild, every one with a
 # unique marker in its argv, then hangs. Each scenario stops it in one way and counts the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks what test integrity (SPEC §13.1) adds to an attempt: `run` over ISSUES issues,
+# Benchmarks what test integrity (docs/integrity.md) adds to an attempt: `run` over ISSUES issues,
 # each implemented by a script agent that adds a function and a test for it, with the
 # `verify` defaults (protect_tests, skip_markers, fail_before on) against `verify` off.
 # The test runner sleeps TEST_MS per run, so "one run of the new test file" has a known

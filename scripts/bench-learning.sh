@@ -1,5 +1,5 @@
 #!/bin/sh
-# Benchmark learning (SPEC §13.6, §13.7; docs/learning.md, figures in docs/performance.md).
+# Benchmark learning (docs/learning.md "Outcomes"; docs/learning.md "Lessons", figures in docs/performance.md).
 #
 # 1. Routing: a simulated repository of ISSUES issues in 4 classes (labels k1..k4) and three
 #    script agents whose success rate and cost depend on the class (each agent best in one

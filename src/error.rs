@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// What kind of failure this is; decides the exit code (SPEC §4).
+/// What kind of failure this is; decides the exit code (docs/cli.md "Exit codes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The work failed (e.g. an issue ended BLOCKED, a GitHub write failed): exit 1.

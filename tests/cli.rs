@@ -1,5 +1,5 @@
-//! What every command shares (SPEC §1–§4, §9 and their §11 clarifications), written against
-//! the contract only: `--json` purity, global options, exit codes, feature ids, original
+//! What every command shares (docs/cli.md, docs/state.md, docs/config.md "General rules"), written
+//! against the contract only: `--json` purity, global options, exit codes, feature ids, original
 //! state files and how the state file is written.
 
 use crate::common::fixtures::chain;

@@ -1,4 +1,4 @@
-//! The specify gate in the Action against the fake GitHub (SPEC §13.8, docs/gates.md): a
+//! The specify gate in the Action against the fake GitHub (docs/gates.md "The specify gate"): a
 //! vague issue gets `swarm:needs-info` and the question; a writer's edit with a precise body
 //! is scored again, released and run; the same edit by someone without write access changes
 //! nothing.

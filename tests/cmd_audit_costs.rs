@@ -1,7 +1,7 @@
-//! `audit` and `report` (SPEC §13.9, issue 32): an unknown cost stays unknown in the totals
-//! (`cost_usd` the sum of the known costs, `null` when none is known, and
-//! `cost_unknown_attempts`; "unknown" or "$x + unknown (n attempts)" in text), and a state
-//! file that cannot be read is exit 2 naming it, as for `status` and `run`.
+//! `audit` and `report` (docs/budgets.md "Where the spend is shown", issue 32): an unknown cost
+//! stays unknown in the totals (`cost_usd` the sum of the known costs, `null` when none is known,
+//! and `cost_unknown_attempts`; "unknown" or "$x + unknown (n attempts)" in text), and a state file
+//! that cannot be read is exit 2 naming it, as for `status` and `run`.
 
 use crate::common::TestEnv;
 use serde_json::{Value, json};

@@ -1,5 +1,5 @@
-//! `doctor` and `run`'s automatic preflight (SPEC §12): a setup problem is exit 2 before any
-//! attempt and never consumes a retry; known CLIs are asked `--version` and their
+//! `doctor` and `run`'s automatic preflight (docs/cli.md "doctor"): a setup problem is exit 2
+//! before any attempt and never consumes a retry; known CLIs are asked `--version` and their
 //! credentials are found (which source, never the value).
 
 use crate::common::agents::{GOOD_AGENT, Setup};
@@ -111,8 +111,8 @@ fn a_known_cli_is_asked_its_version_and_its_credentials_are_found_without_their_
 
 #[test]
 fn a_preset_whose_command_is_overridden_still_has_its_credentials_checked() {
-    // SPEC §13.9: `preset: codex` run through a wrapper script (an absolute path, not named
-    // `codex`): the credentials Codex needs are checked all the same
+    // docs/cli.md "doctor": `preset: codex` run through a wrapper script (an absolute path, not
+    // named `codex`): the credentials Codex needs are checked all the same
     let s = Setup::new("wrap", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
     let cfg = s.env.read("config.yaml");
     let cfg = cfg.replacen("  - name: fake\n", "  - name: fake\n    preset: codex\n", 1);

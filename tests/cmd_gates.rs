@@ -1,4 +1,4 @@
-//! The gates before dispatch (SPEC §13.8, docs/gates.md) with `run`, `greenlight`, `plan`,
+//! The gates before dispatch (docs/gates.md) with `run`, `greenlight`, `plan`,
 //! `status` and `unblock`: the specify gate against an `llm.command` script (a low score, a
 //! passing one, invalid answers), the offline heuristic, and risk routing.
 

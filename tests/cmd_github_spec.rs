@@ -1,5 +1,6 @@
-//! Black-box acceptance checks of SPEC §8, §8.1 and their §11 clarifications, written from
-//! the contract only, against the fake GitHub (whose shapes follow `@octokit/fixtures`).
+//! Black-box acceptance checks of docs/github.md and docs/action.md (labels, status comments,
+//! the Action's events and senders), written from the contract only, against the fake GitHub (whose
+//! shapes follow `@octokit/fixtures`).
 
 use crate::common::Run;
 use crate::common::action::{comment_payload, issue_payload, payload, run_action};

@@ -1,7 +1,7 @@
-//! Learning from outcomes (SPEC §13.6): `.swarm/outcomes.jsonl` lines when issues end and
-//! when a revert is seen; `coordination.learn: on` blends the proposals with them,
-//! deterministically (`plan` and `run` agree); `plan --json` shows `learned`; `report`
-//! shows the per agent and class table.
+//! Learning from outcomes (docs/learning.md "Outcomes"): `.swarm/outcomes.jsonl` lines when issues
+//! end and when a revert is seen; `coordination.learn: on` blends the proposals with them,
+//! deterministically (`plan` and `run` agree); `plan --json` shows `learned`; `report` shows the
+//! per agent and class table.
 
 use crate::common::agents::{GOOD_AGENT, Setup};
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! Lessons and handoffs (SPEC §13.7): `lessons list|add|forget`, the lessons a prompt holds
+//! Lessons and handoffs (docs/learning.md): `lessons list|add|forget`, the lessons a prompt holds
 //! (touching, closest first, stale and expired ones left out), `lessons_used` and renewal,
 //! the `retry_fixed` source (the analyst cites only the passing commit's files; issue text
 //! never becomes a lesson), and handoffs (limits, neutralisation, `### Decisions so far`,

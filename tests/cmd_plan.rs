@@ -166,7 +166,8 @@ fn llm_proposals_reach_every_mode() {
     assert_eq!(e3["reason"], d3["reason"]);
     assert_eq!(e3["proposals"], d3["proposals"]);
 
-    // the helper got the SPEC §10 environment and a prompt asking for the JSON object
+    // the helper got the environment of docs/run.md "External commands" and a prompt asking for the
+    // JSON object
     let calls = std::fs::read_to_string(env.tmp.path().join("bin/llm-calls.log")).unwrap();
     assert!(
         calls.lines().any(|l| l == "proposal beta shop 3"),

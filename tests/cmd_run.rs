@@ -594,7 +594,8 @@ mkdir -p checks; echo "exit 1" > checks/t.sh
         } else {
             assert!(reason.contains("skip"), "{t}");
         }
-        // the first-line answer is read through the compatibility path (SPEC §13.3)
+        // the first-line answer is read through the compatibility path
+        // (docs/run.md "After a failure: classes, analysis, fallback")
         let analyzed = s.events_named("fa", "failure_analyzed");
         assert_eq!(analyzed[0]["source"], "llm-text");
         assert_eq!(analyzed[0]["recommendation"], verdict);

@@ -1,9 +1,8 @@
-//! `budgets` (SPEC §12): the ledger sums every agent run across attempts and runs; an attempt
-//! never starts once the amount spent reached a limit (the agent is not called): an issue
-//! limit blocks the issue with a reason beginning `budget` (`budget_exceeded`), a feature
-//! limit stops the run with exit 1 and leaves the unstarted issues as they were;
-//! `unblock --budget +USD` raises one issue's limit; the saved ledger equals the one the
-//! event log rebuilds.
+//! `budgets` (docs/budgets.md "Limits"): the ledger sums every agent run across attempts and runs;
+//! an attempt never starts once the amount spent reached a limit (the agent is not called): an
+//! issue limit blocks the issue with a reason beginning `budget` (`budget_exceeded`), a feature
+//! limit stops the run with exit 1 and leaves the unstarted issues as they were; `unblock --budget
+//! +USD` raises one issue's limit; the saved ledger equals the one the event log rebuilds.
 
 use crate::common::agents::Setup;
 use serde_json::{Value, json};

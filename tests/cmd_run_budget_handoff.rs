@@ -1,4 +1,4 @@
-//! The remaining budget handed to the agents (SPEC §12 Budgets): a Claude-preset agent gets
+//! The remaining budget handed to the agents (docs/budgets.md "Limits"): a Claude-preset agent gets
 //! `--max-budget-usd <what remains of the issue's budget>` and `--max-turns`; every agent's
 //! timeout is scaled to the remaining `issue_minutes`; an agent that reports only tokens
 //! (Codex `--json`) is priced with `pricing` — by model, then preset, then agent name —
@@ -15,7 +15,7 @@ fn cents(v: &Value) -> i64 {
 /// setup's test runner.
 fn configure(s: &Setup, agent_yaml: &str, extra: &str) {
     // a preset's credentials are checked also when `command` overrides its command line
-    // (SPEC §13.9): the login files of the two presets used here
+    // (docs/cli.md "doctor"): the login files of the two presets used here
     for login in [".claude/.credentials.json", ".codex/auth.json"] {
         let p = s.env.home.join(login);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();

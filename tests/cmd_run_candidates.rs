@@ -1,6 +1,6 @@
-//! `run` with many candidates (SPEC §13.5, issue 29): `coordination.candidates`, the joins
-//! `all` and `quorum`, the selection (`consensus`, `size`, `only_passing`), the
-//! low-convergence actions, and exactly one implementing commit per issue.
+//! `run` with many candidates (docs/coordination.md "Many candidates, one result", issue 29):
+//! `coordination.candidates`, the joins `all` and `quorum`, the selection (`consensus`, `size`,
+//! `only_passing`), the low-convergence actions, and exactly one implementing commit per issue.
 
 use crate::common::modes::{Modes, bad, proposal, setup_many, writes};
 use serde_json::{Value, json};

@@ -1,7 +1,7 @@
-//! Process containment (SPEC §12): after a timeout, a Ctrl-C, a PARALLEL stop and a SIGKILL
-//! of `run`, no process the agent started survives — including ones that left its process
-//! group and session with `setsid`, and grandchildren. Each test agent starts processes whose
-//! argv carries a unique marker; the test then looks for that marker in `/proc/*/cmdline`.
+//! Process containment (docs/run.md "Process containment"): after a timeout, a Ctrl-C, a PARALLEL
+//! stop and a SIGKILL of `run`, no process the agent started survives — including ones that left
+//! its process group and session with `setsid`, and grandchildren. Each test agent starts processes
+//! whose argv carries a unique marker; the test then looks for that marker in `/proc/*/cmdline`.
 //! `scripts/bench-containment.sh` repeats these scenarios and measures them.
 
 use crate::common::agents::Setup;

@@ -1,9 +1,9 @@
-//! Fallback across agents (SPEC §13.4): `agents[].fallback` chains take the next attempt
-//! after an `infra` failure (a timeout → the next agent, a retry used); a rate limit whose
-//! wait would exceed `governor.fallback_after_seconds` moves to the chain at once without a
-//! retry; a `setup` failure never falls back; a chain whose agents all failed is BLOCKED
-//! naming each. `agent_fallback{issue, attempt, from, to, reason}`; `audit` and the status
-//! comment's mode show who took over.
+//! Fallback across agents (docs/run.md "After a failure: classes, analysis, fallback"):
+//! `agents[].fallback` chains take the next attempt after an `infra` failure (a timeout → the next
+//! agent, a retry used); a rate limit whose wait would exceed `governor.fallback_after_seconds`
+//! moves to the chain at once without a retry; a `setup` failure never falls back; a chain whose
+//! agents all failed is BLOCKED naming each. `agent_fallback{issue, attempt, from, to, reason}`;
+//! `audit` and the status comment's mode show who took over.
 
 use crate::common::agents::{GOOD_AGENT, Setup};
 use serde_json::json;

@@ -1,8 +1,8 @@
-//! The rate-limit governor (SPEC §12 Budgets): a rate-limited agent run (Claude's 429 result,
-//! Codex's failed turn) uses no retry; the issue is READY again and dispatched after a
-//! back-off shared by all workers that honours the CLI's retry-after; repeated limits halve
-//! the concurrency (`rate_limited{issue, agent, retry_after_ms, workers}`); a persistent
-//! limit stops the run with exit 1, the issues READY and their retries untouched.
+//! The rate-limit governor (docs/budgets.md "Rate limits: the governor"): a rate-limited agent run
+//! (Claude's 429 result, Codex's failed turn) uses no retry; the issue is READY again and
+//! dispatched after a back-off shared by all workers that honours the CLI's retry-after; repeated
+//! limits halve the concurrency (`rate_limited{issue, agent, retry_after_ms, workers}`); a
+//! persistent limit stops the run with exit 1, the issues READY and their retries untouched.
 //!
 //! `SWARM_ATTACK_TEST_BACKOFF_DIVISOR=10` makes every wait last a tenth of what the governor
 //! decides (and records): "retry after 2 s" waits 200 ms here.

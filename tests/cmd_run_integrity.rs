@@ -1,4 +1,4 @@
-//! Test integrity (SPEC §13.1) with script agents: a feature with one issue ("calc.sh
+//! Test integrity (docs/integrity.md) with script agents: a feature with one issue ("calc.sh
 //! subtracts instead of adding; make tests/test_existing.sh pass") and agents that cheat
 //! the tests in each way the checks know — none of their work may land — and honest ones
 //! that land.
@@ -125,7 +125,7 @@ fn lazy_deleter_who_deletes_the_failing_test_and_adds_a_vacuous_one_never_lands(
         ),
         "{reason}"
     );
-    // one event per failing kind and attempt, with the SPEC fields
+    // one event per failing kind and attempt, with the documented fields
     let ev = c.events("integrity_failed");
     assert_eq!(ev.len(), 2, "{ev:?}");
     for (e, attempt) in ev.iter().zip([1, 2]) {

@@ -1,4 +1,4 @@
-//! `git.landing: pr` (SPEC §12): a verified issue's commit goes to
+//! `git.landing: pr` (docs/github.md "Pull requests"): a verified issue's commit goes to
 //! `swarm/<feature>/issue-<N>` with one pull request per issue (re-runs reuse it), the task
 //! waits IN_REVIEW (`swarm:in-review`), a merge by any method makes it DONE through the git
 //! rule, a pull request closed unmerged returns it to READY with the reason in the next
@@ -324,8 +324,8 @@ fn an_open_pull_request_that_links_the_issue_stops_its_dispatch() {
 
 #[test]
 fn a_teammates_pull_request_whose_commit_implements_the_issue_stops_its_dispatch() {
-    // SPEC §13.9: nothing in the pull request's title, body or branch links #1; one of its
-    // commits has the rule-1 subject
+    // docs/github.md "Pull requests": nothing in the pull request's title, body or branch links #1;
+    // one of its commits has the rule-1 subject
     let s = setup();
     let pr = s
         .fake

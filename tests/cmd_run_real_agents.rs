@@ -108,7 +108,7 @@ fn codex_preset_gets_both_issues_done_with_tokens_and_unknown_cost() {
     audit.ok();
     assert!(audit.stdout.contains("cost unknown"), "{}", audit.stdout);
     assert!(!audit.stdout.contains("$0.00"), "{}", audit.stdout);
-    // SPEC §13.9: the total is unknown, and says how many attempts
+    // docs/budgets.md "Where the spend is shown": the total is unknown, and says how many attempts
     let totals = env.run(&["audit", "calc", "--json"]).json()["totals"].clone();
     assert!(totals["cost_usd"].is_null(), "{totals:#}");
     assert_eq!(totals["cost_unknown_attempts"], 2, "{totals:#}");

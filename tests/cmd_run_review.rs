@@ -1,4 +1,4 @@
-//! The review gate (SPEC §13.2) with script agents: an implementer `coder` (forced SOLO by
+//! The review gate (docs/review.md) with script agents: an implementer `coder` (forced SOLO by
 //! fixed `llm` proposals) that fixes calc.sh with a real test, and reviewers whose answers
 //! the test writes per call (`$TRACE/<reviewer>-answer-<n>.txt`, else
 //! `$TRACE/<reviewer>-answer.txt`).

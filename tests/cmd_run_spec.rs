@@ -1,6 +1,6 @@
-//! Black-box acceptance tests of SPEC §5 (events), §6 (plan), §7/§7.1 (run, the prompt),
-//! §10 (external commands) and the §11 clarifications touching them, written from the
-//! SPEC's sentences only.
+//! Black-box acceptance tests of the event log (docs/events.md), `plan` (docs/coordination.md
+//! "The filter"), `run` and its prompt (docs/run.md, docs/prompt.md) and external commands
+//! (docs/run.md "External commands"), written from the contract's sentences only.
 
 use crate::common::TestEnv;
 use crate::common::agents::{GOOD_AGENT, Setup};
@@ -32,7 +32,7 @@ fn is_rfc3339_utc_z(ts: &str) -> bool {
     fixed && frac_ok
 }
 
-/// The fields SPEC §5 names for each event (besides the common ones).
+/// The fields docs/events.md "Events" names for each event (besides the common ones).
 fn spec_fields(name: &str) -> &'static [&'static str] {
     match name {
         "git_sync" => &[
@@ -77,7 +77,7 @@ fn spec_fields(name: &str) -> &'static [&'static str] {
         "issue_skipped" => &["issue", "blocking_issue"],
         "issue_unblocked" => &["issue"],
         "state_reverted" => &["issue", "commit"],
-        // SPEC §13.3, §13.4
+        // docs/run.md "After a failure: classes, analysis, fallback"
         "failure_analyzed" => &[
             "issue",
             "attempt",
@@ -91,11 +91,11 @@ fn spec_fields(name: &str) -> &'static [&'static str] {
         ],
         "dependency_added" => &["issue", "depends_on", "reason"],
         "agent_fallback" => &["issue", "attempt", "from", "to", "reason"],
-        other => panic!("event `{other}` is not a SPEC §5 name"),
+        other => panic!("event `{other}` is not an event name of docs/events.md"),
     }
 }
 
-/// The six prompt headings of SPEC §7.1, in order.
+/// The six prompt headings of docs/prompt.md "Sections, in order", in order.
 const HEADINGS: [&str; 6] = [
     "## Original Request",
     "## Project Instructions",
@@ -105,7 +105,8 @@ const HEADINGS: [&str; 6] = [
     "## Acceptance Criteria",
 ];
 
-/// Asserts the prompt has the six §7.1 sections as heading lines, each once, in order.
+/// Asserts the prompt has the six sections of docs/prompt.md "Sections, in order" as heading lines,
+/// each once, in order.
 #[track_caller]
 fn assert_sections_in_order(prompt: &str) {
     let mut last = 0;
@@ -126,7 +127,7 @@ fn agent_calls(s: &Setup) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------
-// §5 events
+// events (docs/events.md "Events")
 
 /// An agent that fails its first attempt of issue 1 and passes otherwise; issue 3 always
 /// fails (it ends BLOCKED).
@@ -306,7 +307,7 @@ fn a_blocked_issue_does_not_stop_a_later_run_from_saying_there_is_nothing_to_do(
 }
 
 // ---------------------------------------------------------------------------------------
-// §7 run: attempts, retries, the failure fed back
+// run: attempts, retries, the failure fed back
 
 #[test]
 fn default_retries_make_four_attempts_numbered_from_one_with_the_failure_fed_back() {
@@ -360,7 +361,7 @@ echo "echo 'assertion failed: attempt $SWARM_ATTEMPT marker'; exit 1" > checks/t
 }
 
 // ---------------------------------------------------------------------------------------
-// §10 agents: cwd, env, stdout/stderr, cost
+// agents (docs/run.md "External commands"): cwd, env, stdout/stderr, cost
 
 #[test]
 fn the_agent_runs_in_a_worktree_and_its_stdout_and_stderr_are_saved() {
@@ -497,7 +498,7 @@ fn the_llm_helper_gets_its_purpose_the_prompt_on_stdin_and_no_token() {
 }
 
 // ---------------------------------------------------------------------------------------
-// §7 commit: only the agent's files
+// run's commit: only the agent's files
 
 #[test]
 fn the_commit_holds_only_the_agents_files_and_the_users_staged_change_stays_staged() {
@@ -528,7 +529,7 @@ fn the_commit_holds_only_the_agents_files_and_the_users_staged_change_stays_stag
 }
 
 // ---------------------------------------------------------------------------------------
-// §11 the issue's test file
+// the issue's test file (docs/run.md "How `tests.command` is run")
 
 /// A test command that records its argv (one line per argument) and passes.
 const ARGV_RECORDER: &str = "#!/bin/sh\nfor a in \"$@\"; do echo \"arg:$a\"; done >> \"$(dirname \"$0\")/argv.log\"\necho '---' >> \"$(dirname \"$0\")/argv.log\"\nexit 0\n";
@@ -614,7 +615,7 @@ fn tests_issue_command_replaces_the_test_file_placeholder() {
 }
 
 // ---------------------------------------------------------------------------------------
-// §7.1 the prompt
+// the prompt (docs/prompt.md "Sections, in order")
 
 #[test]
 fn the_prompt_has_the_six_sections_in_order_in_solo_and_in_parallel() {
@@ -896,7 +897,7 @@ fn github_text_from_a_user_without_write_access_is_wrapped_as_untrusted() {
 }
 
 // ---------------------------------------------------------------------------------------
-// §6 the coordination filter through `plan`
+// the coordination filter (docs/coordination.md "The filter") through `plan`
 
 /// Two agents whose llm proposals are fixed per issue: `<issue>/<agent>` → confidence.
 fn plan_env(confidences: &[(u32, &str, &str)], agents_order: &[&str]) -> TestEnv {

@@ -19,7 +19,7 @@ fn stage_names_are_the_spec_names() {
         .map(|t| t["stage"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["READY", "BACKLOG", "BACKLOG"]);
-    // every SPEC stage name loads and is written back as is
+    // every documented stage name loads and is written back as is
     for stage in [
         "BACKLOG",
         "READY",

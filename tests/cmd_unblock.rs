@@ -75,7 +75,7 @@ fn unblock_accepts_interrupted_and_skipped_and_refuses_other_stages() {
     assert_eq!(unblocked.len(), 2);
     assert!(unblocked.iter().all(|e| e["issue"] == 2));
     // DONE cannot be unblocked; nothing is written (READY and BACKLOG get their retries
-    // reset: SPEC §12)
+    // reset: docs/cli.md "unblock")
     let before = snapshot_files(&env.root);
     let r = env.run(&["unblock", "auth", "--issue", "1"]);
     input_error(&r, &["issue 1", "DONE"]);

@@ -1,5 +1,5 @@
-//! Git sync (SPEC §3) against real temp repositories: evidence, reverts, readiness, shallow
-//! clones, rewritten history, the incremental scan.
+//! Git sync (docs/git-sync.md "The four rules") against real temp repositories: evidence, reverts,
+//! readiness, shallow clones, rewritten history, the incremental scan.
 
 use crate::common::fixtures::chain;
 use crate::common::state::{set_stage, stage_of, stages};

@@ -135,7 +135,7 @@ fn a_new_revert_cancels_old_evidence_and_a_rewritten_history_is_read_again() {
     env.commit("feat(auth): Implement issue #3");
     let (scanned, stages) = status(&env);
     assert_eq!(scanned, total_commits(&env));
-    // a task never leaves DONE because its commit disappeared (SPEC §3)
+    // a task never leaves DONE because its commit disappeared (docs/git-sync.md "The four rules")
     assert_eq!(stages, ["READY", "DONE", "DONE"]);
 }
 

@@ -1,6 +1,6 @@
 //! End-to-end user journeys, black box: README's quick start done literally with a script
-//! agent, every flag of the SPEC §4 table, read commands that must not surprise, and the
-//! README's own claims (config example, docs links, the workflow's inputs).
+//! agent, every flag of the docs/cli.md "Commands" table, read commands that must not surprise, and
+//! the README's own claims (config example, docs links, the workflow's inputs).
 
 use crate::common::agents::{GOOD_AGENT, RUNNER};
 use crate::common::{TestEnv, snapshot_files};
@@ -230,7 +230,7 @@ fn a_blocked_run_names_next_steps_that_work() {
     unblock.ok();
     assert!(unblock.stdout.contains("READY"), "{}", unblock.stdout);
     assert_eq!(env.stage("f1", 1), "READY");
-    // a second unblock only resets the retries of the READY issue (SPEC §12)
+    // a second unblock only resets the retries of the READY issue (docs/cli.md "unblock")
     let again = env.run(&["unblock", "f1", "--issue", "1"]);
     again.ok();
     assert!(again.stdout.contains("READY → READY"), "{}", again.stdout);

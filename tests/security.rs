@@ -1,4 +1,4 @@
-//! The trust boundary (SPEC §12 "Secrets", "Commit messages"; docs/security.md): agents
+//! The trust boundary (docs/security.md): agents
 //! cannot reach a token or get a hook run by the tool, issue text cannot forge evidence,
 //! secrets are masked wherever the tool writes, crash leftovers are handled.
 

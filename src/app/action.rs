@@ -1,6 +1,6 @@
-//! The GitHub Action use case (SPEC §8.1): reads the triggering event, decides whether to
-//! act (senders, trust), updates the feature state, mirrors it to GitHub, and reports (step
-//! summary, outputs).
+//! The GitHub Action use case (docs/action.md "What each event does"): reads the triggering event,
+//! decides whether to act (senders, trust), updates the feature state, mirrors it to GitHub, and
+//! reports (step summary, outputs).
 //!
 //! In a workflow the checkout has no `.swarm/` (the tool never commits it), so the Action
 //! rebuilds what it needs each run: tasks for the triggering issue from the event's snapshot,
@@ -529,9 +529,9 @@ fn has_needs_info_label(issue: &IssueSnapshot) -> bool {
     issue.labels.iter().any(|l| l == name)
 }
 
-/// The specify gate (SPEC §13.8) for the task of a registered or edited issue: a READY
-/// task never dispatched, or one held for info, whose current text has no score is scored
-/// now (the issue text is the event's snapshot). Returns the note for the report, if it
+/// The specify gate (docs/gates.md "The specify gate") for the task of a registered or edited
+/// issue: a READY task never dispatched, or one held for info, whose current text has no score is
+/// scored now (the issue text is the event's snapshot). Returns the note for the report, if it
 /// scored.
 fn specify_gate(
     project: &Project,

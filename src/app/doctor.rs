@@ -1,4 +1,4 @@
-//! Preflight (SPEC §12 `doctor`): is everything `run` needs in place before any agent
+//! Preflight (docs/cli.md "doctor"): is everything `run` needs in place before any agent
 //! starts? Every configured agent's program (found, and for a known CLI answering
 //! `--version`), the credentials that CLI needs (an environment variable or its login file:
 //! which one is reported, never its value), the test command's program, the branch, and
@@ -98,8 +98,8 @@ pub fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
 }
 
 /// The known CLI whose credentials an agent needs: its preset's program (also when
-/// `command` overrides the preset's command line, e.g. with a wrapper script: SPEC §13.9),
-/// else the CLI its program is.
+/// `command` overrides the preset's command line, e.g. with a wrapper script:
+/// docs/cli.md "doctor"), else the CLI its program is.
 pub fn credentials_cli(agent: &AgentConfig) -> Option<&'static str> {
     agent
         .preset

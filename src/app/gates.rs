@@ -1,4 +1,4 @@
-//! The gates before dispatch in use (SPEC §13.8; rules in `core::gates`, docs/gates.md).
+//! The gates before dispatch in use (docs/gates.md; rules in `core::gates`, docs/gates.md).
 //!
 //! - **Specify**: [`score`] asks `llm.command` (`SWARM_PURPOSE=specify`, one re-prompt
 //!   after an invalid answer, fail-open) or, without `llm.command`, the offline heuristic;

@@ -48,7 +48,8 @@ pub fn greenlight(
 
     let sync = crate::app::sync::sync_txn(&mut txn, &prepared)?;
     if txn.state().first_greenlight_commit().is_none() {
-        // the `files` check counts only changes after this commit (SPEC §12)
+        // the `files` check counts only changes after this commit
+        // (docs/run.md "The flow of one issue", duplicate detection)
         let head = sync.head.clone().or_else(|| {
             let (git, _) =
                 crate::io::git::Git::open(&project.root, crate::io::git::Hooks::Off).ok()?;
@@ -79,7 +80,8 @@ pub fn greenlight(
         drop(txn);
     } else {
         txn.commit()?;
-        // the specify gate: a held issue whose text changed is scored again (SPEC §13.8)
+        // the specify gate: a held issue whose text changed is scored again
+        // (docs/gates.md "The specify gate")
         let notices = crate::app::gates::rescore_changed(project, feature)?;
         if !notices.is_empty() {
             for n in &notices {

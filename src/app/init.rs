@@ -1,6 +1,6 @@
 //! `init <feature>`: creates `specs/<feature>/issues.json` (if missing, a template with one
 //! example issue) and the state; for a new project also `config.yaml` and
-//! `.swarm/.gitignore` (SPEC §12, see [`crate::app::setup`]).
+//! `.swarm/.gitignore` (docs/cli.md "init", see [`crate::app::setup`]).
 
 use crate::app::project::Project;
 use crate::app::setup::{self, DetectedTests};

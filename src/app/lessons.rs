@@ -1,10 +1,10 @@
-//! Lessons (SPEC §13.7): the `lessons` command, the lessons a prompt holds, their renewal
-//! by a passing attempt, and the sources that write them — all from verified outcomes:
-//! `retry_fixed` (an issue DONE after failed attempts; the analyst states the fact, citing
-//! only the passing commit's files), `review_fixed` ([`review_fixed`], called by the review
-//! gate), `pr_feedback` (a pull request closed unmerged with a comment by a user with write
-//! access; see `app::pull_reconcile`) and `person` (`lessons add`). Issue text and comments
-//! of people without write access never become a lesson.
+//! Lessons (docs/learning.md "Lessons"): the `lessons` command, the lessons a prompt holds, their
+//! renewal by a passing attempt, and the sources that write them — all from verified outcomes:
+//! `retry_fixed` (an issue DONE after failed attempts; the analyst states the fact, citing only the
+//! passing commit's files), `review_fixed` ([`review_fixed`], called by the review gate),
+//! `pr_feedback` (a pull request closed unmerged with a comment by a user with write access; see
+//! `app::pull_reconcile`) and `person` (`lessons add`). Issue text and comments of people without
+//! write access never become a lesson.
 
 use crate::app::project::Project;
 use crate::core::events::Event;
@@ -130,8 +130,8 @@ pub fn scope_of(task: &Task) -> IssueScope {
     }
 }
 
-/// The lessons a prompt for `task` holds (SPEC §13.7): touching it, citing only files that
-/// exist at the start commit (`HEAD` of the repository: the branch tip attempts start
+/// The lessons a prompt for `task` holds (docs/learning.md "Lessons"): touching it, citing only
+/// files that exist at the start commit (`HEAD` of the repository: the branch tip attempts start
 /// from), verified within `ttl_days`; closest first, at most `lessons.max`.
 pub fn select_for(project: &Project, task: &Task) -> Vec<Lesson> {
     let cfg = &project.config.lessons;
@@ -301,8 +301,8 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
 }
 
 /// A review finding that a later review round no longer reported (the review gate's hook
-/// for `review_fixed`, SPEC §13.7). Only a *counted* finding (valid, anchored, confident
-/// enough) may be passed here.
+/// for `review_fixed`, docs/learning.md "Lessons"). Only a *counted* finding (valid, anchored,
+/// confident enough) may be passed here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixedFinding<'a> {
     pub feature: &'a str,

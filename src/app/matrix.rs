@@ -1,6 +1,6 @@
-//! `matrix <feature> [--max N]` (SPEC §12): after a git sync, the issues a runner may take
-//! now (READY, not manual, no open pull request linking them) as a GitHub Actions matrix.
-//! In a workflow (`GITHUB_OUTPUT` set) the matrix is also written there as `matrix`.
+//! `matrix <feature> [--max N]` (docs/cli.md "matrix"): after a git sync, the issues a runner may
+//! take now (READY, not manual, no open pull request linking them) as a GitHub Actions matrix. In a
+//! workflow (`GITHUB_OUTPUT` set) the matrix is also written there as `matrix`.
 
 use crate::app::project::Project;
 use crate::app::pull_gate::open_pull_links;

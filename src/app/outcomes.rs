@@ -1,9 +1,9 @@
-//! Recording outcomes (SPEC §13.6): when a feature transaction appends the event that ends
-//! an issue (`issue_done`, a `git_sync` that made it DONE, `issue_blocked`,
+//! Recording outcomes (docs/learning.md "Outcomes"): when a feature transaction appends the event
+//! that ends an issue (`issue_done`, a `git_sync` that made it DONE, `issue_blocked`,
 //! `issue_skipped`) or undoes it (`state_reverted`), one record per issue is appended to
-//! `.swarm/outcomes.jsonl`, built from the issue's audit — the one event fold — of the
-//! feature's log. Learning ([`stats`]) reads that file back. A leaf of `app`: it uses only
-//! adapters and the core, so the feature transaction can call it.
+//! `.swarm/outcomes.jsonl`, built from the issue's audit — the one event fold — of the feature's
+//! log. Learning ([`stats`]) reads that file back. A leaf of `app`: it uses only adapters and the
+//! core, so the feature transaction can call it.
 
 use crate::core::audit::{Auditor, IssueAudit};
 use crate::core::config::Config;

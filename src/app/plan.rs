@@ -220,8 +220,8 @@ pub fn decide_for_task(project: &Project, feature: &FeatureId, task: &Task) -> D
 }
 
 /// With `coordination.learn: on`, blends each proposal with the agent's recorded outcomes
-/// in the task's class (SPEC §13.6): the same outcomes file gives `plan` and `run` the same
-/// decision. Without outcomes, nothing changes.
+/// in the task's class (docs/learning.md "Outcomes"): the same outcomes file gives `plan` and `run`
+/// the same decision. Without outcomes, nothing changes.
 pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
     let c = &project.config.coordination;
     if !c.learn {

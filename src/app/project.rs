@@ -445,7 +445,8 @@ impl<'p> FeatureTxn<'p> {
                 &mut self.state,
             );
         }
-        // the issues these events ended: their outcome records (learning, SPEC §13.6)
+        // the issues these events ended: their outcome records (learning,
+        // docs/learning.md "Outcomes")
         crate::app::outcomes::record(
             &self.project.paths,
             &self.project.config,

@@ -1,6 +1,6 @@
-//! Building the coder prompt for an issue (SPEC §7.1) from the project's files and state:
-//! reads the project instructions, the DONE tasks' summaries and files (module registry),
-//! the commit times (newest first) and the config, and hands plain values to the pure
+//! Building the coder prompt for an issue (docs/prompt.md "Sections, in order") from the project's
+//! files and state: reads the project instructions, the DONE tasks' summaries and files (module
+//! registry), the commit times (newest first) and the config, and hands plain values to the pure
 //! [`crate::core::prompt`] builder. Also the `prompt` command's use case ([`show_prompt`]).
 //!
 //! `prompt` appends `context_injected` to the event log, like `run` does for each prompt it
@@ -41,7 +41,8 @@ pub struct PromptRequest {
     pub attempt: u32,
     /// Failure output of earlier attempts (newest last).
     pub previous_failures: Vec<String>,
-    /// Earlier attempts' analyses, one line each, oldest first (SPEC §13.3).
+    /// Earlier attempts' analyses, one line each, oldest first
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub analyses: Vec<String>,
     /// The failure analysis' `modify` recommendation for this attempt.
     pub modified_approach: Option<String>,

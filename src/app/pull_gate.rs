@@ -1,13 +1,14 @@
-//! The supersession gate (SPEC §12, §13.9): open pull requests that link an issue stop its
-//! dispatch. One listing of the repository's open pull requests per call, conditional on
-//! the ETag of the last one (`.swarm/cache/github/open-pulls.json`): GitHub's `304` reuses
-//! the cached list (and costs no rate limit). The commits of each open pull request are
-//! read once per head commit (`GET …/pulls/{n}/commits`) and kept in the same cache. Which
-//! issue a pull request links is decided in `core::pull_link`.
+//! The supersession gate (docs/github.md "Pull requests"): open pull requests that link an issue
+//! stop its dispatch. One listing of the repository's open pull requests per call, conditional on
+//! the ETag of the last one (`.swarm/cache/github/open-pulls.json`): GitHub's `304` reuses the
+//! cached list (and costs no rate limit). The commits of each open pull request are read once per
+//! head commit (`GET …/pulls/{n}/commits`) and kept in the same cache. Which issue a pull request
+//! links is decided in `core::pull_link`.
 //!
 //! With no GitHub configured there is nothing to ask and nothing stops dispatch. When
 //! GitHub does not answer, the gate says so in a warning and lets dispatch go on: git
-//! history (SPEC §3) still decides what is done, and landing never duplicates a commit.
+//! history (docs/git-sync.md "The four rules") still decides what is done, and landing never
+//! duplicates a commit.
 
 use crate::app::project::Project;
 use crate::app::sync::build_rule;
@@ -64,8 +65,8 @@ pub fn open_pull_links(project: &Project, state: &FeatureState) -> CmdResult<Ope
             });
         }
     };
-    // the commits of each open pull request (SPEC §13.9), read again only when its head
-    // moved: one request per new head, none while nothing changed
+    // the commits of each open pull request (docs/github.md "Pull requests"), read again only when
+    // its head moved: one request per new head, none while nothing changed
     let mut warning = None;
     for p in pulls.iter_mut().filter(|p| p.commits.is_none()) {
         match api.pull_commit_messages(p.number) {

@@ -1,14 +1,13 @@
-//! Reading back the pull requests `git.landing: pr` opened (SPEC §12): the first sync that
-//! reads GitHub after one was merged or closed records `pr_closed{issue, pr, merged}`.
-//! A merged pull request needs nothing more here — its commit makes the task DONE through
-//! the git rule once the merge is in the synced history (merge commit, squash and rebase
-//! all keep the rule-1 subject or the trailers). A pull request closed unmerged returns an
-//! IN_REVIEW task to READY, with the reason (and the last comment by a user with write
-//! access) fed into the next attempt's prompt, and that comment recorded as a `pr_feedback`
-//! lesson (docs/learning.md). With `git.stack`, the open pull requests stacked on a merged
-//! one's branch are retargeted to `git.base_branch` (GitHub does this by itself only when
-//! the merged branch is deleted; a stacked pull request left on a merged branch would merge
-//! into that branch, not the base).
+//! Reading back the pull requests `git.landing: pr` opened (docs/github.md "Pull requests"): the
+//! first sync that reads GitHub after one was merged or closed records `pr_closed{issue, pr,
+//! merged}`. A merged pull request needs nothing more here — its commit makes the task DONE through
+//! the git rule once the merge is in the synced history (merge commit, squash and rebase all keep
+//! the rule-1 subject or the trailers). A pull request closed unmerged returns an IN_REVIEW task to
+//! READY, with the reason (and the last comment by a user with write access) fed into the next
+//! attempt's prompt, and that comment recorded as a `pr_feedback` lesson (docs/learning.md). With
+//! `git.stack`, the open pull requests stacked on a merged one's branch are retargeted to
+//! `git.base_branch` (GitHub does this by itself only when the merged branch is deleted; a stacked
+//! pull request left on a merged branch would merge into that branch, not the base).
 
 use crate::app::project::Project;
 use crate::core::commit_message::neutralise;
@@ -67,7 +66,7 @@ pub fn reconcile_pulls(
             api.list_comments(pr).unwrap_or_default()
         };
         // the last comment by a user with write access: fed to the next attempt, and a
-        // `pr_feedback` lesson (SPEC §13.7); a comment by anyone else is neither
+        // `pr_feedback` lesson (docs/learning.md "Lessons"); a comment by anyone else is neither
         let writer = if info.merged {
             None
         } else {
@@ -128,8 +127,9 @@ pub fn reconcile_pulls(
 
 /// The last comment (author, text) on a closed pull request written by a user with write
 /// access: `author_association` OWNER, MEMBER or COLLABORATOR, or else a permission of
-/// write, maintain or admin (SPEC §8.1). The tool's own comments (status comments, its bot)
-/// are not feedback; a comment whose author's access cannot be read is never trusted.
+/// write, maintain or admin (docs/action.md "What each event does"). The tool's own comments
+/// (status comments, its bot) are not feedback; a comment whose author's access cannot be read is
+/// never trusted.
 fn writer_feedback(
     api: &mut Api,
     comments: &[crate::io::github::api::CommentInfo],

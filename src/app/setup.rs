@@ -1,4 +1,4 @@
-//! What `init` writes for a new project (SPEC §12): `config.yaml` with the detected test
+//! What `init` writes for a new project (docs/cli.md "init"): `config.yaml` with the detected test
 //! command and the agents found on PATH, and `.swarm/.gitignore` (so `.swarm/` ignores
 //! itself without touching the user's `.gitignore`).
 

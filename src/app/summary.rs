@@ -1,4 +1,4 @@
-//! Semantic summaries of DONE tasks (SPEC §7, §7.1 accumulated context).
+//! Semantic summaries of DONE tasks (docs/prompt.md "Semantic summaries").
 //!
 //! When a task is DONE and has no summary, and `coordination.generate_summaries` is on: with
 //! `llm.command` set, the command is asked (purpose `summary`) for 1–2 sentences from the

@@ -1,5 +1,5 @@
-//! Git sync (SPEC §3): before `greenlight`, `status`, `run` and the Action do anything, the
-//! state is brought in line with the commits on the configured refs.
+//! Git sync (docs/git-sync.md "The four rules"): before `greenlight`, `status`, `run` and the
+//! Action do anything, the state is brought in line with the commits on the configured refs.
 
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::events::Event;

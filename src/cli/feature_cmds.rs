@@ -381,11 +381,11 @@ struct TaskView<'a> {
     blocked_reason: &'a Option<String>,
     retries: u32,
     summary: Option<&'a str>,
-    /// The handoff the issue's agent left (SPEC §13.7); absent when none.
+    /// The handoff the issue's agent left (docs/learning.md "Handoffs"); absent when none.
     #[serde(skip_serializing_if = "Option::is_none")]
     handoff: Option<&'a crate::core::handoff::Handoff>,
     missing_from_issues: bool,
-    /// The specify gate's kept score (SPEC §13.8), when the issue was scored.
+    /// The specify gate's kept score (docs/gates.md "The specify gate"), when the issue was scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     specify: Option<&'a gates::specify::SpecifyRecord>,
     /// `status --json` only: `null` when the issue has no limit and nothing was spent.

@@ -1,5 +1,5 @@
 //! `lessons [list | add "<fact>" [--file P]... [--label L]... | forget <id>] [--json]`:
-//! inspect and edit the lessons file (SPEC §13.7; docs/learning.md).
+//! inspect and edit the lessons file (docs/learning.md "Lessons").
 
 use crate::app::lessons::{self as lessons_app, NewLesson};
 use crate::cli::GlobalArgs;

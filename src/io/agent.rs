@@ -1,9 +1,9 @@
-//! Running one coding agent (SPEC §10): the configured command with the prompt on stdin,
-//! cwd = the issue's worktree, env `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`,
-//! `SWARM_ATTEMPT`, `SWARM_ROLE`, token variables removed unless passed through, a timeout
-//! that kills the whole process group; prompt, stdout and stderr saved in the attempt folder;
-//! the agent's report (cost, tokens, turns, session, error kind, permission denials) read
-//! from its output by `core::agent_report`.
+//! Running one coding agent (docs/run.md "External commands"): the configured command with the
+//! prompt on stdin, cwd = the issue's worktree, env `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`,
+//! `SWARM_ATTEMPT`, `SWARM_ROLE`, token variables removed unless passed through, a timeout that
+//! kills the whole process group; prompt, stdout and stderr saved in the attempt folder; the
+//! agent's report (cost, tokens, turns, session, error kind, permission denials) read from its
+//! output by `core::agent_report`.
 
 use crate::core::agent_limits::RunLimits;
 use crate::core::agent_report::{self, AgentReport, ErrorKind};

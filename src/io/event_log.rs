@@ -1,5 +1,5 @@
-//! The event log writer: `.swarm/events/<feature>.jsonl` (SPEC §5). One JSON object per line,
-//! one `write` per record, under the feature lock.
+//! The event log writer: `.swarm/events/<feature>.jsonl` (docs/events.md "Events"). One JSON object
+//! per line, one `write` per record, under the feature lock.
 //!
 //! Durability rules:
 //! - the caller holds the feature lock, so `seq` (last record's `seq` + 1) is per-file and

@@ -1,5 +1,6 @@
-//! History scan with gix (SPEC §3): walks the configured refs (all parents, not only the
-//! first) and folds every commit message into the evidence ledger, incrementally.
+//! History scan with gix (docs/git-sync.md "The four rules"): walks the configured refs (all
+//! parents, not only the first) and folds every commit message into the evidence ledger,
+//! incrementally.
 //!
 //! The scan remembers, per feature, the tip it scanned for each ref together with the
 //! ledger and a fingerprint of the rule's inputs (`.swarm/cache/history/<feature>.json`).

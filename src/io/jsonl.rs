@@ -1,4 +1,4 @@
-//! The shared JSON-lines files of learning (SPEC §13.6, §13.7): `.swarm/outcomes.jsonl`
+//! The shared JSON-lines files of learning (docs/learning.md "Outcomes"): `.swarm/outcomes.jsonl`
 //! (append-only, one `write` per record, shared by every feature) and the lessons file
 //! (appended to, and replaced atomically under its lock when a lesson is renewed or
 //! forgotten). Every line written is masked ([`crate::io::secrets::mask`]). Readers skip a

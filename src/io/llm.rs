@@ -1,6 +1,7 @@
-//! The LLM helper (`llm.command`, SPEC §10): prompt on stdin, env `SWARM_AGENT`,
-//! `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed. An answer that
-//! is a CLI's JSON envelope (e.g. `claude -p --output-format json`) is unwrapped to its text.
+//! The LLM helper (`llm.command`, docs/run.md "External commands"): prompt on stdin, env
+//! `SWARM_AGENT`, `SWARM_FEATURE`, `SWARM_ISSUE`, `SWARM_PURPOSE`; token variables removed. An
+//! answer that is a CLI's JSON envelope (e.g. `claude -p --output-format json`) is unwrapped to its
+//! text.
 
 use crate::io::config::Config;
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
@@ -56,9 +57,10 @@ pub fn ask_within(
     run_helper(argv, &[], cwd, req, timeout)
 }
 
-/// Asks a configured agent instead of `llm.command` (e.g. `analysis.agent`, SPEC §13.3):
-/// its command line with the prompt on stdin, in `cwd`, within its `timeout_seconds`; the
-/// variables of its `env_passthrough` are passed through. Its preset's envelope is unwrapped.
+/// Asks a configured agent instead of `llm.command` (e.g. `analysis.agent`,
+/// docs/run.md "After a failure: classes, analysis, fallback"): its command line with the prompt on
+/// stdin, in `cwd`, within its `timeout_seconds`; the variables of its `env_passthrough` are passed
+/// through. Its preset's envelope is unwrapped.
 pub fn ask_agent(
     agent: &crate::io::config::AgentConfig,
     root: &Path,

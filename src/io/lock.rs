@@ -1,5 +1,5 @@
-//! The per-feature exclusive lock (SPEC §2): an OS file lock (`flock`) on a lock file that is
-//! never renamed or deleted, so a crashed holder releases it with its process. The holder
+//! The per-feature exclusive lock (docs/state.md "Files"): an OS file lock (`flock`) on a lock file
+//! that is never renamed or deleted, so a crashed holder releases it with its process. The holder
 //! writes who it is into the file, so a waiter that times out can name it.
 
 use crate::core::feature_id::FeatureId;

@@ -1,4 +1,4 @@
-//! Where things live in a user's repository (SPEC §2).
+//! Where things live in a user's repository (docs/state.md "Files").
 
 use crate::core::feature_id::FeatureId;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ impl Paths {
             .join("github")
             .join(format!("{feature}.lock"))
     }
-    /// `.swarm/outcomes.jsonl`: how issues of every feature ended (SPEC §13.6).
+    /// `.swarm/outcomes.jsonl`: how issues of every feature ended (docs/learning.md "Outcomes").
     pub fn outcomes_file(&self) -> PathBuf {
         self.swarm_dir.join("outcomes.jsonl")
     }

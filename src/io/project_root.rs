@@ -1,6 +1,7 @@
-//! Project root discovery (SPEC §12), like git and cargo: from the starting folder, walk up
-//! to the nearest folder holding `config.yaml` or `.swarm/`, else the git top level. The walk
-//! never leaves the git repository; outside any repository the starting folder is the root.
+//! Project root discovery (docs/cli.md "Project root"), like git and cargo: from the starting
+//! folder, walk up to the nearest folder holding `config.yaml` or `.swarm/`, else the git top
+//! level. The walk never leaves the git repository; outside any repository the starting folder is
+//! the root.
 
 use std::path::{Path, PathBuf};
 

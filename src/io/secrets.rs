@@ -1,5 +1,5 @@
-//! This process's secrets (SPEC §12 "Secrets"): where they are kept, and the one masking
-//! function every writer uses.
+//! This process's secrets (docs/security.md "4. Secrets are masked everywhere the tool writes"):
+//! where they are kept, and the one masking function every writer uses.
 //!
 //! **Keeping GitHub credentials out of reach.** A child can read its parent's *initial*
 //! environment (`/proc/$PPID/environ`), so removing the token variables from an agent's

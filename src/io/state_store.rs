@@ -143,8 +143,9 @@ pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)
     Ok(Some((state, id)))
 }
 
-/// Records where the file had `null` for a field that loads as a default (SPEC §12), so
-/// that [`to_bytes`] writes those keys back as they were while untouched.
+/// Records where the file had `null` for a field that loads as a default
+/// (docs/state.md "Compatibility with the original tool"), so that [`to_bytes`] writes those keys
+/// back as they were while untouched.
 ///
 /// A file this tool wrote (the common case) serialises back to exactly its bytes, and then
 /// no `null` loaded as a default: that check costs one serialisation, where finding the

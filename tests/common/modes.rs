@@ -139,8 +139,9 @@ pub fn proposal(confidence: f64, angle: &str) -> String {
     )
 }
 
-/// Many candidates (SPEC §13.5): `agents` are `(name, proposal, body)`, ranked by their
-/// proposals; `coordination` holds extra `coordination:` lines (e.g. `  candidates: 3\n`).
+/// Many candidates (docs/coordination.md "Many candidates, one result"): `agents` are `(name,
+/// proposal, body)`, ranked by their proposals; `coordination` holds extra `coordination:` lines
+/// (e.g. ` candidates: 3\n`).
 pub fn setup_many(agents: &[(&str, String, String)], coordination: &str) -> Modes {
     let env = TestEnv::new();
     let trace = env.tmp.path().join("trace");

@@ -1,5 +1,6 @@
-//! The GitHub Action's rules (SPEC §8.1), pure: reading a webhook payload into a trigger,
-//! deciding whom to trust, parsing `/swarm` commands, dependencies and the feature label.
+//! The GitHub Action's rules (docs/action.md "What each event does"), pure: reading a webhook
+//! payload into a trigger, deciding whom to trust, parsing `/swarm` commands, dependencies and the
+//! feature label.
 
 use serde_json::Value;
 
@@ -179,7 +180,7 @@ pub enum SenderVerdict {
     UnlistedBot,
 }
 
-/// Decides on the sender (SPEC §8.1, §11).
+/// Decides on the sender (docs/action.md "Who is listened to").
 pub fn check_sender(sender: &Sender, bot_login: &str, allowed_bots: &[String]) -> SenderVerdict {
     if sender.login.eq_ignore_ascii_case(bot_login) {
         return SenderVerdict::OwnBot;

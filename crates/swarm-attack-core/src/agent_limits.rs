@@ -1,7 +1,7 @@
-//! The limits handed to an agent for one run (SPEC §12 Budgets): what remains of the issue's
-//! budget, enforced by the agent itself where its CLI can (Claude Code: `--max-budget-usd`
-//! and `--max-turns`), and by the tool's own timeout, scaled to the remaining
-//! `issue_minutes`, for every agent.
+//! The limits handed to an agent for one run (docs/budgets.md "Limits"): what remains of the
+//! issue's budget, enforced by the agent itself where its CLI can (Claude Code: `--max-budget-usd`
+//! and `--max-turns`), and by the tool's own timeout, scaled to the remaining `issue_minutes`, for
+//! every agent.
 
 use crate::agent_preset::Preset;
 use crate::budget::{Ledger, Limits, cents, remaining_usd};

@@ -1,7 +1,7 @@
-//! Agent presets (SPEC §12): for each known coding-agent CLI, the headless command line that
-//! can edit files in the worktree and run the project's test command without prompting, with
-//! the prompt on stdin, plus a default angle and covers. Verified flags and versions are in
-//! docs/agents.md.
+//! Agent presets (docs/agents.md "The presets"): for each known coding-agent CLI, the headless
+//! command line that can edit files in the worktree and run the project's test command without
+//! prompting, with the prompt on stdin, plus a default angle and covers. Verified flags and
+//! versions are in docs/agents.md.
 
 use serde::{Deserialize, Serialize};
 

@@ -133,9 +133,9 @@ pub(crate) fn is_assignment(word: &str) -> bool {
 
 const PLACEHOLDER: &str = "SWARMATTACKTESTFILEPLACEHOLDER";
 
-/// The command that runs one issue's test file (SPEC §11): `issue_command` with
-/// `{test_file}` replaced when it is set, else `command` followed by the path as one more
-/// argument. The path is always one argv word: for a shell command it is passed as `$1`
+/// The command that runs one issue's test file (docs/run.md "How `tests.command` is run"):
+/// `issue_command` with `{test_file}` replaced when it is set, else `command` followed by the path
+/// as one more argument. The path is always one argv word: for a shell command it is passed as `$1`
 /// (a `{test_file}` placeholder in a shell string becomes `"$1"`).
 pub fn with_test_file(command: &str, issue_command: Option<&str>, test_file: &str) -> CommandLine {
     match issue_command {

@@ -1,6 +1,6 @@
-//! The tool's own implementing commits (SPEC §3, last paragraph): the message it writes,
-//! and recognising such a message again (used by `run` right before dispatching an issue,
-//! so an issue whose commit landed just before a crash is never implemented twice, even
+//! The tool's own implementing commits (docs/git-sync.md "The four rules", last paragraph): the
+//! message it writes, and recognising such a message again (used by `run` right before dispatching
+//! an issue, so an issue whose commit landed just before a crash is never implemented twice, even
 //! with `coordination.auto_sync_from_git: false`).
 //!
 //! Subject `feat(<feature>): Implement issue #<N>` (+ ` (#<G>)` when linked to GitHub
@@ -59,7 +59,8 @@ static SWARM_TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Text from issues or agents made safe to place in a message the tool writes (commit
 /// message, comment, pull-request title or body): it keeps its meaning for a reader but
-/// can never act as evidence (SPEC §3) or a GitHub keyword. Visible changes only:
+/// can never act as evidence (docs/git-sync.md "The four rules") or a GitHub keyword. Visible
+/// changes only:
 ///
 /// - a closing keyword on an issue reference gets a space after the `#` (`fixes #102` →
 ///   `fixes # 102`; `fixes o/r#8` → `fixes o/r# 8`; a URL `…/issues/ 8`);

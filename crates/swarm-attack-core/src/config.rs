@@ -1,5 +1,5 @@
-//! Configuration *types* (SPEC §9) with their defaults: what `config.yaml` means, with no
-//! loading code (that lives in the binary crate's `io::config`).
+//! Configuration *types* (docs/config.md "General rules") with their defaults: what `config.yaml`
+//! means, with no loading code (that lives in the binary crate's `io::config`).
 
 use crate::agent_preset::{self, Preset};
 use serde::{Deserialize, Serialize};
@@ -13,27 +13,28 @@ pub struct Config {
     pub coordination: CoordinationConfig,
     pub agents: Vec<AgentConfig>,
     pub llm: LlmConfig,
-    /// Who analyses `tests` / `review` failures (SPEC §13.3).
+    /// Who analyses `tests` / `review` failures
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub analysis: AnalysisConfig,
     pub context: ContextConfig,
-    /// Lessons from verified outcomes (SPEC §13.7; docs/learning.md).
+    /// Lessons from verified outcomes (docs/learning.md "Lessons").
     pub lessons: LessonsConfig,
     pub tests: TestsConfig,
-    /// Test integrity (SPEC §13.1; docs/integrity.md).
+    /// Test integrity (docs/integrity.md).
     pub verify: VerifyConfig,
-    /// The review gate (SPEC §13.2; docs/review.md).
+    /// The review gate (docs/review.md).
     pub review: ReviewConfig,
     pub sessions: SessionsConfig,
     pub git: GitConfig,
     pub github: GithubConfig,
-    /// Gates before dispatch (SPEC §13.8).
+    /// Gates before dispatch (docs/gates.md).
     pub gates: crate::gates::GatesConfig,
-    /// Spend limits, checked before every attempt (SPEC §12).
+    /// Spend limits, checked before every attempt (docs/budgets.md "Limits").
     pub budgets: crate::budget::Limits,
     /// USD per million tokens, by model, preset or agent name.
     pub pricing: crate::budget::PriceTable,
     pub secrets: SecretsConfig,
-    /// The rate-limit governor (SPEC §12 Budgets; docs/budgets.md).
+    /// The rate-limit governor (docs/budgets.md "Rate limits: the governor").
     pub governor: GovernorConfig,
 }
 
@@ -45,7 +46,8 @@ pub struct GovernorConfig {
     /// with exit 1 (default 30).
     pub max_backoff_minutes: f64,
     /// A rate limit whose wait would exceed this many seconds moves the issue to the
-    /// agent's fallback chain at once (SPEC §13.4; default 120).
+    /// agent's fallback chain at once (docs/run.md "After a failure: classes, analysis, fallback";
+    /// default 120).
     pub fallback_after_seconds: u64,
 }
 
@@ -151,7 +153,8 @@ pub enum JoinStrategy {
     #[default]
     First,
     All,
-    /// Lands as soon as `coordination.quorum` passing candidates agree (SPEC §13.5).
+    /// Lands as soon as `coordination.quorum` passing candidates agree
+    /// (docs/coordination.md "Many candidates, one result").
     Quorum,
 }
 
@@ -202,12 +205,13 @@ pub struct CoordinationConfig {
     pub thresholds: Thresholds,
     pub join: JoinStrategy,
     /// `learn: on`: blend each proposal's confidence with the agent's recorded outcomes in
-    /// the issue's class (SPEC §13.6; `on`/`off` in config.yaml).
+    /// the issue's class (docs/learning.md "Outcomes"; `on`/`off` in config.yaml).
     pub learn: bool,
     /// The prior weight of the blend (`w = n / (n + learn_prior)`).
     pub learn_prior: u32,
     pub synthesis_wait_seconds: u64,
-    /// How many candidates a PARALLEL decision runs (2–5, SPEC §13.5).
+    /// How many candidates a PARALLEL decision runs (2–5,
+    /// docs/coordination.md "Many candidates, one result").
     pub candidates: u32,
     /// With join `quorum`: how many passing candidates must agree.
     pub quorum: u32,
@@ -295,7 +299,8 @@ pub struct AgentConfig {
     /// A turn limit per run, handed to CLIs that enforce one (Claude Code `--max-turns`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u64>,
-    /// The agents that take over, in order, after this agent's `infra` failure (SPEC §13.4).
+    /// The agents that take over, in order, after this agent's `infra` failure
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback: Vec<String>,
 }
@@ -322,7 +327,7 @@ impl Default for AgentConfig {
     }
 }
 
-/// `analysis`: the failure analyst (SPEC §13.3).
+/// `analysis`: the failure analyst (docs/run.md "After a failure: classes, analysis, fallback").
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AnalysisConfig {
@@ -361,7 +366,7 @@ impl Default for ContextConfig {
     }
 }
 
-/// `lessons`: verified facts from earlier work, shown in prompts (SPEC §13.7).
+/// `lessons`: verified facts from earlier work, shown in prompts (docs/learning.md "Lessons").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LessonsConfig {
@@ -405,7 +410,7 @@ impl Default for TestsConfig {
     }
 }
 
-/// `verify`: the test-integrity checks run on every attempt before it lands (SPEC §13.1).
+/// `verify`: the test-integrity checks run on every attempt before it lands (docs/integrity.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct VerifyConfig {
@@ -424,7 +429,7 @@ pub struct VerifyConfig {
     pub test_only_labels: Vec<String>,
 }
 
-/// The default `verify.test_paths`: SPEC §13.1's list, then what makes it right for nested
+/// The default `verify.test_paths`: docs/integrity.md's list, then what makes it right for nested
 /// test folders (Rust workspace crates, Java/Kotlin `src/test/`, Python packages), Jest's
 /// `__tests__`, `*.spec.*` (JS/TS) and pytest's `conftest.py` (docs/integrity.md).
 pub const DEFAULT_TEST_PATHS: &[&str] = &[
@@ -486,7 +491,7 @@ pub enum ReviewOnError {
 }
 
 /// `review`: the review gate run on a candidate that passed verification and test
-/// integrity, before it lands (SPEC §13.2).
+/// integrity, before it lands (docs/review.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReviewConfig {
@@ -551,7 +556,8 @@ pub struct GitConfig {
     pub sync_refs: Vec<String>,
     pub done_patterns: Vec<String>,
     pub worktrees_root: String,
-    /// How verified work lands (SPEC §12): on the checked-out branch, or as a pull request.
+    /// How verified work lands (docs/github.md "Pull requests"): on the checked-out branch, or as a
+    /// pull request.
     pub landing: Landing,
     /// With `landing: pr`, whether dependents start from an IN_REVIEW dependency's branch
     /// (not yet supported: dependents wait for the merge either way).

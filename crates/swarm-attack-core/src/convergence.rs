@@ -1,5 +1,6 @@
-//! The convergence signal of a multi-candidate run (issue 8, SPEC §13.5): how similar two
-//! candidates' diffs are, as the token Jaccard index of their normalised changed lines.
+//! The convergence signal of a multi-candidate run (issue 8,
+//! docs/coordination.md "Many candidates, one result"): how similar two candidates' diffs are, as
+//! the token Jaccard index of their normalised changed lines.
 //!
 //! - A diff's **changed lines** are its lines starting with `+` or `-`, except the
 //!   `+++`/`---` file headers. Their count is a candidate's size ([`changed_lines`]).

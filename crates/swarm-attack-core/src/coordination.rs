@@ -1,4 +1,5 @@
-//! The coordination filter (SPEC §6): proposals → SOLO / PARALLEL / SYNTHESIS.
+//! The coordination filter (docs/coordination.md "The filter"): proposals → SOLO / PARALLEL /
+//! SYNTHESIS.
 //!
 //! Every comparison is made in whole hundredths (integers), so binary floating point never
 //! decides a boundary: 0.9 − 0.6 is exactly 0.30 here, never 0.30000000000000004.
@@ -65,7 +66,7 @@ pub struct NamedProposal {
     pub source: String,
     #[serde(flatten)]
     pub proposal: Proposal,
-    /// Set when learning from outcomes changed the confidence (SPEC §13.6,
+    /// Set when learning from outcomes changed the confidence (docs/learning.md "Outcomes",
     /// `coordination.learn: on`): the statistics and the confidence before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub learned: Option<crate::outcomes::Learned>,
@@ -82,7 +83,8 @@ pub struct Decision {
     pub reason: String,
     /// The proposals, clamped, in ranked order (confidence desc, name asc).
     pub proposals: Vec<NamedProposal>,
-    /// The SPEC §6 rule (1–6) that decided; `None` for one agent or no proposals.
+    /// The filter's rule (1–6, docs/coordination.md "The filter") that decided; `None` for one
+    /// agent or no proposals.
     #[serde(default)]
     pub rule: Option<u8>,
     /// The overlap of the two best proposals, in hundredths (e.g. 0.25); `None` when fewer
@@ -90,7 +92,7 @@ pub struct Decision {
     #[serde(default)]
     pub overlap: Option<f64>,
     /// The agents that run, in rank order (winner, runner-up, then the next candidates of a
-    /// PARALLEL run, SPEC §13.5); empty for SOLO and until
+    /// PARALLEL run, docs/coordination.md "Many candidates, one result"); empty for SOLO and until
     /// [`candidates::with_candidates`] filled it in.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<String>,
@@ -196,7 +198,7 @@ fn rank_cmp(x: &NamedProposal, y: &NamedProposal) -> Ordering {
 }
 
 /// The most two learned confidences may differ, in hundredths, for the lower mean cost per
-/// success to rank first (SPEC §13.6).
+/// success to rank first (docs/learning.md "Outcomes").
 pub const COST_TIE_HUNDREDTHS: i64 = 5;
 
 /// The proposals clamped and ranked (confidence desc, name asc). With learning (proposals
@@ -252,8 +254,9 @@ fn cost_tie_note(ranked: &[NamedProposal]) -> Option<String> {
     ))
 }
 
-/// Decides who works on an issue from the proposals (SPEC §6). `fallback_agent` is used
-/// when there are no proposals at all (fail-open: SOLO with the first configured agent).
+/// Decides who works on an issue from the proposals (docs/coordination.md "The filter").
+/// `fallback_agent` is used when there are no proposals at all (fail-open: SOLO with the first
+/// configured agent).
 pub fn decide(
     proposals: &[NamedProposal],
     thresholds: &Thresholds,

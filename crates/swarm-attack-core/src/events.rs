@@ -1,13 +1,14 @@
-//! The event schema (SPEC §5): one typed variant per event name. The common fields (`ts`,
-//! `feature`, `session`, `seq`) are added by the event log when a record is appended.
+//! The event schema (docs/events.md "Events"): one typed variant per event name. The common fields
+//! (`ts`, `feature`, `session`, `seq`) are added by the event log when a record is appended.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The agent-report fields of `agent_finished` (SPEC §12): tokens (`tokens_in` counts all
-/// input tokens, cached ones included; `tokens_cached` is the cached part), turns, session
-/// id, the error kind (`max_turns`, `max_budget`, `auth`, `rate_limit`, `permission_denied`,
-/// `read_only`, `not_found`, `timeout`, `crashed`) and the number of permission denials.
+/// The agent-report fields of `agent_finished` (docs/agents.md "Agent reports"): tokens
+/// (`tokens_in` counts all input tokens, cached ones included; `tokens_cached` is the cached part),
+/// turns, session id, the error kind (`max_turns`, `max_budget`, `auth`, `rate_limit`,
+/// `permission_denied`, `read_only`, `not_found`, `timeout`, `crashed`) and the number of
+/// permission denials.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct AgentFinishedReport {
@@ -54,7 +55,8 @@ pub enum Event {
         git: Value,
         tests: Value,
         files: Value,
-        /// The open pull request that links the issue (supersession gate, SPEC §12).
+        /// The open pull request that links the issue (supersession gate,
+        /// docs/github.md "Pull requests").
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pr: Option<u64>,
     },
@@ -103,7 +105,8 @@ pub enum Event {
         timed_out: bool,
         /// `null` when the agent did not say (never 0 for unknown).
         cost_usd: Option<f64>,
-        /// The agent's report (SPEC §12); `null` when unknown; absent in older logs.
+        /// The agent's report (docs/agents.md "Agent reports"); `null` when unknown; absent in
+        /// older logs.
         #[serde(flatten)]
         report: AgentFinishedReport,
     },
@@ -112,7 +115,7 @@ pub enum Event {
         count: u32,
         path: String,
     },
-    /// A test-integrity check failed the attempt (SPEC §13.1): one per failing kind
+    /// A test-integrity check failed the attempt (docs/integrity.md): one per failing kind
     /// (`deleted_test`, `changed_test`, `vacuous_test`, `skip_marker`, `no_test`).
     IntegrityFailed {
         issue: u32,
@@ -122,7 +125,7 @@ pub enum Event {
         paths: Vec<String>,
         detail: String,
     },
-    /// A reviewer started on a candidate (SPEC §13.2). Rounds start at 1.
+    /// A reviewer started on a candidate (docs/review.md). Rounds start at 1.
     ReviewStarted {
         issue: u32,
         attempt: u32,
@@ -181,9 +184,10 @@ pub enum Event {
         issue: u32,
         attempt: u32,
     },
-    /// A failed attempt's class and what happens next (SPEC §13.3): one per failed
-    /// attempt. `diagnosis` is `null` unless an analyst gave one; `source` is `rule`, `llm`
-    /// or `llm-text`; `evidence` holds only lines found verbatim in the failure.
+    /// A failed attempt's class and what happens next
+    /// (docs/run.md "After a failure: classes, analysis, fallback"): one per failed attempt.
+    /// `diagnosis` is `null` unless an analyst gave one; `source` is `rule`, `llm` or `llm-text`;
+    /// `evidence` holds only lines found verbatim in the failure.
     FailureAnalyzed {
         issue: u32,
         attempt: u32,
@@ -196,14 +200,15 @@ pub enum Event {
         evidence: Vec<String>,
     },
     /// The failure analysis found a missing dependency: `depends_on` was added to the
-    /// issue's dependencies and it went back to BACKLOG, its retry given back (SPEC §13.3).
+    /// issue's dependencies and it went back to BACKLOG, its retry given back
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     DependencyAdded {
         issue: u32,
         depends_on: u32,
         reason: String,
     },
     /// The issue's next attempt (`attempt`) is run by `to` instead of `from`, the next agent
-    /// of `from`'s fallback chain (SPEC §13.4).
+    /// of `from`'s fallback chain (docs/run.md "After a failure: classes, analysis, fallback").
     AgentFallback {
         issue: u32,
         attempt: u32,
@@ -217,7 +222,7 @@ pub enum Event {
         retries: u32,
     },
     /// Two or more candidates passed and their mean pairwise similarity is below
-    /// `coordination.min_convergence` (SPEC §13.5).
+    /// `coordination.min_convergence` (docs/coordination.md "Many candidates, one result").
     LowConvergence {
         issue: u32,
         attempt: u32,
@@ -232,7 +237,7 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         convergence: Option<Value>,
     },
-    /// The lessons a prompt held (SPEC §13.7), by id.
+    /// The lessons a prompt held (docs/learning.md "Lessons"), by id.
     LessonsUsed {
         issue: u32,
         attempt: u32,
@@ -241,7 +246,8 @@ pub enum Event {
     IssueSkipped {
         issue: u32,
         blocking_issue: Option<u32>,
-        /// Why (e.g. the failure analysis' `skip`, SPEC §13.3). Optional.
+        /// Why (e.g. the failure analysis' `skip`,
+        /// docs/run.md "After a failure: classes, analysis, fallback"). Optional.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
@@ -252,9 +258,9 @@ pub enum Event {
         issue: u32,
         commit: String,
     },
-    /// The specify gate scored a version of the issue text (SPEC §13.8): `score` is the
-    /// total of `scores` (each 0–2), `null` when no valid answer came (then the issue passed
-    /// with `warning`); `passed` is `score >= min_score`.
+    /// The specify gate scored a version of the issue text (docs/gates.md "The specify gate"):
+    /// `score` is the total of `scores` (each 0–2), `null` when no valid answer came (then the
+    /// issue passed with `warning`); `passed` is `score >= min_score`.
     SpecifyScored {
         issue: u32,
         score: Option<u32>,
@@ -267,7 +273,7 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         warning: Option<String>,
     },
-    /// The issue was dispatched as risky (SPEC §13.8): why, one line per signal.
+    /// The issue was dispatched as risky (docs/gates.md "Risk routing"): why, one line per signal.
     RiskFlagged {
         issue: u32,
         signals: Vec<String>,
@@ -296,7 +302,7 @@ pub enum Event {
         pr: u64,
         merged: bool,
     },
-    /// An attempt did not start: the amount spent reached a limit (SPEC §12 Budgets).
+    /// An attempt did not start: the amount spent reached a limit (docs/budgets.md "Limits").
     BudgetExceeded {
         issue: u32,
         kind: String,
@@ -310,7 +316,8 @@ pub enum Event {
     },
     /// The agent's model API rate-limited it (or was overloaded): the attempt used no
     /// retry, the issue is READY again, and every worker waits `retry_after_ms` (0 when the
-    /// run stopped instead); `workers` agents run at once afterwards (SPEC §12 Budgets).
+    /// run stopped instead); `workers` agents run at once afterwards
+    /// (docs/budgets.md "Rate limits: the governor").
     RateLimited {
         issue: u32,
         agent: String,
@@ -345,7 +352,7 @@ impl Event {
         }
     }
 
-    /// Every event name of SPEC §5, in the order of the SPEC.
+    /// Every event name of docs/events.md "Events", in the order of its table.
     pub const NAMES: &'static [&'static str] = &[
         "git_sync",
         "greenlight",
@@ -731,7 +738,11 @@ mod tests {
     fn every_event_round_trips_through_serde() {
         let all = examples();
         let names: Vec<&str> = all.iter().map(Event::as_str).collect();
-        assert_eq!(names, Event::NAMES, "one example per SPEC event, in order");
+        assert_eq!(
+            names,
+            Event::NAMES,
+            "one example per documented event, in order"
+        );
         for e in all {
             let text = serde_json::to_string(&e).unwrap();
             let v: Value = serde_json::from_str(&text).unwrap();
@@ -756,7 +767,7 @@ mod tests {
         assert_eq!(
             v["commit"],
             Value::Null,
-            "SPEC fields are always present: {v}"
+            "documented fields are always present: {v}"
         );
         let back: Event = serde_json::from_value(json!({
             "event": "agents_selected", "issue": 1, "mode": "SOLO", "winner": "a",

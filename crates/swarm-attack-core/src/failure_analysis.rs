@@ -1,8 +1,8 @@
-//! The analysis of a `tests` or `review` failure (SPEC §13.3): the analyst's prompt, its
-//! answer read strictly (one JSON object, closed enums, evidence quoted verbatim from the
-//! failure), the `llm-text` compatibility path (a first line `retry`, `modify approach`,
-//! `skip` or `escalate`), the "never the same retry twice" rule and the `depend` check.
-//! Pure: text in, decisions out.
+//! The analysis of a `tests` or `review` failure
+//! (docs/run.md "After a failure: classes, analysis, fallback"): the analyst's prompt, its answer
+//! read strictly (one JSON object, closed enums, evidence quoted verbatim from the failure), the
+//! `llm-text` compatibility path (a first line `retry`, `modify approach`, `skip` or `escalate`),
+//! the "never the same retry twice" rule and the `depend` check. Pure: text in, decisions out.
 
 use crate::issues::find_cycle;
 use crate::stage::Stage;

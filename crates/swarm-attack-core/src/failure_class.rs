@@ -1,4 +1,5 @@
-//! The class and kind of a failed attempt (SPEC §13.3), decided by code from what the run
+//! The class and kind of a failed attempt
+//! (docs/run.md "After a failure: classes, analysis, fallback"), decided by code from what the run
 //! saw — the agent's report and exit, verification, the integrity checks, the review and the
 //! landing. The model is never asked about a 429.
 //!
@@ -76,9 +77,9 @@ const fn c(class: Class, kind: &'static str) -> Classified {
     Classified { class, kind }
 }
 
-/// The start of a §13.1 integrity failure's reason.
+/// The start of an integrity failure's reason (docs/integrity.md).
 pub const INTEGRITY_PREFIX: &str = "test integrity:";
-/// The start of a §13.2 failing review's reason.
+/// The start of a failing review's reason (docs/review.md).
 pub const REVIEW_PREFIX: &str = "review:";
 
 /// Classifies a failed attempt from its facts and its one-sentence reason.
@@ -132,8 +133,8 @@ pub fn classify(facts: &Facts, reason: &str) -> Classified {
     c(Class::Tests, "tests_failed")
 }
 
-/// The §13.1 kind named by an integrity reason (`deleted`, `changed`/`renamed`, a vacuous
-/// test, a skip marker, no test).
+/// The integrity kind (docs/integrity.md) named by an integrity reason (`deleted`,
+/// `changed`/`renamed`, a vacuous test, a skip marker, no test).
 fn integrity_kind(reason: &str) -> &'static str {
     let r = reason.to_lowercase();
     let has = |w: &str| r.contains(w);

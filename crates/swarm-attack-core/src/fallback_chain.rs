@@ -1,8 +1,8 @@
-//! Fallback across agents (SPEC §13.4): after an `infra` failure (or the same failure
-//! twice), the issue's next attempt is run by the first agent of the chain of the agent the
-//! issue started with (`agents[].fallback`) that has not failed yet on this issue and is
-//! available (configured, not waiting on a rate limit); the next failure moves along the
-//! chain. Pure: names in, a name out.
+//! Fallback across agents (docs/run.md "After a failure: classes, analysis, fallback"): after an
+//! `infra` failure (or the same failure twice), the issue's next attempt is run by the first agent
+//! of the chain of the agent the issue started with (`agents[].fallback`) that has not failed yet
+//! on this issue and is available (configured, not waiting on a rate limit); the next failure moves
+//! along the chain. Pure: names in, a name out.
 
 /// The chain an issue follows and who failed along it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

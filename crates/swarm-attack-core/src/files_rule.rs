@@ -1,6 +1,7 @@
-//! The `files` duplicate check (SPEC §12): an issue's listed files count as "already
-//! implemented" only when every one exists AND at least one was created or changed by a
-//! commit after the feature's first greenlight. Listing files to modify is therefore safe.
+//! The `files` duplicate check (docs/run.md "The flow of one issue", duplicate detection): an
+//! issue's listed files count as "already implemented" only when every one exists AND at least one
+//! was created or changed by a commit after the feature's first greenlight. Listing files to modify
+//! is therefore safe.
 //!
 //! The first greenlight's commit is kept in the state file as `first_greenlight_commit`
 //! (a top-level key the original tool ignores).

@@ -1,6 +1,6 @@
-//! What GitHub should show for a task (SPEC §8, §11): the one `swarm:*` label for its stage
-//! and the body of its status comment. Pure: the same task always renders the same bytes,
-//! so an unchanged task never causes a write.
+//! What GitHub should show for a task (docs/github.md "What an issue shows"): the one `swarm:*`
+//! label for its stage and the body of its status comment. Pure: the same task always renders the
+//! same bytes, so an unchanged task never causes a write.
 
 use crate::budget::{Limits, SpendView};
 use crate::readiness;
@@ -22,7 +22,7 @@ pub struct LabelSpec {
     pub description: &'static str,
 }
 
-/// The four labels and their colours (SPEC §8).
+/// The four labels and their colours (docs/github.md "What an issue shows").
 pub const LABELS: [LabelSpec; 4] = [
     LabelSpec {
         name: "swarm:ready",
@@ -46,17 +46,18 @@ pub const LABELS: [LabelSpec; 4] = [
     },
 ];
 
-/// The label of an issue whose pull request waits for review (`git.landing: pr`, SPEC §12).
-/// Created, like the four, before its first use — only in repositories that land through
-/// pull requests.
+/// The label of an issue whose pull request waits for review (`git.landing: pr`,
+/// docs/github.md "Pull requests"). Created, like the four, before its first use — only in
+/// repositories that land through pull requests.
 pub const IN_REVIEW_LABEL: LabelSpec = LabelSpec {
     name: "swarm:in-review",
     color: "5319E7",
     description: "swarm-attack: implemented and verified; its pull request waits for review",
 };
 
-/// The label of an issue the specify gate holds (SPEC §13.8), instead of `swarm:blocked`.
-/// Created, like the four, before its first use — only when `gates.specify` is enabled.
+/// The label of an issue the specify gate holds (docs/gates.md "The specify gate"), instead of
+/// `swarm:blocked`. Created, like the four, before its first use — only when `gates.specify` is
+/// enabled.
 pub const NEEDS_INFO_LABEL: LabelSpec = LabelSpec {
     name: "swarm:needs-info",
     color: "C5DEF5",
@@ -219,9 +220,9 @@ fn attempts(task: &Task) -> u32 {
     task.attempts.max(task.retries + 1)
 }
 
-/// The status comment body for a task (SPEC §8): always starts with [`STATUS_MARKER`].
-/// When the issue has a limit in `budgets`, it ends with what the ledger holds as spent on
-/// the issue against that limit (SPEC §12).
+/// The status comment body for a task (docs/github.md "What an issue shows"): always starts with
+/// [`STATUS_MARKER`]. When the issue has a limit in `budgets`, it ends with what the ledger holds
+/// as spent on the issue against that limit (docs/budgets.md "Limits").
 pub fn render_comment(state: &FeatureState, task: &Task, limits: &Limits) -> String {
     let f = &state.feature_id;
     let n = task.issue_number;

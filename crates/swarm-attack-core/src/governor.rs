@@ -1,6 +1,6 @@
-//! The rate-limit governor (SPEC §12 Budgets): one state for all the workers of a run,
-//! told about every rate-limited (or overloaded) agent run and every run that was not.
-//! Pure: times are milliseconds on a clock the caller keeps.
+//! The rate-limit governor (docs/budgets.md "Rate limits: the governor"): one state for all the
+//! workers of a run, told about every rate-limited (or overloaded) agent run and every run that was
+//! not. Pure: times are milliseconds on a clock the caller keeps.
 //!
 //! - A limit pauses every worker (no agent starts before [`Governor::paused_until`]): the
 //!   wait is the CLI's retry-after when it named one, else `base_ms`, doubled for each

@@ -1,5 +1,5 @@
-//! The greenlight merge (SPEC §4): issues.json into the state, keeping every task's progress.
-//! Idempotent: merging the same issues twice changes nothing the second time.
+//! The greenlight merge (docs/cli.md "greenlight"): issues.json into the state, keeping every
+//! task's progress. Idempotent: merging the same issues twice changes nothing the second time.
 
 use crate::issues::IssueSpec;
 use crate::readiness;

@@ -1,9 +1,9 @@
-//! Handoffs between issues (SPEC §13.7): an agent's final text may end with one JSON object
-//! `{"handoff": {"decisions": [...], "open_questions": [...], "risks": [...]}}`. It is read
-//! here, neutralised (the prompt sanitiser — hidden characters, HTML and Markdown comments,
-//! one line each — then the commit-message neutraliser, so no item can act as a GitHub
-//! keyword or evidence), each list cut to its first [`MAX_ITEMS`] strings of at most
-//! [`MAX_CHARS`] characters. Non-string items are dropped.
+//! Handoffs between issues (docs/learning.md "Handoffs"): an agent's final text may end with one
+//! JSON object `{"handoff": {"decisions": [...], "open_questions": [...], "risks": [...]}}`. It is
+//! read here, neutralised (the prompt sanitiser — hidden characters, HTML and Markdown comments,
+//! one line each — then the commit-message neutraliser, so no item can act as a GitHub keyword or
+//! evidence), each list cut to its first [`MAX_ITEMS`] strings of at most [`MAX_CHARS`] characters.
+//! Non-string items are dropped.
 
 use crate::commit_message::neutralise;
 use crate::prompt::sanitize::sanitize_line;

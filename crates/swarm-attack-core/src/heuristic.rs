@@ -1,6 +1,6 @@
-//! The `heuristic` proposal source (SPEC §6): offline and deterministic, from an agent's
-//! configured `angle` / `covers` / `builds_on_other` against the title, body and
-//! labels. The formula (documented in docs/coordination.md):
+//! The `heuristic` proposal source (docs/coordination.md "The filter"): offline and deterministic,
+//! from an agent's configured `angle` / `covers` / `builds_on_other` against the title,
+//! body and labels. The formula (documented in docs/coordination.md):
 //!
 //! - words are lowercase alphanumeric runs, mapped through a small synonym table
 //!   ([`SYNONYMS`]) and a light suffix stemmer ([`stem`]), so `migrations`, `migrating` and

@@ -1,5 +1,6 @@
-//! The feature's issues (`specs/<feature>/issues.json`, SPEC §2): parsing from JSON values
-//! with exact field errors, and validation (duplicate order, unknown dependency, cycles).
+//! The feature's issues (`specs/<feature>/issues.json`, docs/state.md "issues.json"): parsing from
+//! JSON values with exact field errors, and validation (duplicate order, unknown dependency,
+//! cycles).
 
 use crate::json_text::type_name;
 use serde_json::Value;

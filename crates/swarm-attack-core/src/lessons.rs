@@ -1,5 +1,5 @@
-//! Lessons (SPEC §13.7): verified facts from earlier work, with their evidence, and the
-//! rules that decide which of them a prompt holds. Pure: the app reads the lessons file and
+//! Lessons (docs/learning.md "Lessons"): verified facts from earlier work, with their evidence, and
+//! the rules that decide which of them a prompt holds. Pure: the app reads the lessons file and
 //! which cited files exist at the start commit, and hands them in.
 //!
 //! - A lesson **touches** an issue when one of its files equals one of the issue's `files`

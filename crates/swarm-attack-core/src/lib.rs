@@ -1,4 +1,4 @@
-//! The pure core: rules with no I/O, no async, no clock. Every SPEC rule has exactly one
+//! The pure core: rules with no I/O, no async, no clock. Every rule of the docs has exactly one
 //! implementation here.
 
 pub mod action;

@@ -1,6 +1,6 @@
 //! The `llm` proposal source, pure half: the prompt sent to `llm.command` and the strict
-//! parsing of its answer (SPEC §6, §10). Running the command and falling back to the
-//! heuristic live in `app::plan`.
+//! parsing of its answer (docs/coordination.md "The filter"; docs/run.md "External commands").
+//! Running the command and falling back to the heuristic live in `app::plan`.
 
 use crate::config::AgentConfig;
 use crate::coordination::{Proposal, clamp_unit};

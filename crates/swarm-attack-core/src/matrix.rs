@@ -1,4 +1,4 @@
-//! The fan-out matrix (SPEC §12 `matrix`): the issues a runner may take now, as a GitHub
+//! The fan-out matrix (docs/cli.md "matrix"): the issues a runner may take now, as a GitHub
 //! Actions matrix `{"include":[{"issue":N,"title":"…"}]}`.
 //!
 //! An issue is in the matrix when it is READY (or INTERRUPTED with every dependency DONE:

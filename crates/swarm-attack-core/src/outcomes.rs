@@ -1,6 +1,6 @@
-//! Learning from outcomes (SPEC §13.6): the records of `.swarm/outcomes.jsonl`, the class of
-//! an issue, the per (agent, class) statistics folded from the records, and the learned
-//! blend of a proposal's confidence.
+//! Learning from outcomes (docs/learning.md "Outcomes"): the records of `.swarm/outcomes.jsonl`,
+//! the class of an issue, the per (agent, class) statistics folded from the records, and the
+//! learned blend of a proposal's confidence.
 //!
 //! Rules (docs/learning.md):
 //! - one record when an issue ends `done`, `blocked` or `skipped`, and one `reverted` record
@@ -252,8 +252,9 @@ pub fn blended_hundredths(c: f64, n: u32, s: u32, prior: u32) -> i64 {
     ((2 * num + den) / (2 * den)) as i64
 }
 
-/// Applies the learned blend to each proposal of an issue of class `class` (SPEC §13.6). An
-/// agent with no counted outcome in the class is left unchanged (and gets no `learned`).
+/// Applies the learned blend to each proposal of an issue of class `class`
+/// (docs/learning.md "Outcomes"). An agent with no counted outcome in the class is left unchanged
+/// (and gets no `learned`).
 pub fn apply(proposals: &mut [NamedProposal], class: &str, stats: &Stats, prior: u32) {
     for np in proposals.iter_mut() {
         let Some(st) = stats.get(&np.agent, class).filter(|st| st.n > 0) else {

@@ -1,4 +1,4 @@
-//! Gitignore-style globs on repository paths (`verify.test_paths`, SPEC §13.1).
+//! Gitignore-style globs on repository paths (`verify.test_paths`, docs/integrity.md).
 //!
 //! A path is `/`-separated and relative to the repository root. The rules are git's:
 //!

@@ -1,6 +1,7 @@
-//! The pull request a `git.landing: pr` landing opens for one issue (SPEC §12): its title
-//! is the tool's rule-1 subject (so a squash merge keeps it), its body closes the linked
-//! GitHub issue and shows the summary, the verification result, the cost and the label.
+//! The pull request a `git.landing: pr` landing opens for one issue
+//! (docs/github.md "Pull requests"): its title is the tool's rule-1 subject (so a squash merge
+//! keeps it), its body closes the linked GitHub issue and shows the summary, the verification
+//! result, the cost and the label.
 //!
 //! The summary comes from agents and issue text: it is neutralised
 //! ([`commit_message::neutralise`], the one function for all text the tool writes) so that
@@ -20,10 +21,12 @@ pub struct PullFacts<'a> {
     pub files: &'a [String],
     pub tests_passed: Option<u64>,
     pub cost_usd: Option<f64>,
-    /// Why the issue is routed as risky (`gates.risk`, SPEC §13.8); empty when it is not.
+    /// Why the issue is routed as risky (`gates.risk`, docs/gates.md "Risk routing"); empty when it
+    /// is not.
     pub risk: &'a [String],
-    /// The candidates disagreed: their mean similarity (SPEC §13.5 `on_low_convergence:
-    /// land`), flagged in the body.
+    /// The candidates disagreed: their mean similarity
+    /// (docs/coordination.md "Many candidates, one result" `on_low_convergence: land`), flagged in
+    /// the body.
     pub low_convergence: Option<f64>,
 }
 

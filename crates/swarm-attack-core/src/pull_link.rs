@@ -1,11 +1,11 @@
-//! Which open pull requests link which issues (SPEC §12, supersession gate).
+//! Which open pull requests link which issues (docs/github.md "Pull requests", supersession gate).
 //!
 //! A pull request links issue N of feature F when its head branch is
 //! `swarm/<F>/issue-<N>` (the branch `git.landing: pr` pushes), when its title and body,
 //! read as one commit message, give evidence for N by rule 1 (the tool's subject), rule 2
 //! (the trailers) or rule 3 (a closing keyword on N's linked GitHub issue), or when one of
-//! its commits gives evidence for N by rule 1 or rule 2 (SPEC §13.9: a teammate's
-//! `feat(F): Implement issue #N` on any branch). While one is open, N is not dispatched:
+//! its commits gives evidence for N by rule 1 or rule 2 (docs/github.md "Pull requests": a
+//! teammate's `feat(F): Implement issue #N` on any branch). While one is open, N is not dispatched:
 //! someone (an agent or a person) is already on it.
 
 use crate::evidence::{EvidenceRule, Source};

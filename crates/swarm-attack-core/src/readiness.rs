@@ -1,8 +1,8 @@
-//! Readiness (SPEC §2): a task is READY only when every dependency is DONE; a BACKLOG task
-//! is released by itself when its dependencies become DONE, and a READY task whose
-//! dependency is no longer DONE returns to BACKLOG. With `git.stack` (SPEC §12,
-//! [`FeatureState::stack`]) one IN_REVIEW dependency counts as met too: the dependent
-//! starts from that dependency's branch ([`stacked_on`]).
+//! Readiness (docs/state.md "Readiness"): a task is READY only when every dependency is DONE; a
+//! BACKLOG task is released by itself when its dependencies become DONE, and a READY task whose
+//! dependency is no longer DONE returns to BACKLOG. With `git.stack`
+//! (docs/github.md "Pull requests", [`FeatureState::stack`]) one IN_REVIEW dependency counts as met
+//! too: the dependent starts from that dependency's branch ([`stacked_on`]).
 
 use crate::stage::Stage;
 use crate::state::FeatureState;
@@ -185,7 +185,7 @@ pub fn dependency_order(state: &FeatureState) -> Vec<u32> {
 }
 
 /// Whether a task may be dispatched: READY, or INTERRUPTED with its dependencies met;
-/// never a manual issue (it waits for a person, SPEC §12).
+/// never a manual issue (it waits for a person, docs/run.md "The flow of one issue").
 pub fn dispatchable(state: &FeatureState, t: &Task) -> bool {
     if t.is_manual() {
         return false;

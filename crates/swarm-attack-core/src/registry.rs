@@ -1,5 +1,5 @@
-//! The module registry (SPEC §7.1): the public items a file defines, found by simple line
-//! parsing (no compiler), so agents know what finished issues already provide.
+//! The module registry (docs/prompt.md "Sections, in order"): the public items a file defines,
+//! found by simple line parsing (no compiler), so agents know what finished issues already provide.
 //!
 //! Detected, by file extension:
 //! - Rust (`.rs`): `pub fn/struct/enum/trait/type/const/static/mod/union` (also `pub async

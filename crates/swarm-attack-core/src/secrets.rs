@@ -1,5 +1,6 @@
-//! Secrets (SPEC §12 "Secrets"): which environment variables hold them, and the one masking
-//! rule every writer applies — each secret value, raw or JSON-escaped, becomes `***`.
+//! Secrets (docs/security.md "4. Secrets are masked everywhere the tool writes"): which environment
+//! variables hold them, and the one masking rule every writer applies — each secret value, raw or
+//! JSON-escaped, becomes `***`.
 
 use std::borrow::Cow;
 

@@ -1,4 +1,4 @@
-//! The programs a shell-form command runs (SPEC §12 `doctor`, docs/run.md): what preflight
+//! The programs a shell-form command runs (docs/cli.md "doctor", docs/run.md): what preflight
 //! checks of a `tests.command` such as `"make build && pytest -q | tee out"` — the first
 //! program of each simple command — and whether its exit status can hide a failure (a
 //! pipeline's status is its last command's unless `set -o pipefail`).

@@ -1,5 +1,5 @@
-//! Task stages and feature phases (SPEC §2, §11), with room for names this tool does not know
-//! (kept verbatim, reported as warnings, never dropped).
+//! Task stages and feature phases (docs/state.md "Stages and phases"), with room for names this
+//! tool does not know (kept verbatim, reported as warnings, never dropped).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -95,7 +95,7 @@ name_enum! {
 }
 
 impl Stage {
-    /// The `swarm:*` label for this stage (SPEC §11), if any.
+    /// The `swarm:*` label for this stage (docs/github.md "What an issue shows"), if any.
     pub fn label(&self) -> Option<&'static str> {
         match self {
             Stage::Ready | Stage::Backlog | Stage::Interrupted => Some("swarm:ready"),

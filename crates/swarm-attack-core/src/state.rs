@@ -1,5 +1,5 @@
-//! The feature state (SPEC §2): a compatible superset of the original tool's state file.
-//! Unknown keys (including `_signature`) are kept in `extra` and written back.
+//! The feature state (docs/state.md "The state file"): a compatible superset of the original tool's
+//! state file. Unknown keys (including `_signature`) are kept in `extra` and written back.
 
 use crate::stage::{Phase, Stage};
 use crate::state_nulls::{LoadedNulls, or_default};
@@ -16,8 +16,9 @@ fn is_zero(n: &u32) -> bool {
 /// One piece of evidence that an issue is implemented (or already present).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvidenceRecord {
-    /// `subject`, `trailers`, `closing_keyword`, `pattern` (git, SPEC §3), or `tests`, `files`
-    /// (duplicate detection, SPEC §7).
+    /// `subject`, `trailers`, `closing_keyword`, `pattern` (git,
+    /// docs/git-sync.md "The four rules"), or `tests`, `files` (duplicate detection,
+    /// docs/run.md "The flow of one issue").
     pub source: String,
     /// The commit giving the evidence, for git sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +125,7 @@ pub struct Task {
     /// Set when the task is no longer in issues.json (kept, reported, never deleted).
     #[serde(default, skip_serializing_if = "is_false")]
     pub missing_from_issues: bool,
-    /// The GitHub body snapshot used for prompts (Action, SPEC §11).
+    /// The GitHub body snapshot used for prompts (Action, docs/action.md "State in a workflow").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub github_body: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -141,24 +142,28 @@ pub struct Task {
     /// How the task was worked on last (mode, agents), for the status comment and audit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_mode: Option<String>,
-    /// The review gate's verdict on the work that landed, with its counted findings (SPEC
-    /// §13.2), for the status comment's `**Review:**` line.
+    /// The review gate's verdict on the work that landed, with its counted findings
+    /// (docs/review.md), for the status comment's `**Review:**` line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<String>,
-    /// The pull request that carries the task's commit (`git.landing: pr`, SPEC §12).
+    /// The pull request that carries the task's commit (`git.landing: pr`,
+    /// docs/github.md "Pull requests").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
     /// How that pull request ended, once a sync read it: `merged` or `closed` (then
     /// `pr_closed` was recorded); unset while it is open.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request_state: Option<String>,
-    /// The specify gate's score of the issue text (SPEC §13.8), kept per version of the text.
+    /// The specify gate's score of the issue text (docs/gates.md "The specify gate"), kept per
+    /// version of the text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specify: Option<crate::gates::specify::SpecifyRecord>,
-    /// What the agent whose work landed left for later issues (SPEC §13.7), neutralised.
+    /// What the agent whose work landed left for later issues (docs/learning.md "Lessons"),
+    /// neutralised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handoff: Option<crate::handoff::Handoff>,
-    /// The newest analyses of its failed attempts (SPEC §13.3), oldest first: fed to the
+    /// The newest analyses of its failed attempts
+    /// (docs/run.md "After a failure: classes, analysis, fallback"), oldest first: fed to the
     /// analyst and, condensed, to the next prompt; "never the same retry twice" reads them.
     #[serde(
         default,
@@ -220,7 +225,7 @@ impl Task {
     }
 
     /// A manual issue (`automation_type: manual`): never dispatched to an agent; it becomes
-    /// DONE only through the git rule (SPEC §12).
+    /// DONE only through the git rule (docs/github.md "Pull requests").
     pub fn is_manual(&self) -> bool {
         self.automation_type
             .as_deref()
@@ -254,7 +259,7 @@ pub struct FeatureState {
     pub cost_total_usd: f64,
     #[serde(default = "empty_object")]
     pub cost_by_phase: Value,
-    /// The spend ledger (SPEC §12 Budgets), folded from the event log; absent until an
+    /// The spend ledger (docs/budgets.md "Limits"), folded from the event log; absent until an
     /// agent ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<crate::budget::Ledger>,
@@ -265,9 +270,9 @@ pub struct FeatureState {
     /// while untouched).
     #[serde(skip)]
     pub loaded_nulls: LoadedNulls,
-    /// `git.stack` (SPEC §12), set by whoever loads the state with the project's config
-    /// (never stored): an IN_REVIEW dependency counts as met for readiness, and the
-    /// dependent starts from that dependency's branch.
+    /// `git.stack` (docs/github.md "Pull requests"), set by whoever loads the state with the
+    /// project's config (never stored): an IN_REVIEW dependency counts as met for readiness, and
+    /// the dependent starts from that dependency's branch.
     #[serde(skip)]
     pub stack: bool,
 }

@@ -1,6 +1,7 @@
-//! `null`s in the original tool's state files (SPEC §12 "State compatibility"): a `null`
-//! where this tool expects an object, list, number or string loads as the field's default,
-//! and is written back as `null` while the field still holds that default (untouched).
+//! `null`s in the original tool's state files
+//! (docs/state.md "Compatibility with the original tool"): a `null` where this tool expects an
+//! object, list, number or string loads as the field's default, and is written back as `null` while
+//! the field still holds that default (untouched).
 
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};

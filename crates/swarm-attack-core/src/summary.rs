@@ -1,6 +1,7 @@
-//! Semantic summaries of DONE issues (SPEC §7): the deterministic summary built from the
-//! commit subject, its files and the symbols they define; the question put to `llm.command`
-//! and the cleaning of its answer. Pure; the app layer reads git and runs the command.
+//! Semantic summaries of DONE issues (docs/prompt.md "Semantic summaries"): the deterministic
+//! summary built from the commit subject, its files and the symbols they define; the question put
+//! to `llm.command` and the cleaning of its answer. Pure; the app layer reads git and runs the
+//! command.
 
 use crate::feature_id::FeatureId;
 use crate::prompt::sanitize::{sanitize_line, strip_hidden_chars};

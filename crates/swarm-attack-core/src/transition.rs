@@ -1,7 +1,7 @@
-//! The task state machine (SPEC §2, §5, §7): every stage change a command makes is one of
-//! the methods here. Each checks that the task's stage allows it, changes the stage and the
-//! fields that go with it, and returns the event to record — or nothing for the two changes
-//! SPEC gives no event (a claim whose run is gone, a run stopped by the circuit breaker).
+//! The task state machine (docs/state.md "Stages and phases"): every stage change a command makes
+//! is one of the methods here. Each checks that the task's stage allows it, changes the stage and
+//! the fields that go with it, and returns the event to record — or nothing for the two changes the
+//! docs give no event (a claim whose run is gone, a run stopped by the circuit breaker).
 //!
 //! | transition  | from                             | to          | event             |
 //! |-------------|----------------------------------|-------------|-------------------|
@@ -209,7 +209,7 @@ impl Task {
     }
 
     /// READY or BACKLOG → BLOCKED with `reason` before any dispatch (`issue_blocked`): a
-    /// gate before dispatch (SPEC §13.8) held it.
+    /// gate before dispatch (docs/gates.md) held it.
     pub fn hold(&mut self, reason: String) -> Result<Event, NotAllowed> {
         self.enter(Transition::Hold)?;
         self.blocked_reason = Some(reason.clone());
@@ -285,7 +285,7 @@ impl Task {
     /// BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG → BACKLOG, retries, reason, last
     /// failure and failure analyses cleared (`issue_unblocked`); readiness then makes it READY
     /// when its dependencies are DONE. A task the specify gate held keeps its score, marked
-    /// waived: a person decided it is dispatched anyway (SPEC §13.8).
+    /// waived: a person decided it is dispatched anyway (docs/gates.md).
     pub fn unblock(&mut self) -> Result<Event, NotAllowed> {
         let needed_info = crate::gates::specify::is_needs_info(self);
         self.enter(Transition::Unblock)?;

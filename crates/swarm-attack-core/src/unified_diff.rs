@@ -1,7 +1,7 @@
 //! What a unified diff (`git diff`) adds and removes, per file: the added lines with their
 //! line numbers in the new version, and the removed lines. Used by the test-integrity checks
-//! (SPEC §13.1: lines added to test files) and to anchor review findings (§13.2: a line the
-//! candidate added or changed).
+//! (docs/integrity.md: lines added to test files) and to anchor review findings (docs/review.md: a
+//! line the candidate added or changed).
 
 /// One file of a diff.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -1,5 +1,5 @@
-//! The `/swarm <command>` comments of the Action (SPEC §8.1): parsing, the author's
-//! write access, and `status`, `plan`, `retry`, `unblock`, `skip` applied to the task.
+//! The `/swarm <command>` comments of the Action (docs/action.md "What each event does"): parsing,
+//! the author's write access, and `status`, `plan`, `retry`, `unblock`, `skip` applied to the task.
 
 use super::{
     ActionOutcome, GithubPort, collect_outputs, is_trusted, log_received, received, report,

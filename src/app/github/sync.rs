@@ -1,6 +1,6 @@
 //! `github sync <feature> [--dry-run]`, and the sync the GitHub mirror runs after a
 //! transaction: brings each linked issue's `swarm:*` label, status comment and open/closed
-//! state in line with the state, replaying the outbox first (SPEC §8, §11). See
+//! state in line with the state, replaying the outbox first (docs/github.md "How a sync runs"). See
 //! docs/github.md.
 //!
 //! Locking: the feature lock is held only to read (and git-sync) the state before the first

@@ -69,7 +69,7 @@ pub struct Passed {
     pub cost_usd: Option<f64>,
     /// Events the caller appends with the attempt's record (`verification_passed`).
     pub pending_events: Vec<Event>,
-    /// The handoff the agent's final text ended with (SPEC §13.7), neutralised.
+    /// The handoff the agent's final text ended with (docs/learning.md "Handoffs"), neutralised.
     pub handoff: Option<crate::core::handoff::Handoff>,
 }
 
@@ -95,7 +95,8 @@ pub struct Failed {
     pub pending_events: Vec<Event>,
     /// The agent was rate-limited (or its API overloaded): not the failure.
     pub rate_limited: Option<RateLimitHit>,
-    /// What the run saw, for the failure's class (SPEC §13.3).
+    /// What the run saw, for the failure's class
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub facts: Facts,
     /// The agent whose run failed (`None`: several, or none ran).
     pub agent: Option<String>,
@@ -119,7 +120,7 @@ impl Failed {
         }
     }
 
-    /// Its class and kind (SPEC §13.3).
+    /// Its class and kind (docs/run.md "After a failure: classes, analysis, fallback").
     pub fn classified(&self) -> Classified {
         failure_class::classify(&self.facts, &self.reason)
     }
@@ -374,7 +375,7 @@ pub fn run_attempt(
         },
     ];
     record::emit(ctx, events)?;
-    // Test integrity (SPEC §13.1): the checks that need no test run first.
+    // Test integrity (docs/integrity.md): the checks that need no test run first.
     let verify_cfg = &ctx.project.config.verify;
     let subject = Subject {
         agent: &name,
@@ -574,7 +575,8 @@ fn save_result(dir: &Path, r: &AttemptResult) {
 }
 
 /// A failed test-integrity check: the attempt fails with the checks' reasons (classified by
-/// them, SPEC §13.3), their guidance fed to the retry.
+/// them, docs/run.md "After a failure: classes, analysis, fallback"), their guidance fed to the
+/// retry.
 fn integrity_failure(
     spec: &AttemptSpec<'_>,
     agent: &str,

@@ -1,4 +1,4 @@
-//! The budget gate (SPEC §12 Budgets): before every attempt — the first one at the claim,
+//! The budget gate (docs/budgets.md "Limits"): before every attempt — the first one at the claim,
 //! each retry after a failure — the ledger (folded from the event log, plus the events of
 //! the transaction at hand) is checked against `budgets`. An issue limit blocks the issue
 //! with a reason beginning `budget` (event `budget_exceeded`); a feature limit stops the run
@@ -41,8 +41,8 @@ fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger 
 }
 
 /// Appends `events` (the agent's `agent_started` last) and returns the limits handed to
-/// `agent` for its run on `issue`: what remains of the issue's budgets (SPEC §12). Without
-/// `budgets` nothing is read (events only).
+/// `agent` for its run on `issue`: what remains of the issue's budgets (docs/budgets.md "Limits").
+/// Without `budgets` nothing is read (events only).
 pub fn start_agent(
     ctx: &RunContext<'_>,
     events: Vec<Event>,

@@ -32,7 +32,8 @@ pub struct Claim {
     /// The task was INTERRUPTED (a crashed or killed run) and is resumed.
     pub resumed: bool,
     /// The commit HEAD pointed to when the claim's sync read the history with the whole
-    /// §3 rule (None: no sync, or `HEAD` is not among `git.sync_refs`).
+    /// git rule (docs/git-sync.md "The four rules"; None: no sync, or `HEAD` is not among
+    /// `git.sync_refs`).
     pub synced_head: Option<String>,
 }
 
@@ -111,7 +112,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
             ctx.report(Progress::Notice(format!("issue {issue} BLOCKED: {reason}")));
             continue;
         }
-        // the specify gate, before the first attempt (SPEC §13.8)
+        // the specify gate, before the first attempt (docs/gates.md "The specify gate")
         match specify_gate(ctx, txn, issue)? {
             Gated::Pass(back) => {
                 txn = *back;
@@ -137,7 +138,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         txn.state_mut().phase = Phase::Implementing;
     }
     txn.push_event(started);
-    // risk routing (SPEC §13.8): recorded at each dispatch of a risky issue
+    // risk routing (docs/gates.md "Risk routing"): recorded at each dispatch of a risky issue
     let risk = crate::app::gates::risk_of(ctx.project, &task_snapshot);
     if risk.is_risky() {
         txn.push_event(Event::RiskFlagged {
@@ -184,8 +185,8 @@ enum Gated<'p> {
     Scored,
 }
 
-/// The specify gate for `issue` (SPEC §13.8): a kept passing score (or the gate off)
-/// passes; a kept low score holds the task; a text with no score is scored with no lock
+/// The specify gate for `issue` (docs/gates.md "The specify gate"): a kept passing score (or the
+/// gate off) passes; a kept low score holds the task; a text with no score is scored with no lock
 /// held, and the score recorded in a new transaction.
 fn specify_gate<'p>(
     ctx: &RunContext<'p>,
@@ -248,9 +249,9 @@ fn specify_gate<'p>(
     }
 }
 
-/// The supersession gate (SPEC §12): the open pull requests that link dispatchable issues
-/// (one listing per claim, i.e. per sync). Each held issue gets `duplicate_detected{pr}`
-/// once per run.
+/// The supersession gate (docs/github.md "Pull requests"): the open pull requests that link
+/// dispatchable issues (one listing per claim, i.e. per sync). Each held issue gets
+/// `duplicate_detected{pr}` once per run.
 fn supersession_gate(
     ctx: &RunContext<'_>,
     txn: &mut FeatureTxn<'_>,

@@ -112,7 +112,7 @@ pub(super) fn finish_done(
         issue,
         phase: "landing",
     });
-    // a risky issue lands with `gates.risk.landing` (SPEC §13.8)
+    // a risky issue lands with `gates.risk.landing` (docs/gates.md "Risk routing")
     let (landing, _) = crate::app::gates::landing_for(ctx.project, &claim.task);
     if landing == crate::core::config::Landing::Pr {
         let low = convergence
@@ -219,9 +219,9 @@ pub(super) fn finish_done(
     Ok(outcome)
 }
 
-/// Learning from a landed attempt (SPEC §13.7), best effort and outside the feature lock:
-/// the lessons the attempt used are renewed, and an issue that passed after failed
-/// attempts may leave a `retry_fixed` lesson.
+/// Learning from a landed attempt (docs/learning.md "Lessons"), best effort and outside the feature
+/// lock: the lessons the attempt used are renewed, and an issue that passed after failed attempts
+/// may leave a `retry_fixed` lesson.
 fn after_done(
     ctx: &RunContext<'_>,
     claim: &Claim,

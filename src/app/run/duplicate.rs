@@ -1,13 +1,14 @@
-//! Duplicate detection before dispatch (SPEC §7): is the issue already implemented?
+//! Duplicate detection before dispatch (docs/run.md "The flow of one issue"): is the issue already
+//! implemented?
 //!
 //! Three checks, each recorded (event `duplicate_detected{issue, git, tests, files}` when
 //! one fires; the full result is also saved as `duplicate-check.json` in the attempt
 //! folder):
 //!
 //! - `git`: the checked-out branch has a commit in the tool's own implementing form for
-//!   this issue (SPEC §3 rules 1–2, reverts honoured). The sync before the claim already
-//!   applies the whole §3 rule; this check also covers a commit that landed just before a
-//!   crash when `auto_sync_from_git` is off.
+//!   this issue (docs/git-sync.md "The four rules" rules 1–2, reverts honoured). The sync before
+//!   the claim already applies the whole git rule (docs/git-sync.md); this check also covers a
+//!   commit that landed just before a crash when `auto_sync_from_git` is off.
 //! - `files`: the issue lists `files`, every one exists in the fresh worktree (the
 //!   branch's content), and at least one was created or changed by a commit after the
 //!   feature's first greenlight ([`crate::core::files_rule`]).
@@ -208,11 +209,11 @@ fn safe_exists(root: &Path, rel: &str) -> bool {
 
 /// The git check: an implementing commit for this issue on the checked-out branch.
 ///
-/// With `synced` = (s, base): the claim's sync applied the whole §3 rule to HEAD up to `s`
-/// and left the issue undone, so nothing up to `s` has an active implementing commit; only
-/// the commits since (`s..base`, landed by other workers meanwhile) are read, instead of
-/// grepping the whole history once per issue. A revert among them could restore older
-/// evidence, so then the whole branch is read.
+/// With `synced` = (s, base): the claim's sync applied the whole git rule (docs/git-sync.md) to
+/// HEAD up to `s` and left the issue undone, so nothing up to `s` has an active implementing
+/// commit; only the commits since (`s..base`, landed by other workers meanwhile) are read, instead
+/// of grepping the whole history once per issue. A revert among them could restore older evidence,
+/// so then the whole branch is read.
 fn git_check(ctx: &RunContext<'_>, issue: u32, synced: Option<(&str, &str)>) -> Check {
     let none = || Check {
         fired: false,

@@ -1,4 +1,4 @@
-//! The run's rate-limit governor (SPEC §12 Budgets; the rules are in
+//! The run's rate-limit governor (docs/budgets.md "Rate limits: the governor"; the rules are in
 //! [`crate::core::governor`]): the shared state behind a lock, on a monotonic clock, and the
 //! record of a rate-limited attempt — it uses no retry, the issue goes back to READY (to be
 //! dispatched again after the back-off), event `rate_limited{issue, agent, retry_after_ms,
@@ -26,7 +26,7 @@ pub struct Governor {
     speed: u32,
     max_minutes: f64,
     /// Agents waiting on their own rate limit, until when (the governor's clock), for the
-    /// fallback chains (SPEC §13.4).
+    /// fallback chains (docs/run.md "After a failure: classes, analysis, fallback").
     agents: Mutex<std::collections::HashMap<String, u64>>,
 }
 

@@ -1,8 +1,8 @@
-//! Test integrity of one attempt (SPEC §13.1; the rules are
+//! Test integrity of one attempt (docs/integrity.md; the rules are
 //! [`crate::core::integrity`]): what the attempt did to test files, read from its worktree,
 //! and `fail_before` — each test file the attempt created or changed run, with the issue
-//! test command (SPEC §11), in a scratch worktree at the start commit holding only those
-//! files of the attempt.
+//! test command (docs/run.md "How `tests.command` is run"), in a scratch worktree at the start
+//! commit holding only those files of the attempt.
 //!
 //! Cost: the static checks start no process when the attempt touched no pre-existing test
 //! file (new files are read from disk) and one `git diff` otherwise; `fail_before` adds one

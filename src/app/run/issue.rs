@@ -6,7 +6,7 @@
 //!
 //! SOLO: the decision's winner runs as `primary`. PARALLEL / SYNTHESIS: [`modes::run_pair`]
 //! runs two candidates per attempt and returns the one commit that lands; any error there
-//! falls back to SOLO with the winner (SPEC §6 fail-open).
+//! falls back to SOLO with the winner (docs/coordination.md "The filter" fail-open).
 
 use crate::app::plan;
 use crate::app::prompt::{self, CoordinationContext, PromptRequest};
@@ -196,7 +196,8 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
     // cannot run)
     let mut pair: Option<Pair<'_>> = None;
     let mut fallback: Option<Event> = None;
-    // the third and later candidates of a PARALLEL run (SPEC §13.5)
+    // the third and later candidates of a PARALLEL run
+    // (docs/coordination.md "Many candidates, one result")
     let more: Vec<&crate::io::config::AgentConfig> = decision
         .candidates
         .iter()
@@ -312,7 +313,7 @@ pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdRes
                     &crate::core::failure_analysis::Analysis::rule(
                         crate::core::failure_analysis::Recommendation::Retry,
                         format!(
-                            "{}; no retry used (rate limits wait, SPEC §12)",
+                            "{}; no retry used (rate limits wait, see docs/budgets.md)",
                             failed.reason
                         ),
                     ),
@@ -496,7 +497,7 @@ fn solo_attempt(
                 .collect(),
         },
     )?;
-    // the review gate (SPEC §13.2), before the commit lands
+    // the review gate (docs/review.md), before the commit lands
     let strategy = match &res {
         AttemptResult::Passed(_) => review::strategy_for(ctx, task),
         _ => None,

@@ -1,5 +1,5 @@
-//! Where work lands (SPEC §11): on the branch checked out in the repository, in
-//! dependency order.
+//! Where work lands (docs/run.md "Where work lands"): on the branch checked out in the repository,
+//! in dependency order.
 //!
 //! The agent's commit is made in its worktree, on the commit the worktree started from.
 //! Landing (done while holding the feature lock, so landings of one feature are serial):

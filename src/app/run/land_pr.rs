@@ -1,10 +1,9 @@
-//! Landing through a pull request (`git.landing: pr`, SPEC §12): the verified commit is
-//! pushed to `swarm/<feature>/issue-<N>` and one pull request per issue is opened against
-//! `git.base_branch` (a stacked dependent's against its dependency's branch, see
-//! `run::stack`) — or the open one for that branch is reused and updated, never a
-//! second. The task then waits IN_REVIEW; the merge (any method) makes it DONE through the
-//! git rule on a later sync, and a pull request closed unmerged returns it to READY (see
-//! `app::github` reconcile).
+//! Landing through a pull request (`git.landing: pr`, docs/github.md "Pull requests"): the verified
+//! commit is pushed to `swarm/<feature>/issue-<N>` and one pull request per issue is opened against
+//! `git.base_branch` (a stacked dependent's against its dependency's branch, see `run::stack`) — or
+//! the open one for that branch is reused and updated, never a second. The task then waits
+//! IN_REVIEW; the merge (any method) makes it DONE through the git rule on a later sync, and a pull
+//! request closed unmerged returns it to READY (see `app::github` reconcile).
 //!
 //! The push authenticates like the Action's push (the token through `GIT_CONFIG_*`, never
 //! argv). The pull request's title is the rule-1 subject and its body is built in

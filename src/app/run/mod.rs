@@ -1,4 +1,4 @@
-//! `run <feature>` (SPEC §7): turns READY issues into verified commits.
+//! `run <feature>` (docs/run.md "The flow of one issue"): turns READY issues into verified commits.
 //!
 //! The flow per issue: claim (under the feature lock: sync, recover stale claims, mark the
 //! task IN_PROGRESS with this run as owner) → unlock → duplicate checks → coordination →
@@ -103,9 +103,10 @@ pub enum Outcome {
     },
     /// Another run took it over (this run had been considered dead); nothing recorded.
     Lost { reason: String },
-    /// The failure analysis found a missing dependency (SPEC §13.3): back to BACKLOG behind
-    /// `depends_on`, no retry used. Not a final result: the scheduler claims it again once
-    /// it is READY.
+    /// The failure analysis found a missing dependency
+    /// (docs/run.md "After a failure: classes, analysis, fallback"): back to BACKLOG behind
+    /// `depends_on`, no retry used. Not a final result: the scheduler claims it again once it is
+    /// READY.
     Deferred { depends_on: u32, reason: String },
 }
 

@@ -71,8 +71,9 @@ pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error:
     });
 }
 
-/// BLOCKED at once, without using a retry: the candidates disagree (SPEC §13.5, with the
-/// mode that ran) or the review could not run and `review.on_error: block` (SPEC §13.2).
+/// BLOCKED at once, without using a retry: the candidates disagree
+/// (docs/coordination.md "Many candidates, one result", with the mode that ran) or the review could
+/// not run and `review.on_error: block` (docs/review.md).
 pub(super) fn block_now(
     ctx: &RunContext<'_>,
     issue: u32,

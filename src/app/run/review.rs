@@ -1,4 +1,4 @@
-//! The review gate (SPEC §13.2; the rules are [`crate::core::review`]): after a candidate
+//! The review gate (docs/review.md; the rules are [`crate::core::review`]): after a candidate
 //! passed verification and test integrity, and before it lands, configured agents review
 //! its diff. Each reviewer runs through its preset's command line in a worker worktree at
 //! the candidate's commit (`SWARM_PURPOSE=review`, `SWARM_ROLE=reviewer`); whatever it
@@ -44,8 +44,8 @@ pub enum Gate {
 }
 
 /// Whether the gate runs for `task`, and with which strategy: `review.enabled` with
-/// `review.strategy`, or a risky issue (SPEC §13.8 `gates.risk`) with `gates.risk.review`
-/// even when the gate is off.
+/// `review.strategy`, or a risky issue (docs/gates.md "Risk routing" `gates.risk`) with
+/// `gates.risk.review` even when the gate is off.
 pub fn strategy_for(
     ctx: &RunContext<'_>,
     task: &crate::core::state::Task,
@@ -112,7 +112,7 @@ pub fn gate(
     record::emit(ctx, std::mem::take(&mut passed.pending_events))?;
     let mut earlier: Option<(String, String)> = None;
     // the counted findings of the previous round (a `review_fixed` lesson when the next
-    // round no longer reports one, SPEC §13.7)
+    // round no longer reports one, docs/learning.md "Lessons")
     let mut previous: Vec<Finding> = Vec::new();
     let last_round = cfg.fix_rounds + 1;
     for round in 1..=last_round {
@@ -169,7 +169,8 @@ pub fn gate(
                 cost_usd: passed.cost_usd,
                 pending_events: Vec::new(),
                 rate_limited: None,
-                // classified by its reason (`review: ...`, SPEC §13.3)
+                // classified by its reason (`review: ...`,
+                // docs/run.md "After a failure: classes, analysis, fallback")
                 facts: Default::default(),
                 agent: None,
                 files_changed: passed

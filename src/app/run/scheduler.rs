@@ -31,7 +31,7 @@ enum Msg {
     },
 }
 
-/// Runs the feature's READY issues (SPEC §7).
+/// Runs the feature's READY issues (docs/run.md "The flow of one issue").
 pub fn run(
     project: &Project,
     feature: &FeatureId,

@@ -1,12 +1,12 @@
-//! Stacked dependents (`git.stack: true`, SPEC §12): a dependent of an IN_REVIEW issue
-//! starts from that issue's `swarm/<feature>/issue-<N>` branch (fetched from
-//! `git.remote`), and its pull request is based on that branch while the dependency's pull
-//! request is still unmerged. Which dependency that is is decided in
-//! `core::readiness::stacked_on`; a merged dependency's stacked pull requests are
-//! retargeted to `git.base_branch` by the reconcile (`app::pull_reconcile`).
+//! Stacked dependents (`git.stack: true`, docs/github.md "Pull requests"): a dependent of an
+//! IN_REVIEW issue starts from that issue's `swarm/<feature>/issue-<N>` branch (fetched from
+//! `git.remote`), and its pull request is based on that branch while the dependency's pull request
+//! is still unmerged. Which dependency that is is decided in `core::readiness::stacked_on`; a
+//! merged dependency's stacked pull requests are retargeted to `git.base_branch` by the reconcile
+//! (`app::pull_reconcile`).
 //!
-//! DONE still comes only from §3 on the base branch: a stacked commit counts once its
-//! merge is there.
+//! DONE still comes only from the git rule (docs/git-sync.md) on the base branch: a stacked commit
+//! counts once its merge is there.
 
 use crate::app::run::RunContext;
 use crate::app::run::claim::Claim;

@@ -108,7 +108,8 @@ fn totals(o: &mut String, r: &AuditReport) {
     );
 }
 
-/// The total cost, saying how many attempts had an unknown cost (SPEC §13.9).
+/// The total cost, saying how many attempts had an unknown cost
+/// (docs/budgets.md "Where the spend is shown").
 fn total_cost(t: &crate::core::audit::Totals) -> String {
     crate::core::audit::total_cost_text(t.cost_usd, t.cost_unknown_attempts, usd)
 }

@@ -1,4 +1,5 @@
-//! `config.yaml` (SPEC §9): the typed configuration with its defaults, and loading.
+//! `config.yaml` (docs/config.md "General rules"): the typed configuration with its defaults, and
+//! loading.
 //!
 //! Every key is optional. Unknown keys are errors naming the key and the nearest valid one;
 //! the original Python tool's keys are accepted with a warning that they are unused.

@@ -18,7 +18,7 @@ pub enum Rule {
     Repo,
     /// An `http://` or `https://` URL.
     Url,
-    /// A feature id (SPEC §2).
+    /// A feature id (docs/state.md "Feature ids").
     FeatureId,
     /// 1–64 of `A-Z a-z 0-9 . _ -`, starting with a letter or digit (names end up in paths
     /// and in `SWARM_AGENT`).

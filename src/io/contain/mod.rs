@@ -1,7 +1,7 @@
 //! Process containment: every agent, test and LLM command the tool starts runs so that ALL
 //! its descendants — including those that call `setsid` — die when the command is stopped
 //! (timeout, Ctrl-C/SIGTERM, a PARALLEL stop), when it ends, and when the tool itself dies,
-//! even by SIGKILL (SPEC §12 "Containment"; measured in docs/performance.md).
+//! even by SIGKILL (docs/run.md "Process containment"; measured in docs/performance.md).
 //!
 //! Linux: the binary starts each contained command under a [`supervisor`] (itself
 //! re-executed from `/proc/self/exe` in a hidden mode) that is a child subreaper with a

@@ -1,5 +1,6 @@
 //! GitHub failures, classified, and phrased as one sentence that says which permission is
-//! missing or which issue or label is wrong (SPEC §8). Messages never contain the token.
+//! missing or which issue or label is wrong (docs/github.md "What an issue shows"). Messages never
+//! contain the token.
 
 use std::fmt;
 

@@ -1,7 +1,7 @@
-//! Where to talk to GitHub and as whom (SPEC §8): the token (`GITHUB_TOKEN`, else
-//! `GH_TOKEN`), the API base (`GITHUB_API_URL`, else `github.api_url`, else
-//! `https://api.github.com`) and the repository (`github.repo`, `GITHUB_REPOSITORY`, the
-//! `origin` remote). The token never appears in Debug output, messages or events.
+//! Where to talk to GitHub and as whom (docs/github.md "What an issue shows"): the token
+//! (`GITHUB_TOKEN`, else `GH_TOKEN`), the API base (`GITHUB_API_URL`, else `github.api_url`, else
+//! `https://api.github.com`) and the repository (`github.repo`, `GITHUB_REPOSITORY`, the `origin`
+//! remote). The token never appears in Debug output, messages or events.
 
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::Config;

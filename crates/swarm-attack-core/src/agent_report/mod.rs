@@ -1,7 +1,7 @@
-//! Agent reports (SPEC §12): what a coding-agent CLI says about its own run — cost, tokens,
-//! turns, session id, the kind of error, the permission denials — read from its final
-//! output. One parser per CLI (a file each); [`parse`] recognises the output's shape, so a
-//! `custom` command that runs a known CLI is understood too. Pure: text in, report out.
+//! Agent reports (docs/agents.md "Agent reports"): what a coding-agent CLI says about its own run —
+//! cost, tokens, turns, session id, the kind of error, the permission denials — read from its final
+//! output. One parser per CLI (a file each); [`parse`] recognises the output's shape, so a `custom`
+//! command that runs a known CLI is understood too. Pure: text in, report out.
 
 mod aider;
 mod claude;

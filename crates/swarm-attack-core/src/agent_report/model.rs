@@ -1,7 +1,8 @@
-//! The model an agent CLI says it ran (for the `pricing` table, SPEC §12): Claude Code's
-//! `system`/`init` record (`model`) or its `result.modelUsage` when it names one model;
-//! Gemini's stream `init` record (`model`) or its `stats.models` when they name one model.
-//! Codex's `--json` stream names none (its model comes from the command line: `-m`).
+//! The model an agent CLI says it ran (for the `pricing` table,
+//! docs/budgets.md "Pricing: tokens into USD"): Claude Code's `system`/`init` record (`model`) or
+//! its `result.modelUsage` when it names one model; Gemini's stream `init` record (`model`) or its
+//! `stats.models` when they name one model. Codex's `--json` stream names none (its model comes
+//! from the command line: `-m`).
 
 use serde_json::Value;
 

@@ -73,7 +73,7 @@ pub struct Totals {
     pub agent_runs: u64,
     pub agent_time_ms: u64,
     /// The sum of the known costs; `None` (JSON `null`) when no attempt's cost is known
-    /// (SPEC §13.9: an unknown cost stays unknown, never 0).
+    /// (docs/budgets.md "Where the spend is shown": an unknown cost stays unknown, never 0).
     pub cost_usd: Option<f64>,
     /// Attempts with an agent run whose cost is unknown (the agent reported none, e.g.
     /// Codex, and no price was known); their cost is not in `cost_usd`.
@@ -190,9 +190,9 @@ pub fn usd(cost: Option<f64>) -> String {
     }
 }
 
-/// A total cost for people (SPEC §13.9): `unknown` when no attempt's cost is known; else
-/// the known sum (written by `fmt`), followed by ` + unknown (n attempts)` when some
-/// attempts' cost is unknown.
+/// A total cost for people (docs/budgets.md "Where the spend is shown"): `unknown` when no
+/// attempt's cost is known; else the known sum (written by `fmt`), followed by ` + unknown (n
+/// attempts)` when some attempts' cost is unknown.
 pub fn total_cost_text(
     cost: Option<f64>,
     unknown_attempts: u64,

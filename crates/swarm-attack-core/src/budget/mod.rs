@@ -1,7 +1,7 @@
-//! The spend ledger and its limits (SPEC §12 Budgets): per issue and per feature, cumulative
-//! across runs, attempts, agents and modes — USD (as the agent reported it, or computed from
-//! tokens with the `pricing` table; unknown stays unknown and is counted), tokens, agent
-//! wall time, attempts.
+//! The spend ledger and its limits (docs/budgets.md "Limits"): per issue and per feature,
+//! cumulative across runs, attempts, agents and modes — USD (as the agent reported it, or computed
+//! from tokens with the `pricing` table; unknown stays unknown and is counted), tokens, agent wall
+//! time, attempts.
 //!
 //! The ledger is a fold over the event log ([`Ledger::apply`]): the state keeps the folded
 //! value and the log can always rebuild it (`audit` and the ledger agree to the cent on the

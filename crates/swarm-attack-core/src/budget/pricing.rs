@@ -17,7 +17,7 @@ pub struct Price {
 
 impl Price {
     /// The cost of a run: `tokens_in` counts all input tokens, `tokens_cached` of which were
-    /// cached (SPEC §12).
+    /// cached (docs/budgets.md "Pricing: tokens into USD").
     pub fn cost(&self, tokens_in: u64, tokens_out: u64, tokens_cached: u64) -> f64 {
         let cached = tokens_cached.min(tokens_in);
         let fresh = tokens_in - cached;

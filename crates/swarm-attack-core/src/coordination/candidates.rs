@@ -1,6 +1,6 @@
-//! Who runs in a PARALLEL decision (SPEC §13.5): the winner, the runner-up, then the next
-//! agents by rank whose confidence is above `high_confidence`, up to
-//! `coordination.candidates` (2–5). SOLO and SYNTHESIS keep their one or two agents.
+//! Who runs in a PARALLEL decision (docs/coordination.md "Many candidates, one result"): the
+//! winner, the runner-up, then the next agents by rank whose confidence is above `high_confidence`,
+//! up to `coordination.candidates` (2–5). SOLO and SYNTHESIS keep their one or two agents.
 
 use super::{Decision, Mode, hundredths};
 

@@ -1,7 +1,7 @@
-//! The selection among candidates (SPEC §13.5): which passing candidate lands, the pairwise
-//! similarities, the quorum check and the low-convergence check. Pure and deterministic:
-//! the candidates are put in rank order first, so the order they are given in never
-//! matters, and a failing candidate is never chosen while a passing one exists.
+//! The selection among candidates (docs/coordination.md "Many candidates, one result"): which
+//! passing candidate lands, the pairwise similarities, the quorum check and the low-convergence
+//! check. Pure and deterministic: the candidates are put in rank order first, so the order they are
+//! given in never matters, and a failing candidate is never chosen while a passing one exists.
 //!
 //! Steps, each a tie-breaker for the one before; `selected_by` names the first step that
 //! decided something, i.e. left out a candidate (`only_passing` when one passed; `rank`
@@ -54,7 +54,7 @@ pub struct CandidateFacts {
     pub agent: String,
     /// 0 for the winner of the decision, 1 for the runner-up, ...
     pub rank: usize,
-    /// Passed verification (and §13.1).
+    /// Passed verification (and the checks of docs/integrity.md).
     pub passed: bool,
     /// Changed lines of its diff (its size).
     pub changed_lines: usize,

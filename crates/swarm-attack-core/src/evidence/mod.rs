@@ -1,4 +1,4 @@
-//! The git-history rule (SPEC §3, §11 "Git rule details"): when one commit message is
+//! The git-history rule (docs/git-sync.md "The four rules"): when one commit message is
 //! evidence that issue N of feature F is implemented, and which commits it reverts.
 //!
 //! A message is evidence for issue N when

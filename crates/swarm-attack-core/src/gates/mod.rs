@@ -1,4 +1,4 @@
-//! Gates before dispatch (SPEC §13.8): the configuration of the two gates, and the rules
+//! Gates before dispatch (docs/gates.md): the configuration of the two gates, and the rules
 //! each applies. [`specify`] decides whether an issue is specified well enough to be worth an
 //! attempt (the answer of `llm.command`, validated here, or the offline
 //! [`specify_heuristic`] scorer); [`risk`] finds the signals that make an issue risky.
@@ -37,7 +37,7 @@ impl Default for SpecifyConfig {
     }
 }
 
-/// The review strategy a risky issue gets (SPEC §13.2 `review.strategy`).
+/// The review strategy a risky issue gets (docs/review.md `review.strategy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum RiskReview {
@@ -70,7 +70,7 @@ pub struct RiskConfig {
     pub landing: Landing,
 }
 
-/// The default risk keywords (SPEC §13.8).
+/// The default risk keywords (docs/gates.md "Risk routing").
 pub const DEFAULT_RISK_KEYWORDS: &[&str] = &[
     "auth",
     "password",

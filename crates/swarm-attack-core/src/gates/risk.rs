@@ -1,12 +1,12 @@
-//! Risk routing (SPEC §13.8): an issue is risky when its title, body or labels hold one of
-//! `gates.risk.keywords` as a word, or one of its `files` matches a `gates.risk.paths` glob.
-//! Words are compared after the normalisation of the heuristic proposals
+//! Risk routing (docs/gates.md "Risk routing"): an issue is risky when its title, body or labels
+//! hold one of `gates.risk.keywords` as a word, or one of its `files` matches a `gates.risk.paths`
+//! glob. Words are compared after the normalisation of the heuristic proposals
 //! ([`crate::heuristic::words`]: lowercase alphanumeric runs, synonyms, a light stemmer), so
-//! `passwords` and `Password` meet `password` and `migrations` meets `migration`, while
-//! `author` never meets `auth`. A keyword of several words matches them in a row.
+//! `passwords` and `Password` meet `password` and `migrations` meets `migration`, while `author`
+//! never meets `auth`. A keyword of several words matches them in a row.
 //!
 //! What a risky issue gets (the review strategy and landing mode of `gates.risk`) is
-//! decided by the callers from [`Risk`]; the review gate (SPEC §13.2) reads
+//! decided by the callers from [`Risk`]; the review gate (docs/review.md) reads
 //! [`Risk::is_risky`] and [`super::RiskConfig::review`].
 
 use super::RiskConfig;

@@ -1,7 +1,7 @@
-//! The specify gate (SPEC §13.8): before an issue is first dispatched, its text is scored
-//! 0–2 on five dimensions ([`DIMENSIONS`]) with the one question that would raise the lowest
-//! score. Below `gates.specify.min_score` the issue is not dispatched: it is BLOCKED with
-//! the reason `needs info (<score>/10): <question>`. The score is kept per version of the
+//! The specify gate (docs/gates.md "The specify gate"): before an issue is first dispatched, its
+//! text is scored 0–2 on five dimensions ([`DIMENSIONS`]) with the one question that would raise
+//! the lowest score. Below `gates.specify.min_score` the issue is not dispatched: it is BLOCKED
+//! with the reason `needs info (<score>/10): <question>`. The score is kept per version of the
 //! issue text ([`text_sha256`]); an unchanged text is never scored twice.
 //!
 //! This module owns the prompt sent to `llm.command` (`SWARM_PURPOSE=specify`), the strict
@@ -272,8 +272,8 @@ pub fn record(sha256: String, answer: Answer, min_score: u32, source: &str) -> S
     }
 }
 
-/// A record for a text that got no valid answer: the gate lets the issue pass (SPEC: fail
-/// open), and says why.
+/// A record for a text that got no valid answer: the gate lets the issue pass (docs/gates.md:
+/// fail open), and says why.
 pub fn record_unscored(sha256: String, why: &str) -> SpecifyRecord {
     SpecifyRecord {
         sha256,

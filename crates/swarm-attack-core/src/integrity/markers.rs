@@ -1,7 +1,7 @@
-//! Skip, ignore and xfail markers (SPEC §13.1 `skip_markers`): the list, and finding one on
+//! Skip, ignore and xfail markers (docs/integrity.md `skip_markers`): the list, and finding one on
 //! a line.
 
-/// The markers of SPEC §13.1, plus Go's other skips (`t.SkipNow(`, `t.Skipf(`). Each is
+/// The markers of docs/integrity.md, plus Go's other skips (`t.SkipNow(`, `t.Skipf(`). Each is
 /// found only where it starts a word (`exit(` is not `xit(`); `#[ignore` also takes
 /// `#[ignore = "why"]`.
 pub const MARKERS: &[&str] = &[

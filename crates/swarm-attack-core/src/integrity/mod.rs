@@ -1,4 +1,4 @@
-//! Test integrity (SPEC §13.1): the checks that keep an attempt from passing by weakening
+//! Test integrity (docs/integrity.md): the checks that keep an attempt from passing by weakening
 //! the tests instead of changing the code. Pure: the caller lists what the attempt changed
 //! (with the lines it added to test files) and, for `fail_before`, how each new test file
 //! ran on the start commit; this module decides.
@@ -412,7 +412,7 @@ pub fn classify_base_run(passed: bool, exit_code: Option<i32>, output: &str) -> 
     }
 }
 
-/// The message of a vacuous test (SPEC §13.1, exact).
+/// The message of a vacuous test (docs/integrity.md, exact).
 pub const VACUOUS_REASON: &str =
     "test integrity: the new tests pass without the change, so they test nothing new";
 

@@ -1,5 +1,5 @@
-//! The evidence ledger (SPEC §3): what the scanned history says, folded commit by commit
-//! oldest first, and what that means for the feature's tasks.
+//! The evidence ledger (docs/git-sync.md "The four rules"): what the scanned history says, folded
+//! commit by commit oldest first, and what that means for the feature's tasks.
 //!
 //! The ledger keeps only the commits that matter: evidence commits (with their hits) and
 //! reverting commits (with the commits they revert). Whether a commit's evidence counts is
@@ -228,7 +228,7 @@ pub struct Applied {
     pub reverted: Vec<(u32, String)>,
 }
 
-/// Whether an evidence record comes from git (SPEC §3 rules 1–4).
+/// Whether an evidence record comes from git (docs/git-sync.md "The four rules" rules 1–4).
 pub fn is_git_source(source: &str) -> bool {
     matches!(
         source,
@@ -271,7 +271,7 @@ fn set_evidence(task: &mut Task, ev: &IssueEvidence) {
     );
 }
 
-/// Applies the evidence to the tasks (SPEC §3):
+/// Applies the evidence to the tasks (docs/git-sync.md "The four rules"):
 /// - a task with active evidence that is not DONE becomes DONE, with `commit` (the oldest
 ///   active evidence commit) and its git evidence records;
 /// - a DONE task whose recorded commit is no longer active gets the active evidence

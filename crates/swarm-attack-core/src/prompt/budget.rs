@@ -1,5 +1,5 @@
-//! Fitting the prompt to `context.max_prompt_tokens` (SPEC §7.1, §11): a token is 4 Unicode
-//! scalar values. Cuts, least important first:
+//! Fitting the prompt to `context.max_prompt_tokens` (docs/prompt.md "Budget"): a token is 4
+//! Unicode scalar values. Cuts, least important first:
 //!
 //! 1. module registry entries (least relevant first),
 //!    then the decisions so far (oldest first), then the lessons (least close first),

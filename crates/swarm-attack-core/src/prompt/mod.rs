@@ -1,6 +1,6 @@
-//! The coder prompt as a Context Pack (SPEC §7.1): fixed sections built from plain inputs,
-//! fitted to a size budget, with issue text sanitised. Pure: the app layer reads the files
-//! and the state and hands the values in ([`ContextPack`]); [`build`] returns the text.
+//! The coder prompt as a Context Pack (docs/prompt.md "Sections, in order"): fixed sections built
+//! from plain inputs, fitted to a size budget, with issue text sanitised. Pure: the app layer reads
+//! the files and the state and hands the values in ([`ContextPack`]); [`build`] returns the text.
 //!
 //! Sections, in order: `## Original Request`, `## Project Instructions` (its source named),
 //! `## Accumulated Context` (summaries of DONE issues, this issue's dependencies first, then
@@ -38,7 +38,8 @@ pub const GITHUB_AUTHOR_KEY: &str = "github_author";
 /// The task-extra key holding that author's `author_association`.
 pub const GITHUB_ASSOCIATION_KEY: &str = "github_author_association";
 
-/// What the agent is told about the coordination (SPEC §7.1 `## Coordination`).
+/// What the agent is told about the coordination (docs/prompt.md "Sections, in order" `##
+/// Coordination`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CoordinationContext {
     Solo,
@@ -49,9 +50,9 @@ pub enum CoordinationContext {
         other_angle: String,
         other_covers: Vec<String>,
     },
-    /// PARALLEL with three or more candidates (SPEC §13.5): this agent's role (`primary`,
-    /// `runner-up`, `candidate`) and every other candidate's angle and covers, in rank
-    /// order.
+    /// PARALLEL with three or more candidates (docs/coordination.md "Many candidates, one result"):
+    /// this agent's role (`primary`, `runner-up`, `candidate`) and every other candidate's angle
+    /// and covers, in rank order.
     Candidates {
         role: &'static str,
         others: Vec<OtherCandidate>,
@@ -129,7 +130,8 @@ pub struct RegistryFile {
     pub symbols: Vec<Symbol>,
 }
 
-/// The test commands of the project (SPEC §9, §11).
+/// The test commands of the project (docs/config.md "General rules";
+/// docs/run.md "How `tests.command` is run").
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TestCommands {
     /// `tests.command`.
@@ -156,14 +158,15 @@ pub struct ContextPack {
     pub max_attempts: u32,
     /// Failure excerpts of earlier attempts, oldest first.
     pub previous_failures: Vec<String>,
-    /// Earlier attempts' analyses condensed (one line each, oldest first; SPEC §13.3).
+    /// Earlier attempts' analyses condensed (one line each, oldest first;
+    /// docs/run.md "After a failure: classes, analysis, fallback").
     pub analyses: Vec<String>,
     /// The failure analysis' `modify` approach for this attempt (`### Modified approach`).
     pub modified_approach: Option<String>,
     pub tests: TestCommands,
     /// `context.max_prompt_tokens` (0: no limit).
     pub max_prompt_tokens: u64,
-    /// The lessons selected for this issue, closest first (SPEC §13.7,
+    /// The lessons selected for this issue, closest first (docs/learning.md "Lessons",
     /// [`crate::lessons::select`]).
     pub lessons: Vec<crate::lessons::Lesson>,
     /// The DONE issues' handoffs, newest first (`### Decisions so far`).
@@ -185,8 +188,8 @@ pub fn tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
-/// The command that runs one issue's test file (SPEC §11): `tests.issue_command` with
-/// `{test_file}` replaced, else `tests.command` followed by the path.
+/// The command that runs one issue's test file (docs/run.md "How `tests.command` is run"):
+/// `tests.issue_command` with `{test_file}` replaced, else `tests.command` followed by the path.
 pub fn issue_test_command(tests: &TestCommands, test_file: &str) -> String {
     match &tests.issue_command {
         Some(c) if !c.trim().is_empty() => c.replace("{test_file}", test_file),

@@ -1,4 +1,5 @@
-//! Sanitising issue and GitHub text before it goes into a prompt (SPEC §7.1, §11).
+//! Sanitising issue and GitHub text before it goes into a prompt
+//! (docs/prompt.md "Sanitising and untrusted text").
 //!
 //! What is removed from every issue text (issues.json and GitHub alike), because a human
 //! reading the issue does not see it while a model does:
@@ -103,7 +104,7 @@ pub fn sanitize_line(text: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `author_association` values that mean write access (SPEC §8.1).
+/// `author_association` values that mean write access (docs/action.md "What each event does").
 pub const TRUSTED_ASSOCIATIONS: &[&str] = &["OWNER", "MEMBER", "COLLABORATOR"];
 
 /// Whether a GitHub `author_association` grants write access (case-insensitive).

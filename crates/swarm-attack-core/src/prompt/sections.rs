@@ -12,7 +12,8 @@ pub use super::render::{chars, cut_tail};
 
 /// The line that marks text cut by the budget.
 pub const CUT_MARKER: &str = "[… cut to fit the prompt budget; see the end of the prompt]";
-/// The names the project instructions are looked for under, in order (SPEC §7.1).
+/// The names the project instructions are looked for under, in order
+/// (docs/prompt.md "Sections, in order").
 pub const INSTRUCTION_FILES: &[&str] = &[
     "CLAUDE.md",
     "claude.md",
@@ -507,7 +508,7 @@ fn current_task(pack: &ContextPack) -> String {
     s
 }
 
-/// The Current Task's last paragraph: the agent may leave a handoff (SPEC §13.7).
+/// The Current Task's last paragraph: the agent may leave a handoff (docs/learning.md "Handoffs").
 pub const HANDOFF_HINT: &str = "\n\nYou may end your final message with one JSON object `{\"handoff\": {\"decisions\": [...], \"open_questions\": [...], \"risks\": [...]}}` (strings; at most 10 each, 300 characters each) to pass the decisions you took, open questions and risks on to later issues of this feature.";
 
 fn acceptance(

@@ -259,7 +259,9 @@ impl IssueAcc {
                     .unwrap_or_default();
             }
             "agent_fallback" => {
-                // the attempt the fallback agent runs (SPEC §13.4): its mode says who and why
+                // the attempt the fallback agent runs
+                // (docs/run.md "After a failure: classes, analysis, fallback"): its mode says who
+                // and why
                 let mode = format!(
                     "{} (fallback from {}: {})",
                     s(rec, "to").unwrap_or_default(),

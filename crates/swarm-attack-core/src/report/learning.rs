@@ -1,5 +1,6 @@
-//! The report's learning sections: the outcomes per agent and class (SPEC §13.6: outcomes,
-//! success rate, mean cost) and the decisions the DONE issues' agents handed off (§13.7).
+//! The report's learning sections: the outcomes per agent and class (docs/learning.md "Outcomes":
+//! outcomes, success rate, mean cost) and the decisions the DONE issues' agents handed off
+//! (docs/learning.md "Handoffs").
 
 use super::Report;
 use super::escape::escape_html as esc;

@@ -74,11 +74,11 @@ pub struct Report {
     /// The configured limits, when the caller knows them (costs and tokens are shown
     /// against them).
     pub limits: Option<Limits>,
-    /// Learning from outcomes (SPEC §13.6): per agent and class, from `.swarm/outcomes.jsonl`
-    /// (all features), when the caller read it.
+    /// Learning from outcomes (docs/learning.md "Outcomes"): per agent and class, from
+    /// `.swarm/outcomes.jsonl` (all features), when the caller read it.
     #[serde(default)]
     pub learned: Vec<learning::LearnedRow>,
-    /// The DONE issues' handoffs (SPEC §13.7), newest issue first.
+    /// The DONE issues' handoffs (docs/learning.md "Handoffs"), newest issue first.
     #[serde(default)]
     pub decisions: Vec<learning::DecisionRow>,
 }
@@ -104,7 +104,8 @@ pub struct Totals {
     pub cost_usd: Option<f64>,
     /// Agent runs that finished without a cost (the cost total leaves them out).
     pub runs_without_cost: u64,
-    /// Attempts with such a run (SPEC §13.9: shown as "$x + unknown (n attempts)").
+    /// Attempts with such a run (docs/budgets.md "Where the spend is shown": shown as "$x + unknown
+    /// (n attempts)").
     #[serde(default)]
     pub cost_unknown_attempts: u64,
     pub tokens_in: Option<u64>,
@@ -157,7 +158,7 @@ pub struct IssueReport {
     /// Why it is blocked or skipped.
     pub reason: Option<String>,
     pub budget: Vec<BudgetHit>,
-    /// The last specify-gate score (SPEC §13.8): `4/10 (llm): <question>`.
+    /// The last specify-gate score (docs/gates.md "The specify gate"): `4/10 (llm): <question>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specify: Option<String>,
     /// Why the issue was routed as risky (its last `risk_flagged`).

@@ -1,4 +1,4 @@
-//! A reviewer's answer (SPEC §13.2): the last JSON object of its final text,
+//! A reviewer's answer (docs/review.md): the last JSON object of its final text,
 //! `{"findings": [...], "summary": "..."}`. A missing object or a wrong type is an error
 //! naming the problem (the reviewer gets one re-prompt with it); the findings themselves
 //! are validated one by one later ([`super::validate`]).

@@ -1,4 +1,4 @@
-//! The review gate's rules (SPEC §13.2): the reviewer's answer read strictly ([`answer`]),
+//! The review gate's rules (docs/review.md): the reviewer's answer read strictly ([`answer`]),
 //! each finding validated against the candidate's diff (severity, confidence, anchoring),
 //! `cross` matching of two reviewers' findings, and the verdict — all by code; a reviewer's
 //! own words ("LGTM") decide nothing. The prompt is [`prompt`].
@@ -384,7 +384,7 @@ pub fn finding_lines(findings: &[&Finding], body_chars: usize) -> String {
 
 /// The counted findings of an earlier round that `now` (the next round's valid findings) no
 /// longer reports: no finding of `now` names the same file within 3 lines. These are the
-/// `review_fixed` lessons' candidates (SPEC §13.7).
+/// `review_fixed` lessons' candidates (docs/learning.md "Lessons").
 pub fn no_longer_reported<'a>(earlier: &'a [Finding], now: &[Finding]) -> Vec<&'a Finding> {
     earlier
         .iter()

@@ -1,4 +1,4 @@
-//! The review prompt (SPEC §13.2): the issue, the candidate's unified diff against its start
+//! The review prompt (docs/review.md): the issue, the candidate's unified diff against its start
 //! commit (within the budget), the test result, earlier rounds, and the answer format. The
 //! rubric asks for a continuous confidence and a quoted line as evidence (a coarse
 //! 0/25/50/75/100 scale makes a threshold of 80 mean "only 100").

@@ -8,7 +8,7 @@ fn at(stage: Stage) -> Task {
     }
 }
 
-/// The stage each event may leave a task in (SPEC §2, §5, §7).
+/// The stage each event may leave a task in (docs/state.md "Stages and phases").
 fn event_allows(event: &Event, stage: &Stage) -> bool {
     match event {
         Event::IssueStarted { .. } => *stage == Stage::InProgress,
@@ -145,7 +145,7 @@ fn any_transition() -> impl Strategy<Value = Transition> {
 }
 
 proptest! {
-    /// A random sequence of transitions never produces a stage/event pair SPEC forbids, a
+    /// A random sequence of transitions never produces a stage/event pair docs/state.md forbids, a
     /// refused transition changes nothing, and the owner is set exactly while IN_PROGRESS.
     #[test]
     fn random_transitions_never_break_the_rules(

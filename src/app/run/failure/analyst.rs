@@ -1,7 +1,7 @@
-//! Asking the failure analyst (SPEC §13.3): `analysis.agent` (a configured agent's command
-//! line) or else `llm.command`, with `SWARM_PURPOSE=failure-analysis`; one re-prompt naming
-//! the problem of an invalid answer; still invalid (or the analyst failed) → the rule's plain
-//! retry.
+//! Asking the failure analyst (docs/run.md "After a failure: classes, analysis, fallback"):
+//! `analysis.agent` (a configured agent's command line) or else `llm.command`, with
+//! `SWARM_PURPOSE=failure-analysis`; one re-prompt naming the problem of an invalid answer; still
+//! invalid (or the analyst failed) → the rule's plain retry.
 
 use crate::app::run::RunContext;
 use crate::app::run::attempt::Failed;

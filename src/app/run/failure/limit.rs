@@ -1,8 +1,9 @@
-//! A rate-limited or overloaded agent with a fallback chain (SPEC §13.4): an overloaded API,
-//! or a rate limit whose wait would exceed `governor.fallback_after_seconds`, moves the
-//! issue to the next free agent of the chain at once — no retry used, no shared pause —
-//! and the limited agent counts as waiting until its limit would have ended. Otherwise the
-//! governor waits as §12 says ([`crate::app::run::governor::after_limit`]).
+//! A rate-limited or overloaded agent with a fallback chain
+//! (docs/run.md "After a failure: classes, analysis, fallback"): an overloaded API, or a rate limit
+//! whose wait would exceed `governor.fallback_after_seconds`, moves the issue to the next free
+//! agent of the chain at once — no retry used, no shared pause — and the limited agent counts as
+//! waiting until its limit would have ended. Otherwise the governor waits as
+//! docs/budgets.md "Rate limits: the governor" says ([`crate::app::run::governor::after_limit`]).
 
 use super::{Memory, Next, analyzed_event};
 use crate::app::run::attempt::Failed;

@@ -1,9 +1,9 @@
-//! A failed attempt of an issue (SPEC §13.3, §13.4): its class by code, the analysis of a
-//! `tests` / `review` failure (`analyst.rs`), one `failure_analyzed` event, and what happens
-//! next — a retry (with the failure, and a `### Modified approach` for `modify`), the next
-//! agent of the fallback chain, SKIPPED, BLOCKED (a setup cause, `needs a person:`, retries
-//! used up, a fallback chain whose agents all failed), back to BACKLOG behind a dependency
-//! the analysis found, or stopped by the circuit breaker.
+//! A failed attempt of an issue (docs/run.md "After a failure: classes, analysis, fallback"): its
+//! class by code, the analysis of a `tests` / `review` failure (`analyst.rs`), one
+//! `failure_analyzed` event, and what happens next — a retry (with the failure, and a `### Modified
+//! approach` for `modify`), the next agent of the fallback chain, SKIPPED, BLOCKED (a setup cause,
+//! `needs a person:`, retries used up, a fallback chain whose agents all failed), back to BACKLOG
+//! behind a dependency the analysis found, or stopped by the circuit breaker.
 
 mod analyst;
 mod limit;

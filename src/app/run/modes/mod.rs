@@ -1,8 +1,9 @@
-//! PARALLEL and SYNTHESIS execution (SPEC §6, §7, §13.5): the candidates of one attempt
-//! (two, or up to `coordination.candidates` for PARALLEL), each an
-//! [`attempt::run_attempt`] (agent → verification → commit in its worktree, not landed),
-//! and the choice of the one commit that lands. Many candidates, join `quorum`, the
-//! selection and the low-convergence actions: docs/coordination.md.
+//! PARALLEL and SYNTHESIS execution (docs/coordination.md "The filter";
+//! docs/run.md "The flow of one issue"; docs/coordination.md "Many candidates, one result"): the
+//! candidates of one attempt (two, or up to `coordination.candidates` for PARALLEL), each an
+//! [`attempt::run_attempt`] (agent → verification → commit in its worktree, not landed), and the
+//! choice of the one commit that lands. Many candidates, join `quorum`, the selection and the
+//! low-convergence actions: docs/coordination.md.
 //!
 //! - **PARALLEL**: the winner (`SWARM_ROLE=primary`, in the attempt's worktree) and the
 //!   runner-up (`runner-up`, in `issue-<N>-attempt-<k>-<agent>`) run at the same time
@@ -72,7 +73,8 @@ pub struct PairAttempt<'a> {
     pub claim: &'a Claim,
     pub attempt: u32,
     pub failures: &'a [String],
-    /// Earlier analyses (one line each) and a `modify` approach (SPEC §13.3).
+    /// Earlier analyses (one line each) and a `modify` approach
+    /// (docs/run.md "After a failure: classes, analysis, fallback").
     pub analyses: &'a [String],
     pub approach: Option<&'a str>,
     /// The attempt's worktree (the primary's) and the commit it started from.

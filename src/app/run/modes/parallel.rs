@@ -1,6 +1,7 @@
-//! PARALLEL (SPEC §6, §7, §13.5): every candidate at once, each in its own worktree, and
-//! the join (`first`, `all` or `quorum`) that decides when to stop waiting. What lands is
-//! decided in [`super::select`].
+//! PARALLEL (docs/coordination.md "The filter"; docs/run.md "The flow of one issue";
+//! docs/coordination.md "Many candidates, one result"): every candidate at once, each in its own
+//! worktree, and the join (`first`, `all` or `quorum`) that decides when to stop waiting. What
+//! lands is decided in [`super::select`].
 
 use super::select::{Collected, Diff, decide_parallel};
 use super::{

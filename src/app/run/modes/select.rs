@@ -1,7 +1,7 @@
-//! The end of a PARALLEL attempt (SPEC §13.5): the selection among the passing candidates
-//! (computed in [`crate::core::coordination::selection`]), the low-convergence check and
-//! its action (`land`, `review`, `block`), and the record of the join (`candidates.json`,
-//! `issue_done.convergence`).
+//! The end of a PARALLEL attempt (docs/coordination.md "Many candidates, one result"): the
+//! selection among the passing candidates (computed in [`crate::core::coordination::selection`]),
+//! the low-convergence check and its action (`land`, `review`, `block`), and the record of the join
+//! (`candidates.json`, `issue_done.convergence`).
 
 use super::{End, Pair, PairAttempt, PairOutcome, PairResult, Slot};
 use crate::app::run::attempt::{AttemptResult, Failed, Passed};

@@ -1,5 +1,6 @@
-//! SYNTHESIS (SPEC §6, §7): the winner first, then the runner-up on top of its result in
-//! the same worktree; the wait's fallback to PARALLEL and the runner-up's to SOLO.
+//! SYNTHESIS (docs/coordination.md "The filter"; docs/run.md "The flow of one issue"): the winner
+//! first, then the runner-up on top of its result in the same worktree; the wait's fallback to
+//! PARALLEL and the runner-up's to SOLO.
 
 use super::select::{
     Collected, candidate_record, combined_failure, decide_parallel, save_candidates,

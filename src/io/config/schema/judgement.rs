@@ -1,4 +1,4 @@
-//! The sections of the judgement keys (SPEC §13): `verify`, `review`, `analysis`,
+//! The sections of the judgement keys (docs/config.md): `verify`, `review`, `analysis`,
 //! `lessons`, `gates`.
 
 use super::*;
