@@ -25,6 +25,16 @@ fn env_with_done_dependency() -> TestEnv {
     env
 }
 
+/// [`env_with_done_dependency`] with issue 2 implemented in a commit and DONE, no summary.
+fn env_with_issue_2_done_unsummarised() -> (TestEnv, String) {
+    let env = env_with_done_dependency();
+    env.write("src/login.rs", "pub fn login() {}\n");
+    env.git(&["add", "src/login.rs"]);
+    let sha = env.commit("feat(auth): Implement issue #2");
+    mark_done(&env, 2, None, Some(&sha));
+    (env, sha)
+}
+
 fn mark_done(env: &TestEnv, issue: u64, summary: Option<&str>, commit: Option<&str>) {
     let mut s = env.state("auth");
     for t in s["tasks"].as_array_mut().unwrap() {
@@ -203,11 +213,7 @@ fn a_retry_prompt_carries_the_last_failure() {
 
 #[test]
 fn the_first_prompt_after_a_sync_fills_in_the_summary_a_sync_left_out() {
-    let env = env_with_done_dependency();
-    env.write("src/login.rs", "pub fn login() {}\n");
-    env.git(&["add", "src/login.rs"]);
-    let sha = env.commit("feat(auth): Implement issue #2");
-    mark_done(&env, 2, None, Some(&sha));
+    let (env, sha) = env_with_issue_2_done_unsummarised();
     let issue2 = |s: &Value| {
         s["tasks"]
             .as_array()
@@ -326,11 +332,7 @@ hint: its issues are: 1, 2
 /// past its time and the summary would be the one built from the commit.
 #[test]
 fn summaries_that_ask_llm_command_are_built_with_no_feature_lock_held() {
-    let env = env_with_done_dependency();
-    env.write("src/login.rs", "pub fn login() {}\n");
-    env.git(&["add", "src/login.rs"]);
-    let sha = env.commit("feat(auth): Implement issue #2");
-    mark_done(&env, 2, None, Some(&sha));
+    let (env, _) = env_with_issue_2_done_unsummarised();
     let trace = env.path("../llm-trace.txt");
     let llm = env.script(
         "llm.sh",

@@ -287,6 +287,23 @@ fn log_received(
     txn.commit().map(|_| ())
 }
 
+/// Begins the transaction of the feature an event names (exit 2 when `named` is not a
+/// valid feature id), with the summaries its sync fills in built before the feature lock
+/// is taken.
+fn begin_named<'p>(
+    project: &'p Project,
+    named: &str,
+) -> CmdResult<(FeatureId, crate::app::summary::Prepared, FeatureTxn<'p>)> {
+    let feature = FeatureId::parse(named)?;
+    let prepared = crate::app::sync::prepare_summaries(
+        project,
+        &feature,
+        crate::app::sync::Summaries::Linked,
+    )?;
+    let txn = project.begin_or_new(&feature)?;
+    Ok((feature, prepared, txn))
+}
+
 fn received(event: &ActionEvent, handled: bool) -> Event {
     Event::ActionReceived {
         event_name: event.name.clone(),
@@ -425,14 +442,7 @@ fn on_issue(
         return log_received(project, event, &named, false);
     }
     let triggered = action::has_trigger_label(&issue.labels, &gcfg.trigger_label);
-    let feature = FeatureId::parse(&named)?;
-    // the summaries the sync fills in, built before the feature lock is taken
-    let prepared = crate::app::sync::prepare_summaries(
-        project,
-        &feature,
-        crate::app::sync::Summaries::Linked,
-    )?;
-    let mut txn = project.begin_or_new(&feature)?;
+    let (feature, prepared, mut txn) = begin_named(project, &named)?;
     let tracked = txn
         .state()
         .tasks

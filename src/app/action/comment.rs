@@ -2,12 +2,11 @@
 //! the author's write access, and `status`, `plan`, `retry`, `unblock`, `skip` applied to the task.
 
 use super::{
-    ActionOutcome, GithubPort, collect_outputs, is_trusted, log_received, received, report,
-    upsert_task,
+    ActionOutcome, GithubPort, begin_named, collect_outputs, is_trusted, log_received, received,
+    report, upsert_task,
 };
 use crate::app::project::Project;
 use crate::core::action::{self, ActionEvent, IssueSnapshot, SwarmCommand};
-use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::CmdResult;
@@ -54,14 +53,7 @@ pub(super) fn on_comment(
         ));
         return log_received(project, event, &named, false);
     }
-    let feature = FeatureId::parse(&named)?;
-    // the summaries the sync fills in, built before the feature lock is taken
-    let prepared = crate::app::sync::prepare_summaries(
-        project,
-        &feature,
-        crate::app::sync::Summaries::Linked,
-    )?;
-    let mut txn = project.begin_or_new(&feature)?;
+    let (feature, prepared, mut txn) = begin_named(project, &named)?;
     let tracked = txn
         .state()
         .tasks
