@@ -306,3 +306,29 @@ fn one_place_triggers_the_github_mirror() {
     );
     assert_eq!(files_with("fn mirror("), ["src/app/github/mirror.rs"]);
 }
+
+#[test]
+fn adapters_return_their_own_errors_and_import_nothing_above_them() {
+    // comments included: a doc link to `crate::app::…` would not build once io is its own
+    // crate either
+    let mut files = Vec::new();
+    rust_files(&src_dir().join("io"), &mut files);
+    assert!(!files.is_empty());
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (no, line) in text.lines().enumerate() {
+            if ["CommandError", "crate::error", "crate::app", "crate::cli"]
+                .iter()
+                .any(|n| line.contains(n))
+            {
+                found.push(format!("{}:{}: {}", f.display(), no + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "src/io returns its own error types; src/error.rs converts them (docs/architecture.md); found:\n{}",
+        found.join("\n")
+    );
+}

@@ -132,3 +132,48 @@ fn github_sync_tells_what_it_synced_with_v_and_each_request_with_vv() {
     quiet.ok();
     assert!(!quiet.stderr.contains("GitHub sync of"), "{}", quiet.stderr);
 }
+
+#[test]
+fn an_error_printed_with_v_shows_its_cause_chain_and_without_v_only_the_sentence() {
+    let env = crate::common::TestEnv::new();
+    // a config file that is not there: the OS error is the cause
+    let r = env.run(&["-v", "--config", "missing.yaml", "status"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: config file missing.yaml does not exist
+      caused by: No such file or directory (os error 2)
+    hint: check the path given to --config
+    ");
+    let plain = env.run(&["--config", "missing.yaml", "status"]);
+    insta::assert_snapshot!(plain.snapshot(&env), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: config file missing.yaml does not exist
+    hint: check the path given to --config
+    ");
+
+    // a state file that is not JSON: the parser's own sentence is the cause
+    env.issues("auth", json!([{"order":1,"title":"a"}]));
+    env.write(".swarm/state/auth.json", "{\"feature\": ");
+    let r = env.run(&["-v", "status", "auth"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: [TMP]/repo/.swarm/state/auth.json is not a valid state file: EOF while parsing a value at line 1, column 12
+      caused by: EOF while parsing a value at line 1 column 12
+    hint: fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read
+    ");
+    // a cause the message already says (an OS error in `could not read …: <error>`) is
+    // not repeated
+    let r = env.run(&["-v", "--config", ".", "status"]);
+    insta::assert_snapshot!(r.snapshot(&env), @r"
+    exit: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: cannot read config file [TMP]/repo/.: Is a directory (os error 21)
+    ");
+}

@@ -5,6 +5,7 @@
 
 use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
+use crate::io::file_error::FileError;
 use crate::io::git::Git;
 use std::path::{Path, PathBuf};
 
@@ -147,16 +148,16 @@ fn git_err(e: crate::io::git::GitError) -> CommandError {
         crate::io::git::GitError::Spawn(m) => {
             CommandError::input(format!("the demo needs git: {m}"))
         }
-        e => CommandError::internal(e.to_string()),
+        e => e.into(),
     }
 }
 
 fn write(root: &Path, rel: &str, text: &str) -> CmdResult<()> {
     let p = root.join(rel);
     if let Some(d) = p.parent() {
-        std::fs::create_dir_all(d).map_err(|e| CommandError::io("create", d, &e))?;
+        std::fs::create_dir_all(d).map_err(FileError::at("create", d))?;
     }
-    std::fs::write(&p, text).map_err(|e| CommandError::io("write", &p, &e))
+    Ok(std::fs::write(&p, text).map_err(FileError::at("write", &p))?)
 }
 
 /// Where the demo goes: `dir` (must be missing or empty), else a new folder in the temp dir.
@@ -165,7 +166,7 @@ pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
         Some(d) => {
             if d.exists() {
                 let empty = std::fs::read_dir(d)
-                    .map_err(|e| CommandError::io("read", d, &e))?
+                    .map_err(FileError::at("read", d))?
                     .next()
                     .is_none();
                 if !empty {
@@ -175,7 +176,7 @@ pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
                     )));
                 }
             }
-            std::fs::create_dir_all(d).map_err(|e| CommandError::io("create", d, &e))?;
+            std::fs::create_dir_all(d).map_err(FileError::at("create", d))?;
             Ok(d.canonicalize().unwrap_or_else(|_| d.to_path_buf()))
         }
         None => {
@@ -185,7 +186,7 @@ pub fn demo_dir(dir: Option<&Path>) -> CmdResult<PathBuf> {
                 .unwrap_or(0);
             let d = std::env::temp_dir()
                 .join(format!("swarm-attack-demo-{}-{nanos}", std::process::id()));
-            std::fs::create_dir_all(&d).map_err(|e| CommandError::io("create", &d, &e))?;
+            std::fs::create_dir_all(&d).map_err(FileError::at("create", &d))?;
             Ok(d)
         }
     }

@@ -160,7 +160,7 @@ pub fn landing_for(project: &Project, task: &Task) -> (Landing, Option<String>) 
         let missing = match crate::io::github::settings::resolve(&project.config, &project.root) {
             Ok(Ok(_)) => None,
             Ok(Err(missing)) => Some(missing.join(" and ")),
-            Err(e) => Some(e.message),
+            Err(e) => Some(e.to_string()),
         };
         if let Some(missing) = missing {
             return (

@@ -6,7 +6,8 @@ use crate::app::project::Project;
 use crate::app::setup::{self, DetectedTests};
 use crate::core::feature_id::FeatureId;
 use crate::core::greenlight;
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
+use crate::io::file_error::FileError;
 use crate::io::{atomic, clock, issues_file};
 use serde::Serialize;
 
@@ -54,8 +55,7 @@ pub fn init(project: &Project, feature: &FeatureId) -> CmdResult<InitReport> {
         });
         let mut bytes = serde_json::to_vec_pretty(&doc).unwrap_or_default();
         bytes.push(b'\n');
-        atomic::write_atomic(&issues_path, &bytes)
-            .map_err(|e| CommandError::io("write", &issues_path, &e))?;
+        atomic::write_atomic(&issues_path, &bytes).map_err(FileError::at("write", &issues_path))?;
         issues_file_created = true;
     }
     let doc = issues_file::load(&issues_path, &shown_issues)?;

@@ -7,6 +7,7 @@
 
 use crate::core::budget::{Ledger, Price};
 use crate::core::config::Config;
+use crate::core::events::EventKind;
 use crate::core::state::FeatureState;
 use std::io::{Read, Seek, SeekFrom};
 
@@ -55,10 +56,10 @@ pub fn priced_cost(
 /// The byte strings a record [`Ledger::relevant`] accepts must contain: one of those
 /// events' names, or a `\u` escape (that could spell one).
 const NEEDLES: [&[u8]; 5] = [
-    b"agent_finished",
-    b"issue_started",
-    b"retry_started",
-    b"budget_raised",
+    EventKind::AgentFinished.as_str().as_bytes(),
+    EventKind::IssueStarted.as_str().as_bytes(),
+    EventKind::RetryStarted.as_str().as_bytes(),
+    EventKind::BudgetRaised.as_str().as_bytes(),
     b"\\u",
 ];
 

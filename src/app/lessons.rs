@@ -7,7 +7,7 @@
 //! write access never become a lesson.
 
 use crate::app::project::Project;
-use crate::core::events::Event;
+use crate::core::events::{Event, EventKind};
 use crate::core::feature_id::FeatureId;
 use crate::core::lessons::{
     self, IssueScope, Lesson, LessonSource, RetryFixedInput, neutral_fact, normalise_path,
@@ -83,7 +83,7 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
         last_verified: now.clone(),
         uses: 0,
     };
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -103,12 +103,12 @@ pub fn record(project: &Project, new: NewLesson) -> CmdResult<Lesson> {
             all.push(l.clone());
             (true, l)
         },
-    )
+    )?)
 }
 
 /// `lessons forget <id>`: whether a lesson was removed.
 pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -117,7 +117,7 @@ pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
             all.retain(|l| l.id != id);
             (all.len() != before, all.len() != before)
         },
-    )
+    )?)
 }
 
 /// The files and labels a task offers for the touch test.
@@ -179,11 +179,14 @@ pub fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<Stri
         return Vec::new();
     };
     let mut best: Option<(u64, Vec<String>)> = None;
-    for line in text.lines().filter(|l| l.contains("\"lessons_used\"")) {
+    let name = EventKind::LessonsUsed.as_str();
+    for line in text.lines().filter(|l| l.contains(name)) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if v["event"] != "lessons_used" || v["issue"].as_u64() != Some(u64::from(issue)) {
+        if v["event"].as_str().and_then(EventKind::parse) != Some(EventKind::LessonsUsed)
+            || v["issue"].as_u64() != Some(u64::from(issue))
+        {
             continue;
         }
         let attempt = v["attempt"].as_u64().unwrap_or(0);
@@ -208,7 +211,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
         return Ok(());
     }
     let now = clock::now_rfc3339();
-    jsonl::update_lessons(
+    Ok(jsonl::update_lessons(
         &path(project),
         &project.paths.lessons_lock(),
         timeout(project),
@@ -221,7 +224,7 @@ pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
             }
             (changed, ())
         },
-    )
+    )?)
 }
 
 /// What a DONE issue offers the `retry_fixed` source.

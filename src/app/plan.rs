@@ -5,7 +5,7 @@
 use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::coordination::{self, Decision, NamedProposal};
-use crate::core::events::Event;
+use crate::core::events::{Event, EventKind};
 use crate::core::feature_id::FeatureId;
 use crate::core::gates::specify::{self, SpecifyRecord, issue_body};
 use crate::core::heuristic::{self, IssueText};
@@ -300,7 +300,10 @@ fn last_selected(project: &Project, feature: &FeatureId) -> std::collections::BT
         let Ok(v) = serde_json::from_str::<Value>(line) else {
             continue;
         };
-        if v.get("event").and_then(Value::as_str) == Some("agents_selected")
+        if v.get("event")
+            .and_then(Value::as_str)
+            .and_then(EventKind::parse)
+            == Some(EventKind::AgentsSelected)
             && let Some(issue) = v.get("issue").and_then(Value::as_u64)
         {
             out.insert(issue, v);

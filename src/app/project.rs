@@ -13,6 +13,7 @@ use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{self, Config};
 use crate::io::event_log::EventLog;
+use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::paths::Paths;
 use crate::io::project_root::{self, RootReason};
@@ -122,11 +123,11 @@ impl Project {
     }
 
     pub fn lock(&self, feature: &FeatureId) -> CmdResult<FeatureLock> {
-        FeatureLock::acquire(
+        Ok(FeatureLock::acquire(
             &self.paths.lock_file(feature),
             feature,
             Duration::from_secs(self.config.sessions.lock_timeout_seconds),
-        )
+        )?)
     }
 
     pub fn event_log(&self, feature: &FeatureId) -> EventLog {
@@ -200,7 +201,7 @@ impl Project {
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-            Err(e) => return Err(CommandError::io("read", &dir, &e)),
+            Err(e) => return Err(FileError::new("read", &dir, e).into()),
         };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
@@ -510,9 +511,10 @@ impl<'p> FeatureTxn<'p> {
     pub fn commit_events_only(mut self) -> CmdResult<()> {
         let now = clock::now_rfc3339();
         let events = std::mem::take(&mut self.events);
-        self.project
+        Ok(self
+            .project
             .event_log(&self.feature)
-            .append(&self.lock, &now, &events)
+            .append(&self.lock, &now, &events)?)
     }
 
     /// Appends `events` without writing the state (e.g. logging an ignored event for a

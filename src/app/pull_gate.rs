@@ -15,7 +15,7 @@ use crate::app::sync::build_rule;
 use crate::core::pull_link;
 use crate::core::pull_link::OpenPull;
 use crate::core::state::FeatureState;
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
 use crate::io::github::api::{Api, Fetched};
 use crate::io::github::cache::{self, CachedPull};
 use crate::io::github::client::Client;
@@ -38,7 +38,7 @@ pub fn open_pull_links(project: &Project, state: &FeatureState) -> CmdResult<Ope
     let source = settings.token.source;
     let path = cache::open_pulls_file(&project.paths.cache_dir());
     let cached = cache::load_open_pulls(&path, &settings.repo, &settings.api_url);
-    let client = Client::new(settings).map_err(|e| CommandError::internal(e.message))?;
+    let client = Client::new(settings)?;
     let mut api = Api::new(client);
     let rule = build_rule(project, state)?;
     let listed = match api.list_open_pulls(cached.etag.as_deref()) {

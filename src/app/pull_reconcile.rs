@@ -45,7 +45,7 @@ pub fn reconcile_pulls(
     if waiting.is_empty() {
         return Ok(Vec::new());
     }
-    let client = Client::new(settings.clone()).map_err(|e| CommandError::internal(e.message))?;
+    let client = Client::new(settings.clone())?;
     let mut api = Api::new(client);
     let mut ended = Vec::new();
     for (issue, pr) in waiting {

@@ -4,8 +4,9 @@
 
 use crate::app::run::verify::on_path;
 use crate::core::agent_preset::Preset;
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
 use crate::io::atomic;
+use crate::io::file_error::FileError;
 use serde::Serialize;
 use std::path::Path;
 
@@ -168,9 +169,9 @@ pub fn write_if_missing(path: &Path, text: &str) -> CmdResult<bool> {
         return Ok(false);
     }
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| CommandError::io("create", dir, &e))?;
+        std::fs::create_dir_all(dir).map_err(FileError::at("create", dir))?;
     }
-    atomic::write_atomic(path, text.as_bytes()).map_err(|e| CommandError::io("write", path, &e))?;
+    atomic::write_atomic(path, text.as_bytes()).map_err(FileError::at("write", path))?;
     Ok(true)
 }
 

@@ -8,7 +8,7 @@ use crate::core::feature_id::FeatureId;
 use crate::core::ledger;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
-use crate::io::history::{self, HistoryError, PendingCache};
+use crate::io::history::{self, PendingCache};
 use crate::io::state_store::StateId;
 use std::path::PathBuf;
 
@@ -226,17 +226,7 @@ fn sync_feature(
         &rule,
         cached,
         loaded,
-    )
-    .map_err(|e| match e {
-        HistoryError::NotARepository(dir) => CommandError::input(format!(
-            "{} is not a git repository, so the state cannot be synced from git history",
-            dir.display()
-        ))
-        .with_hint(
-            "run `git init` there, or set `coordination.auto_sync_from_git: false` in config.yaml",
-        ),
-        e @ HistoryError::Git { .. } => CommandError::internal(e.to_string()),
-    })?;
+    )?;
 
     let applied = match &outcome.ledger {
         Some(l) => ledger::apply(state, &l.by_issue()),

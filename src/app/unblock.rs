@@ -69,9 +69,7 @@ pub fn unblock(
             "issue {issue} of `{feature}` is {from}, not BLOCKED, SKIPPED, INTERRUPTED, READY or BACKLOG; nothing to unblock"
         )));
     }
-    let unblocked = task
-        .unblock()
-        .map_err(|e| CommandError::internal(e.to_string()))?;
+    let unblocked = task.unblock()?;
     readiness::recompute(txn.state_mut());
     let to = txn
         .state()

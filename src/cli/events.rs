@@ -9,7 +9,7 @@ use crate::cli::GlobalArgs;
 use crate::cli::output::paint;
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
-use crate::core::events::Event;
+use crate::core::events::{Event, EventKind};
 use crate::core::feature_id::FeatureId;
 use crate::core::record::{Field, Fields, Record};
 use crate::error::{CmdResult, CommandError};
@@ -290,6 +290,7 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
     let color = crate::cli::output::color();
     let event = rec.field("event").and_then(Field::as_str);
     let event = event.as_deref().unwrap_or("?");
+    let kind = EventKind::parse(event);
     if color {
         out.write_all(b"\x1b[2m")?;
     }
@@ -304,11 +305,12 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
     out.write_all(b"  ")?;
     write_left(out, ts.as_deref().unwrap_or("-"), 24)?;
     out.write_all(b"  ")?;
-    let colour = match event {
-        "issue_blocked" | "verification_failed" | "github_error" => "31",
-        "issue_done" | "verification_passed" => "32",
-        "retry_started" | "state_reverted" | "issue_skipped" | "duplicate_detected" => "33",
-        "issue_started" => "36",
+    use EventKind as K;
+    let colour = match kind {
+        Some(K::IssueBlocked | K::VerificationFailed | K::GithubError) => "31",
+        Some(K::IssueDone | K::VerificationPassed) => "32",
+        Some(K::RetryStarted | K::StateReverted | K::IssueSkipped | K::DuplicateDetected) => "33",
+        Some(K::IssueStarted) => "36",
         _ => "",
     };
     if color && !colour.is_empty() {
@@ -321,7 +323,7 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
         .filter(|f| f.is_number())
         .and_then(Field::text)
     {
-        Some(n) if event != "action_received" => {
+        Some(n) if kind != Some(K::ActionReceived) => {
             // `#n` right-aligned in 5 columns
             out.write_all(b"  ")?;
             write_spaces(out, 5usize.saturating_sub(1 + n.len()))?;
@@ -331,7 +333,7 @@ pub fn write_row<R: Fields + ?Sized>(out: &mut impl Write, rec: &R) -> std::io::
         }
         _ => out.write_all(b"         ")?,
     }
-    let detail = describe(event, rec);
+    let detail = describe(kind, rec);
     if memchr::memchr2(b'\n', b'\r', detail.as_bytes()).is_some() {
         out.write_all(detail.replace(['\n', '\r'], " ").as_bytes())
     } else {

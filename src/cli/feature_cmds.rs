@@ -213,7 +213,7 @@ pub fn status(g: &GlobalArgs, feature: Option<&FeatureId>, as_json: bool) -> Cmd
             }
             if !broken.is_empty() {
                 for (_, e) in &broken {
-                    crate::cli::output::print_error(e);
+                    crate::cli::output::print_error(e, g.verbose > 0);
                 }
                 return Ok(broken
                     .iter()

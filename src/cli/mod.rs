@@ -185,7 +185,7 @@ pub fn main_entry() -> ExitCode {
         Err(e) => {
             // an invalid feature id is reported like every other input error
             if let Some(bad) = invalid_feature_id(&e) {
-                output::print_error(&bad.into());
+                output::print_error(&bad.into(), false);
                 return ExitCode::from(ErrorKind::Input.exit_code());
             }
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -194,10 +194,11 @@ pub fn main_entry() -> ExitCode {
         }
     };
     output::init(&cli.global);
+    let verbose = cli.global.verbose > 0;
     match dispatch(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            output::print_error(&e);
+            output::print_error(&e, verbose);
             ExitCode::from(e.kind.exit_code())
         }
     }

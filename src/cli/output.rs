@@ -46,11 +46,17 @@ pub fn paint(text: &str, code: &str) -> String {
     }
 }
 
-/// Prints an error as one sentence, and its hint. Control and direction-changing
-/// characters (often echoed from arguments or files) are shown escaped (`\n`,
-/// `\u{202e}`), so an error can never rewrite the terminal or hide text.
-pub fn print_error(e: &CommandError) {
+/// Prints an error as one sentence, with `verbose` (`-v`) its causes under it (one
+/// `  caused by: …` line each), and its hint. Control and direction-changing characters
+/// (often echoed from arguments or files) are shown escaped (`\n`, `\u{202e}`), so an
+/// error can never rewrite the terminal or hide text.
+pub fn print_error(e: &CommandError, verbose: bool) {
     crate::errln!("error: {}", escape_controls(&e.message));
+    if verbose {
+        for cause in e.causes() {
+            crate::errln!("  caused by: {}", escape_controls(&cause));
+        }
+    }
     if let Some(h) = &e.hint {
         crate::errln!("hint: {}", escape_controls(h));
     }

@@ -14,7 +14,7 @@
 
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
-use crate::error::{CmdResult, CommandError};
+use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::notice;
 use serde::Deserialize;
@@ -22,6 +22,16 @@ use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+
+/// Why events were not appended.
+#[derive(Debug, thiserror::Error)]
+pub enum EventLogError {
+    /// The log's path is a folder (nothing was changed).
+    #[error("the event log {} is a directory, not a file", .0.display())]
+    IsDirectory(PathBuf),
+    #[error(transparent)]
+    File(#[from] FileError),
+}
 
 /// Appends events for one feature.
 #[derive(Debug, Clone)]
@@ -53,17 +63,18 @@ impl EventLog {
 
     /// Appends `events` (in order), each stamped with `ts`, `feature`, `session`, `seq`.
     /// The caller proves it holds the feature lock by passing it.
-    pub fn append(&self, _lock: &FeatureLock, ts: &str, events: &[Event]) -> CmdResult<()> {
+    pub fn append(
+        &self,
+        _lock: &FeatureLock,
+        ts: &str,
+        events: &[Event],
+    ) -> Result<(), EventLogError> {
         if !self.enabled || events.is_empty() {
             return Ok(());
         }
-        let err = |e: std::io::Error| CommandError::io("append to", &self.path, &e);
+        let err = |e: std::io::Error| FileError::new("append to", &self.path, e);
         if self.path.is_dir() {
-            return Err(CommandError::input(format!(
-                "the event log {} is a directory, not a file",
-                self.path.display()
-            ))
-            .with_hint("move it out of the way; nothing was changed"));
+            return Err(EventLogError::IsDirectory(self.path.clone()));
         }
         let mut created = false;
         if let Some(dir) = self.path.parent() {

@@ -2,35 +2,68 @@
 
 use crate::core::issue_warnings;
 use crate::core::issues::{IssuesDoc, parse_issues};
-use crate::error::{CmdResult, CommandError};
 use std::path::Path;
 
+/// Why an issues file could not be used; `shown` is the path as shown to the user.
+#[derive(Debug, thiserror::Error)]
+pub enum IssuesFileError {
+    #[error("{shown} does not exist")]
+    Missing {
+        shown: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read {shown}: {source}")]
+    Unreadable {
+        shown: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not JSON: serde's reason without its position, then the position.
+    #[error("{shown} is not valid JSON: {reason} at line {line}, column {column}")]
+    NotJson {
+        shown: String,
+        reason: String,
+        line: usize,
+        column: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// JSON that is not a valid issues document (the message names the issue and field).
+    #[error("{shown}: {message}")]
+    Invalid { shown: String, message: String },
+}
+
 /// Loads and validates issues.json; `shown` is the path as shown to the user.
-pub fn load(path: &Path, shown: &str) -> CmdResult<IssuesDoc> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            CommandError::input(format!("{shown} does not exist"))
-                .with_hint("run `swarm-attack init <feature>` or write the file")
+pub fn load(path: &Path, shown: &str) -> Result<IssuesDoc, IssuesFileError> {
+    let bytes = std::fs::read(path).map_err(|source| {
+        let shown = shown.to_string();
+        if source.kind() == std::io::ErrorKind::NotFound {
+            IssuesFileError::Missing { shown, source }
         } else {
-            CommandError::input(format!("cannot read {shown}: {e}"))
+            IssuesFileError::Unreadable { shown, source }
         }
     })?;
     // a byte-order mark (left by some Windows editors) is not part of the JSON
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         let msg = e.to_string();
-        let msg = msg
+        let reason = msg
             .find(" at line ")
             .map_or(msg.as_str(), |i| &msg[..i])
             .to_string();
-        CommandError::input(format!(
-            "{shown} is not valid JSON: {msg} at line {}, column {}",
-            e.line(),
-            e.column()
-        ))
+        IssuesFileError::NotJson {
+            shown: shown.to_string(),
+            reason,
+            line: e.line(),
+            column: e.column(),
+            source: e,
+        }
     })?;
-    let doc =
-        parse_issues(&value).map_err(|e| CommandError::input(format!("{shown}: {}", e.message)))?;
+    let doc = parse_issues(&value).map_err(|e| IssuesFileError::Invalid {
+        shown: shown.to_string(),
+        message: e.message,
+    })?;
     for w in issue_warnings::warnings(&doc) {
         let msg = format!("{shown}: {w}");
         crate::io::notice::warn_once(&msg, &msg);

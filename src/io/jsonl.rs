@@ -6,8 +6,8 @@
 
 use crate::core::lessons::Lesson;
 use crate::core::outcomes::{OutcomeRecord, parse_records};
-use crate::error::{CmdResult, CommandError};
-use crate::io::lock::FeatureLock;
+use crate::io::file_error::FileError;
+use crate::io::lock::{FeatureLock, LockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -65,6 +65,18 @@ pub fn load_lessons(path: &Path) -> Vec<Lesson> {
         .collect()
 }
 
+/// Why the lessons file was not changed.
+#[derive(Debug, thiserror::Error)]
+pub enum LessonsFileError {
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// A bug: a lesson that cannot be written as JSON.
+    #[error("a lesson did not serialise: {0}")]
+    Serialize(#[source] serde_json::Error),
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
 /// Changes the lessons file under its lock: `change` gets the lessons and says whether it
 /// changed them; the file is then replaced atomically. Returns what `change` returned.
 pub fn update_lessons<T>(
@@ -72,20 +84,19 @@ pub fn update_lessons<T>(
     lock: &Path,
     timeout: Duration,
     change: impl FnOnce(&mut Vec<Lesson>) -> (bool, T),
-) -> CmdResult<T> {
+) -> Result<T, LessonsFileError> {
     let _held = FeatureLock::acquire_named(lock, "lessons", timeout)?;
     let mut lessons = load_lessons(path);
     let (changed, out) = change(&mut lessons);
     if changed {
         let mut text = String::new();
         for l in &lessons {
-            let line = serde_json::to_string(l)
-                .map_err(|e| CommandError::internal(format!("a lesson did not serialise: {e}")))?;
+            let line = serde_json::to_string(l).map_err(LessonsFileError::Serialize)?;
             text.push_str(&line);
             text.push('\n');
         }
         crate::io::atomic::write_atomic(path, text.as_bytes())
-            .map_err(|e| CommandError::io("write", path, &e))?;
+            .map_err(FileError::at("write", path))?;
     }
     Ok(out)
 }

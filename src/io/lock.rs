@@ -3,11 +3,27 @@
 //! writes who it is into the file, so a waiter that times out can name it.
 
 use crate::core::feature_id::FeatureId;
-use crate::error::{CmdResult, CommandError};
+use crate::io::file_error::FileError;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Why a feature lock was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The lock file could not be created, opened or locked.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// Another process held the lock for the whole wait.
+    #[error("feature `{feature}` is locked by another process ({holder}); waited {waited_secs} s for {}", path.display())]
+    Held {
+        feature: String,
+        holder: String,
+        waited_secs: u64,
+        path: PathBuf,
+    },
+}
 
 /// A held feature lock; released on drop.
 #[derive(Debug)]
@@ -19,15 +35,23 @@ pub struct FeatureLock {
 impl FeatureLock {
     /// Acquires the lock at `path`, waiting up to `timeout`; then fails with exit 3 naming
     /// the holder.
-    pub fn acquire(path: &Path, feature: &FeatureId, timeout: Duration) -> CmdResult<FeatureLock> {
+    pub fn acquire(
+        path: &Path,
+        feature: &FeatureId,
+        timeout: Duration,
+    ) -> Result<FeatureLock, LockError> {
         Self::acquire_named(path, feature, timeout)
     }
 
     /// [`FeatureLock::acquire`] of a lock that is not a feature's (e.g. the lessons file's),
     /// named `feature` in the messages.
-    pub fn acquire_named(path: &Path, feature: &str, timeout: Duration) -> CmdResult<FeatureLock> {
+    pub fn acquire_named(
+        path: &Path,
+        feature: &str,
+        timeout: Duration,
+    ) -> Result<FeatureLock, LockError> {
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| CommandError::io("create", dir, &e))?;
+            std::fs::create_dir_all(dir).map_err(FileError::at("create", dir))?;
         }
         let open = || {
             OpenOptions::new()
@@ -36,12 +60,12 @@ impl FeatureLock {
                 .create(true)
                 .truncate(false)
                 .open(path)
-                .map_err(|e| CommandError::io("open lock file", path, &e))
+                .map_err(FileError::at("open lock file", path))
         };
         let file = open()?;
         let file = match file.try_lock() {
             Ok(()) => file,
-            Err(TryLockError::Error(e)) => return Err(CommandError::io("lock", path, &e)),
+            Err(TryLockError::Error(e)) => return Err(FileError::new("lock", path, e).into()),
             Err(TryLockError::WouldBlock) => {
                 // Wait in the kernel's queue (a polling loop can be starved by a holder
                 // that re-takes the lock quickly). The waiting thread owns its own open
@@ -69,15 +93,14 @@ impl FeatureLock {
                 };
                 match got {
                     Ok(Ok(f)) => f,
-                    Ok(Err(e)) => return Err(CommandError::io("lock", path, &e)),
+                    Ok(Err(e)) => return Err(FileError::new("lock", path, e).into()),
                     Err(_) => {
-                        let holder = read_holder(path);
-                        return Err(CommandError::locked(format!(
-                            "feature `{feature}` is locked by another process ({holder}); waited {} s for {}",
-                            timeout.as_secs(),
-                            path.display()
-                        ))
-                        .with_hint("wait for that process to finish, or raise sessions.lock_timeout_seconds"));
+                        return Err(LockError::Held {
+                            feature: feature.to_string(),
+                            holder: read_holder(path),
+                            waited_secs: timeout.as_secs(),
+                            path: path.to_path_buf(),
+                        });
                     }
                 }
             }

@@ -10,6 +10,7 @@ pub mod contain;
 pub mod env;
 pub mod event_log;
 pub mod event_reader;
+pub mod file_error;
 pub mod gh_actions;
 pub mod git;
 pub mod github;

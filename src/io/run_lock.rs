@@ -19,9 +19,18 @@ fn lock_path(locks_dir: &Path, session: &str) -> PathBuf {
     locks_dir.join(format!("run-{session}.lock"))
 }
 
+/// Why this run's liveness lock was not taken.
+#[derive(Debug, thiserror::Error)]
+#[error("could not take this run's liveness lock: {0}")]
+pub struct RunLockError(#[source] pub std::io::Error);
+
 impl RunLock {
     /// Takes this process's liveness lock for `session`.
-    pub fn acquire(locks_dir: &Path, session: &str) -> std::io::Result<RunLock> {
+    pub fn acquire(locks_dir: &Path, session: &str) -> Result<RunLock, RunLockError> {
+        Self::take(locks_dir, session).map_err(RunLockError)
+    }
+
+    fn take(locks_dir: &Path, session: &str) -> std::io::Result<RunLock> {
         std::fs::create_dir_all(locks_dir)?;
         let path = lock_path(locks_dir, session);
         let file = OpenOptions::new()

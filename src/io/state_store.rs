@@ -3,8 +3,8 @@
 
 use crate::core::state::FeatureState;
 use crate::core::state_nulls::LoadedNulls;
-use crate::error::{CmdResult, CommandError};
 use crate::io::atomic::write_atomic;
+use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::state_writer::{self, Written};
 use std::path::{Path, PathBuf};
@@ -82,15 +82,36 @@ fn read_with_meta(path: &Path) -> std::io::Result<(Vec<u8>, std::fs::Metadata)> 
     Ok((bytes, meta))
 }
 
+/// Why a state file was not read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StateStoreError {
+    /// The state's path is a folder.
+    #[error("the state file {} is a directory, not a file", .0.display())]
+    IsDirectory(PathBuf),
+    /// The file is not a state this tool can read (it is never touched then).
+    #[error("{} is not a valid state file: {what} at line {line}, column {column}", path.display())]
+    Invalid {
+        path: PathBuf,
+        /// What is wrong, naming the field when it is known.
+        what: String,
+        line: usize,
+        column: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
 /// Loads a state file; `Ok(None)` when it does not exist. Invalid JSON is an error naming
 /// file, line and column (the file is never touched).
-pub fn load(path: &Path) -> CmdResult<Option<FeatureState>> {
+pub fn load(path: &Path) -> Result<Option<FeatureState>, StateStoreError> {
     Ok(load_shared(path)?.map(|(state, _)| Arc::unwrap_or_clone(state)))
 }
 
 /// [`load`], with the identity of the bytes read; the state is shared with this process's
 /// memory of the file (copy it to change it).
-pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)>> {
+pub fn load_shared(path: &Path) -> Result<Option<(Arc<FeatureState>, StateId)>, StateStoreError> {
     let (bytes, id) = match read_with_meta(path) {
         Ok((b, meta)) => {
             let id = StateId::of(&b, &meta);
@@ -98,13 +119,9 @@ pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(_) if path.is_dir() => {
-            return Err(CommandError::input(format!(
-                "the state file {} is a directory, not a file",
-                path.display()
-            ))
-            .with_hint("move the directory away; swarm-attack then rebuilds the state from issues.json and git history"));
+            return Err(StateStoreError::IsDirectory(path.to_path_buf()));
         }
-        Err(e) => return Err(CommandError::io("read", path, &e)),
+        Err(e) => return Err(FileError::new("read", path, e).into()),
     };
     if let Some(state) = known_state(path, &bytes) {
         return Ok(Some((state, id)));
@@ -115,13 +132,13 @@ pub fn load_shared(path: &Path) -> CmdResult<Option<(Arc<FeatureState>, StateId)
             Some(Located::Field(place)) => format!("{place}: {}", strip_position(&e.to_string())),
             None => strip_position(&e.to_string()).to_string(),
         };
-        CommandError::input(format!(
-            "{} is not a valid state file: {what} at line {}, column {}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-        .with_hint("fix or restore the file by hand; swarm-attack never overwrites a state file it cannot read")
+        StateStoreError::Invalid {
+            path: path.to_path_buf(),
+            what,
+            line: e.line(),
+            column: e.column(),
+            source: e,
+        }
     })?;
     let state = if plain_id(path) == Some(id) {
         // a file this tool wrote with no `null` loaded as a default: nothing to look for
@@ -298,11 +315,11 @@ pub fn save(
     _lock: &FeatureLock,
     path: &Path,
     mut state: FeatureState,
-) -> CmdResult<Arc<FeatureState>> {
+) -> Result<Arc<FeatureState>, StateStoreError> {
     let prev = take_known(path);
     let (written, nulls) = stored(&mut state, prev.as_ref());
     drop(prev);
-    write_atomic(path, &written.bytes).map_err(|e| CommandError::io("write", path, &e))?;
+    write_atomic(path, &written.bytes).map_err(FileError::at("write", path))?;
     record_plain(path, &written.bytes, nulls.is_empty());
     state.loaded_nulls = nulls;
     let state = Arc::new(state);
@@ -318,7 +335,7 @@ pub fn save_if_changed(
     old: Option<&FeatureState>,
     mut new: FeatureState,
     now: &str,
-) -> CmdResult<(bool, Arc<FeatureState>)> {
+) -> Result<(bool, Arc<FeatureState>), StateStoreError> {
     if let Some(old) = old
         && !old.differs_from(&new)
     {

@@ -20,6 +20,7 @@ pub mod failure_class;
 pub mod fallback_chain;
 pub mod feature_id;
 pub mod files_rule;
+pub mod fold;
 pub mod gates;
 pub mod github_plan;
 pub mod github_status;

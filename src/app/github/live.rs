@@ -34,8 +34,7 @@ impl LiveGithub {
         let Ok(settings) = settings::resolve(&project.config, &project.root)? else {
             return Ok(None);
         };
-        let client =
-            Client::new(settings.clone()).map_err(|e| CommandError::internal(e.message))?;
+        let client = Client::new(settings.clone())?;
         Ok(Some(LiveGithub {
             settings,
             api: RefCell::new(Api::new(client)),

@@ -52,7 +52,7 @@ pub fn mirror_report(project: &Project, feature: &FeatureId) -> Option<GithubSyn
             return None;
         }
         Err(e) => {
-            notice_once(&format!("GitHub sync skipped: {}", e.message));
+            notice_once(&format!("GitHub sync skipped: {}", e));
             return None;
         }
     };

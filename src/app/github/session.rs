@@ -17,6 +17,7 @@ use crate::core::github_plan::plan_labels;
 use crate::core::github_status::{Desired, label_spec};
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
+use crate::io::file_error::FileError;
 use crate::io::github::api::{Api, LabelInfo};
 use crate::io::github::cache::{self, SyncCache};
 use crate::io::github::client::Client;
@@ -111,7 +112,7 @@ impl<'p> Session<'p> {
         for w in warnings {
             notice::warn(&w);
         }
-        let client = Client::new(settings).map_err(|e| CommandError::internal(e.message))?;
+        let client = Client::new(settings)?;
         Ok(Session {
             project,
             feature: feature.clone(),
@@ -360,10 +361,10 @@ impl<'p> Session<'p> {
         if !self.dry_run {
             let outbox_path = self.project.paths.outbox_file(&self.feature);
             outbox::save(&outbox_path, &self.report.outbox)
-                .map_err(|e| CommandError::io("write", &outbox_path, &e))?;
+                .map_err(FileError::at("write", &outbox_path))?;
             let cache_path = cache::cache_file(&self.project.paths.cache_dir(), &self.feature);
             cache::save_if_changed(&cache_path, &self.cache_before, &self.cache)
-                .map_err(|e| CommandError::io("write", &cache_path, &e))?;
+                .map_err(FileError::at("write", &cache_path))?;
             if !self.events.is_empty() {
                 let mut txn = self.project.begin(&self.feature)?;
                 *txn.events_mut() = std::mem::take(&mut self.events);

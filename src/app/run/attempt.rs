@@ -325,7 +325,7 @@ pub fn run_attempt(
         Ok(c) => c,
         Err(e) => {
             record::emit(ctx, vec![finished])?;
-            return Err(crate::error::CommandError::internal(e.to_string()));
+            return Err(e.into());
         }
     };
     let changes: Vec<_> = changes

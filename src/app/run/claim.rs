@@ -128,9 +128,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
     let resumed = task.stage() == &Stage::Interrupted;
-    let started = task
-        .claim(owner.clone())
-        .map_err(|e| CommandError::internal(e.to_string()))?;
+    let started = task.claim(owner.clone())?;
     let attempt = task.attempts;
     let retries = task.retries;
     let task_snapshot = task.clone();

@@ -12,7 +12,7 @@ use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::EvidenceRecord;
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
 use std::path::Path;
 
 /// Records an issue found already implemented: DONE with the evidence, no agent called.
@@ -37,9 +37,7 @@ pub(super) fn record_duplicate(
             t.evidence.push(evidence.clone());
         }
         summary::copy_summary(t, &done);
-        let done_event = t
-            .done(evidence.commit.clone(), None, None)
-            .map_err(|e| CommandError::internal(e.to_string()))?;
+        let done_event = t.done(evidence.commit.clone(), None, None)?;
         let commit = t.commit.clone();
         txn.push_event(Event::DuplicateDetected {
             issue,
@@ -193,9 +191,7 @@ pub(super) fn finish_done(
                 }
                 followed = Some((t.attempts, t.retries, t.last_failure.clone()));
                 let cost = t.cost_usd;
-                let done_event = t
-                    .done(Some(commit.clone()), cost, convergence.clone())
-                    .map_err(|e| CommandError::internal(e.to_string()))?;
+                let done_event = t.done(Some(commit.clone()), cost, convergence.clone())?;
                 txn.push_event(done_event);
                 readiness::recompute(txn.state_mut());
                 if txn.state().tasks.iter().all(|t| t.stage() == &Stage::Done) {

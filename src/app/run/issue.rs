@@ -32,11 +32,9 @@ fn base_commit(ctx: &RunContext<'_>, claim: Option<&Claim>) -> CmdResult<String>
         return Ok(h);
     }
     let git = &ctx.git;
-    git.head(&git.root)
-        .map_err(|e| CommandError::internal(e.to_string()))?
-        .ok_or_else(|| {
-            CommandError::input("the repository has no commit yet; commit something first")
-        })
+    git.head(&git.root)?.ok_or_else(|| {
+        CommandError::input("the repository has no commit yet; commit something first")
+    })
 }
 
 /// The attempt loop's state for one issue.

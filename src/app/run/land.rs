@@ -72,8 +72,7 @@ pub fn land(
     let mut last_error = String::new();
     for _ in 0..5 {
         let tip = git
-            .head(&git.root)
-            .map_err(|e| CommandError::internal(e.to_string()))?
+            .head(&git.root)?
             .ok_or_else(|| CommandError::internal("the repository's branch has no commit"))?;
         let replayed = match replay(ctx, &worktree, commit, parent, &tip)? {
             Ok(c) => c,
@@ -97,8 +96,7 @@ pub fn land(
                     continue;
                 }
                 let keep_ref = format!("refs/swarm/{}/issue-{issue}", ctx.feature);
-                git.keep_ref(&keep_ref, &replayed)
-                    .map_err(|e| CommandError::internal(e.to_string()))?;
+                git.keep_ref(&keep_ref, &replayed)?;
                 return Ok(Landed::Refused {
                     message: first_lines(&e.message(), 6),
                     keep_ref,

@@ -66,7 +66,7 @@ pub fn open_pull(
     })?;
     let repo = settings.repo.clone();
     let source = settings.token.source;
-    let client = Client::new(settings).map_err(|e| CommandError::internal(e.message))?;
+    let client = Client::new(settings)?;
     let mut api = Api::new(client);
     let gh_err = |e: crate::io::github::errors::GithubError, what: &str| {
         CommandError::work(e.sentence(&repo, source, what, true))
@@ -145,9 +145,7 @@ pub fn finish_in_review(
                 reason: "another run took the issue over".into(),
             });
         };
-        let opened_event = t
-            .review(opened.pr, opened.branch.clone())
-            .map_err(|e| CommandError::internal(e.to_string()))?;
+        let opened_event = t.review(opened.pr, opened.branch.clone())?;
         t.last_mode = Some(mode.to_string());
         if p.handoff.is_some() {
             t.handoff = p.handoff.clone();

@@ -28,9 +28,11 @@ pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
     }
     // events only: the lock and the append, no state read
     let lock = ctx.project.lock(&ctx.feature)?;
-    ctx.project
-        .event_log(&ctx.feature)
-        .append(&lock, &crate::io::clock::now_rfc3339(), &events)
+    Ok(ctx.project.event_log(&ctx.feature).append(
+        &lock,
+        &crate::io::clock::now_rfc3339(),
+        &events,
+    )?)
 }
 
 /// The task if it is still IN_PROGRESS under `owner` (this run's claim).

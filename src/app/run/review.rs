@@ -279,10 +279,7 @@ fn review_round(
     earlier: Option<&(String, String)>,
 ) -> CmdResult<Round> {
     let cfg = &ctx.project.config;
-    let diff = ctx
-        .git
-        .diff(spec.base, &passed.commit)
-        .map_err(|e| CommandError::internal(e.to_string()))?;
+    let diff = ctx.git.diff(spec.base, &passed.commit)?;
     let tests = match passed.tests_passed {
         Some(n) => format!("`{}` passed ({n} tests)", cfg.tests.command),
         None => format!("`{}` passed", cfg.tests.command),

@@ -91,11 +91,7 @@ pub fn run(
         ))
         .with_hint("run swarm-attack inside a git repository (or pass -p DIR)")
     })?;
-    if git
-        .head(&project.root)
-        .map_err(|e| CommandError::internal(e.to_string()))?
-        .is_none()
-    {
+    if git.head(&project.root)?.is_none() {
         return Err(CommandError::input(
             "the repository has no commit yet; agents work in worktrees of the checked-out commit",
         )
@@ -105,9 +101,7 @@ pub fn run(
     // the run, exit 3, naming it)
     let cleared = clear_stale_git_locks(project)?;
     let session = clock::session_id().to_string();
-    let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session).map_err(|e| {
-        CommandError::internal(format!("could not take this run's liveness lock: {e}"))
-    })?;
+    let run_lock = RunLock::acquire(&project.paths.locks_dir(), &session)?;
     interrupt::install();
     git.prune();
     let branch = git.branch(&project.root);

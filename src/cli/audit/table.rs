@@ -120,7 +120,7 @@ fn head(o: &mut String, i: &IssueAudit) {
     if let Some(t) = &i.title {
         head.push_str(&format!(" {t}"));
     }
-    let outcome = i.outcome.to_uppercase();
+    let outcome = i.outcome.as_str().to_uppercase();
     let mut facts = vec![format!(
         "{} attempt{}",
         i.attempt_count,
@@ -151,7 +151,7 @@ fn head(o: &mut String, i: &IssueAudit) {
         o,
         "{}  {}  {}",
         paint(&head, "1"),
-        paint(&outcome, outcome_colour(&i.outcome)),
+        paint(&outcome, outcome_colour(i.outcome.as_str())),
         facts.join(", ")
     );
     if let Some(r) = &i.reason {
@@ -177,7 +177,10 @@ pub fn attempt(o: &mut String, a: &Attempt) {
         o.push_str(m);
     }
     o.push_str(": ");
-    o.push_str(&paint(&a.outcome, outcome_colour(&a.outcome)));
+    o.push_str(&paint(
+        a.outcome.as_str(),
+        outcome_colour(a.outcome.as_str()),
+    ));
     if let Some(d) = a.duration_ms {
         o.push_str(" in ");
         o.push_str(&human_ms(d));

@@ -11,7 +11,6 @@
 //! that span several keys (`validate`). The first problem is the error: one sentence that
 //! starts with `<file>:<line>:` and names the key.
 
-use crate::error::{CmdResult, CommandError};
 use std::path::Path;
 
 mod schema;
@@ -23,6 +22,47 @@ mod yaml;
 use swarm_attack_core::agent_preset::Preset;
 pub use swarm_attack_core::config::*;
 
+/// Why a configuration was not loaded: one sentence that names the file (and line and key
+/// when there is one).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// An explicit `--config FILE` that does not exist.
+    #[error("config file {shown} does not exist")]
+    Missing {
+        shown: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{shown}: the config file is not valid UTF-8 text")]
+    NotUtf8 {
+        shown: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read config file {shown}: {source}")]
+    Unreadable {
+        shown: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not YAML; `at` is `file:line:column` as far as known.
+    #[error("{at}: invalid YAML: {message}")]
+    Yaml { at: String, message: String },
+    /// A key, type, value or cross-key rule broken (`file:line: …` naming the key).
+    #[error("{0}")]
+    Invalid(String),
+    /// `agents` is an empty list (`file:line: …`).
+    #[error("{0}")]
+    NoAgents(String),
+    /// A bug: the configuration the schema walk accepted did not deserialize.
+    #[error("{origin}: the checked configuration did not load: {source}")]
+    Unloadable {
+        origin: String,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// A loaded configuration with the warnings its loading produced.
 #[derive(Debug, Clone)]
 pub struct LoadedConfig {
@@ -33,7 +73,7 @@ pub struct LoadedConfig {
 /// Loads `path`; a missing file gives the defaults unless `must_exist` (an explicit
 /// `--config FILE`). Errors name the file (relative to the current directory when it is
 /// inside it), the line and the key.
-pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
+pub fn load(path: &Path, must_exist: bool) -> Result<LoadedConfig, ConfigError> {
     let shown = display_path(path);
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -43,22 +83,13 @@ pub fn load(path: &Path, must_exist: bool) -> CmdResult<LoadedConfig> {
                 warnings: Vec::new(),
             });
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(
-                CommandError::input(format!("config file {shown} does not exist"))
-                    .with_hint("check the path given to --config"),
-            );
+        Err(source) if source.kind() == std::io::ErrorKind::NotFound => {
+            return Err(ConfigError::Missing { shown, source });
         }
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-            return Err(CommandError::input(format!(
-                "{shown}: the config file is not valid UTF-8 text"
-            )));
+        Err(source) if source.kind() == std::io::ErrorKind::InvalidData => {
+            return Err(ConfigError::NotUtf8 { shown, source });
         }
-        Err(e) => {
-            return Err(CommandError::input(format!(
-                "cannot read config file {shown}: {e}"
-            )));
-        }
+        Err(source) => return Err(ConfigError::Unreadable { shown, source }),
     };
     parse(&text, &shown)
 }
@@ -76,22 +107,25 @@ pub fn display_path(path: &Path) -> String {
 }
 
 /// Parses config text; `origin` names the file in messages.
-pub fn parse(text: &str, origin: &str) -> CmdResult<LoadedConfig> {
+pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
     let tree = yaml::parse_tree(text).map_err(|e| {
         let at = match (e.line, e.column) {
             (Some(l), Some(c)) => format!("{origin}:{l}:{c}"),
             (Some(l), None) => format!("{origin}:{l}"),
             _ => origin.to_string(),
         };
-        CommandError::input(format!("{at}: invalid YAML: {}", e.message))
+        ConfigError::Yaml {
+            at,
+            message: e.message,
+        }
     })?;
     let walked = walk::walk(&tree, origin)?;
-    let config: Config = serde_json::from_value(walked.json).map_err(|e| {
-        // The schema walk checked every type, so this is a bug, not a user error.
-        CommandError::internal(format!(
-            "{origin}: the checked configuration did not load: {e}"
-        ))
-    })?;
+    // The schema walk checked every type, so a failure here is a bug, not a user error.
+    let config: Config =
+        serde_json::from_value(walked.json).map_err(|source| ConfigError::Unloadable {
+            origin: origin.to_string(),
+            source,
+        })?;
     validate::check(&config, &walked.lines, origin)?;
     let config = config.resolved();
     // every writer masks these variables' values from now on

@@ -1,11 +1,11 @@
 //! Value rules for strings, and the checks that involve more than one key.
 
 use super::Config;
+use super::ConfigError;
 use super::ProposalSource;
 use super::walk::error_at;
 use crate::core::agent_preset::Preset;
 use crate::core::feature_id::is_valid as is_valid_feature_id;
-use crate::error::CommandError;
 use std::collections::HashMap;
 
 /// What a string value must look like.
@@ -154,7 +154,7 @@ pub fn check(
     config: &Config,
     lines: &HashMap<String, u64>,
     origin: &str,
-) -> Result<(), CommandError> {
+) -> Result<(), ConfigError> {
     let line = |path: &str| lines.get(path).copied().unwrap_or(0);
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (i, agent) in config.agents.iter().enumerate() {

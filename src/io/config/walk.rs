@@ -2,10 +2,10 @@
 //! legacy keys, types, ranges, value rules) and yields the JSON the typed `Config` is
 //! deserialized from, the warnings, and the line of every key.
 
+use super::ConfigError;
 use super::schema::{AGENT, ROOT, Section, Ty, all_paths, expected, join};
 use super::validate::{Rule, check_rule};
 use super::yaml::{Node, Value};
-use crate::error::CommandError;
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 
@@ -20,16 +20,21 @@ pub struct Walked {
 
 /// An error at `line` of `origin` (`origin:line: msg`, or `origin: msg` when the line is not
 /// known).
-pub fn error_at(origin: &str, line: u64, msg: impl std::fmt::Display) -> CommandError {
+pub fn error_at(origin: &str, line: u64, msg: impl std::fmt::Display) -> ConfigError {
+    ConfigError::Invalid(at(origin, line, msg))
+}
+
+/// `origin:line: msg`, or `origin: msg` when the line is not known.
+fn at(origin: &str, line: u64, msg: impl std::fmt::Display) -> String {
     if line > 0 {
-        CommandError::input(format!("{origin}:{line}: {msg}"))
+        format!("{origin}:{line}: {msg}")
     } else {
-        CommandError::input(format!("{origin}: {msg}"))
+        format!("{origin}: {msg}")
     }
 }
 
 /// Checks the document against the schema: the first problem is the error.
-pub fn walk(root: &Node, origin: &str) -> Result<Walked, CommandError> {
+pub fn walk(root: &Node, origin: &str) -> Result<Walked, ConfigError> {
     let mut w = Walker {
         origin,
         warnings: Vec::new(),
@@ -63,7 +68,7 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn err(&self, line: u64, msg: impl std::fmt::Display) -> CommandError {
+    fn err(&self, line: u64, msg: impl std::fmt::Display) -> ConfigError {
         error_at(self.origin, line, msg)
     }
 
@@ -72,7 +77,7 @@ impl Walker<'_> {
         path: &str,
         node: &Node,
         sec: &'static Section,
-    ) -> Result<Map<String, Json>, CommandError> {
+    ) -> Result<Map<String, Json>, ConfigError> {
         let Value::Map(entries) = &node.value else {
             unreachable!("section() is called on mappings only")
         };
@@ -133,7 +138,7 @@ impl Walker<'_> {
         Ok(out)
     }
 
-    fn type_error(&self, path: &str, node: &Node, ty: &Ty) -> CommandError {
+    fn type_error(&self, path: &str, node: &Node, ty: &Ty) -> ConfigError {
         let mut msg = format!(
             "`{path}` must be {}, not {}",
             expected(ty),
@@ -151,7 +156,7 @@ impl Walker<'_> {
         self.err(node.line, msg)
     }
 
-    fn value(&mut self, path: &str, node: &Node, ty: &'static Ty) -> Result<Json, CommandError> {
+    fn value(&mut self, path: &str, node: &Node, ty: &'static Ty) -> Result<Json, ConfigError> {
         match (ty, &node.value) {
             (Ty::Bool, Value::Bool(b)) => Ok(Json::Bool(*b)),
             (Ty::OnOff, Value::Bool(b)) => Ok(Json::Bool(*b)),
@@ -285,14 +290,11 @@ impl Walker<'_> {
             }
             (Ty::Agents, Value::Seq(items)) => {
                 if items.is_empty() {
-                    return Err(self
-                        .err(
-                            node.line,
-                            format!("`{path}` is empty; a swarm needs at least one agent"),
-                        )
-                        .with_hint(
-                            "list at least one agent with a `name` and a `command`, or remove `agents` to use the default `claude` agent",
-                        ));
+                    return Err(ConfigError::NoAgents(at(
+                        self.origin,
+                        node.line,
+                        format!("`{path}` is empty; a swarm needs at least one agent"),
+                    )));
                 }
                 let mut out = Vec::new();
                 for (i, item) in items.iter().enumerate() {
@@ -315,7 +317,7 @@ impl Walker<'_> {
         }
     }
 
-    fn rule(&self, path: &str, node: &Node, rule: &Rule, s: &str) -> Result<(), CommandError> {
+    fn rule(&self, path: &str, node: &Node, rule: &Rule, s: &str) -> Result<(), ConfigError> {
         check_rule(rule, s).map_err(|why| self.err(node.line, format!("`{path}` {why}")))
     }
 }

@@ -373,7 +373,8 @@ impl Git {
     /// back to the unchanged HEAD, keeping the user's own changes: a failed landing leaves
     /// nothing staged.
     /// `before` is the commit HEAD points to now (the caller just read it).
-    /// `on_spawn` gets git's pid (see [`crate::app::run::land`]'s landing marker).
+    /// `on_spawn` gets git's pid (the caller records it in its landing marker, so a crash
+    /// mid-landing can tell whether that git still runs).
     pub fn fast_forward(
         &self,
         commit: &str,

@@ -172,17 +172,15 @@ fn relative_to(api_url: &str, url: &str) -> Option<String> {
     rest.starts_with('/').then(|| rest.to_string())
 }
 
+/// Why the client could not be built (before any request): one sentence, token redacted.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ClientBuildError(pub String);
+
 impl Client {
     /// Builds the client (no request is sent).
-    pub fn new(settings: Settings) -> Result<Client, GithubError> {
-        let fail = |message: String| GithubError {
-            kind: FailureKind::Transport,
-            status: None,
-            message,
-            code: None,
-            maybe_applied: false,
-            request: String::new(),
-        };
+    pub fn new(settings: Settings) -> Result<Client, ClientBuildError> {
+        let fail = ClientBuildError;
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -3,7 +3,6 @@
 //! `https://api.github.com`) and the repository (`github.repo`, `GITHUB_REPOSITORY`, the `origin`
 //! remote). The token never appears in Debug output, messages or events.
 
-use crate::error::{CmdResult, CommandError};
 use crate::io::config::Config;
 use std::fmt;
 use std::path::Path;
@@ -91,9 +90,20 @@ fn env_ms(var: &str, default: u64) -> Duration {
     )
 }
 
+/// Why the settings cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The API base (from `origin`: an environment variable or a config key) is not a URL.
+    #[error("the GitHub API base `{url}` from {origin} is not an http(s) URL")]
+    BadApiUrl { url: String, origin: &'static str },
+}
+
 /// Resolves the settings. `Ok(Err(missing))` names what is missing (the token, the
 /// repository); a malformed API URL is an input error.
-pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<String>>> {
+pub fn resolve(
+    config: &Config,
+    root: &Path,
+) -> Result<Result<Settings, Vec<String>>, SettingsError> {
     let api_url = crate::io::env::var("GITHUB_API_URL")
         .ok()
         .filter(|v| !v.trim().is_empty())
@@ -114,10 +124,7 @@ pub fn resolve(config: &Config, root: &Path) -> CmdResult<Result<Settings, Vec<S
             .parse::<http::Uri>()
             .is_ok_and(|u| u.authority().is_some());
     if !ok {
-        return Err(CommandError::input(format!(
-            "the GitHub API base `{url}` from {origin} is not an http(s) URL"
-        ))
-        .with_hint("use e.g. https://api.github.com or https://ghe.example.com/api/v3"));
+        return Err(SettingsError::BadApiUrl { url, origin });
     }
     let token = Token::from_env();
     let repo = crate::io::repo_id::resolve(config, root);

@@ -2,9 +2,12 @@
 //! agent runs, outcome, durations and cost.
 
 use super::describe::{describe, fallback_text, millis_between, short, short_sha};
-use super::fields::{b, f, i, s, string_list, text, u};
+use super::fields::{s, string_list, text, u};
 use super::{AgentRun, Attempt, IssueAudit};
+use crate::events::EventKind;
+use crate::fold::{AttemptOutcome, IssueOutcome, IssueTally};
 use crate::record::Fields;
+use std::borrow::Cow;
 
 /// Counts over attempts (for the totals).
 #[derive(Debug, Default, Clone, Copy)]
@@ -35,8 +38,8 @@ impl AttemptCounts {
 pub(super) struct Acc {
     pub(super) audit: IssueAudit,
     pending_mode: Option<String>,
-    pub(super) agent_costs: Option<f64>,
-    pub(super) done_costs: Option<f64>,
+    /// The shared per-issue fold (`fold::IssueTally`): counts, agent time, cost.
+    pub(super) tally: IssueTally,
     /// Spilling: an attempt that is no longer the last one never changes again; it waits in
     /// `finished` for the caller instead of staying in `audit.attempts`.
     pub(super) spill: bool,
@@ -54,7 +57,7 @@ impl Acc {
             audit: IssueAudit {
                 issue,
                 title: None,
-                outcome: "not_started".into(),
+                outcome: IssueOutcome::NotStarted,
                 mode: None,
                 winner: None,
                 runner_up: None,
@@ -75,8 +78,7 @@ impl Acc {
                 timeline: Vec::new(),
             },
             pending_mode: None,
-            agent_costs: None,
-            done_costs: None,
+            tally: IssueTally::default(),
         }
     }
 
@@ -84,7 +86,7 @@ impl Acc {
         self.audit
             .attempts
             .last_mut()
-            .filter(|a| a.outcome == "in_progress")
+            .filter(|a| a.outcome == AttemptOutcome::InProgress)
     }
 
     /// Starts attempt `n` (or the next number), unless it is the open one.
@@ -95,9 +97,9 @@ impl Acc {
             }
             // a two-agent attempt whose candidates failed stays open until the next start
             open.outcome = if open.verification.as_deref() == Some("failed") {
-                "failed".into()
+                AttemptOutcome::Failed
             } else {
-                "interrupted".into()
+                AttemptOutcome::Interrupted
             };
             end(open, ts);
         }
@@ -127,9 +129,9 @@ impl Acc {
             tests_failed: None,
             failures: None,
             fallback: None,
-            outcome: "in_progress".into(),
+            outcome: AttemptOutcome::InProgress,
         });
-        self.audit.outcome = "in_progress".into();
+        self.audit.outcome = IssueOutcome::InProgress;
     }
 
     fn current_attempt(&mut self, ts: Option<&str>) -> &mut Attempt {
@@ -141,30 +143,32 @@ impl Acc {
     }
 
     /// Ends the open (or just passed) attempt with `outcome`.
-    fn settle_attempt(&mut self, outcome: &str, ts: Option<&str>) {
+    fn settle_attempt(&mut self, outcome: AttemptOutcome, ts: Option<&str>) {
         if let Some(a) = self.audit.attempts.last_mut()
-            && (a.outcome == "in_progress" || a.outcome == "passed")
+            && (a.outcome == AttemptOutcome::InProgress || a.outcome == AttemptOutcome::Passed)
         {
-            a.outcome = outcome.into();
+            a.outcome = outcome;
             if a.ended_at.is_none() {
                 end(a, ts);
             }
         }
     }
 
-    pub(super) fn finish(&mut self, outcome: &str, ts: Option<&str>) {
-        self.audit.outcome = outcome.into();
+    pub(super) fn finish(&mut self, outcome: IssueOutcome, ts: Option<&str>) {
+        self.audit.outcome = outcome;
         self.audit.ended_at = ts.map(str::to_string);
     }
 
-    pub(super) fn apply<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
-        match event {
-            "issue_started" => self.start_attempt(u(rec, "attempt"), ts),
-            "retry_started" => {
-                self.audit.retries += 1;
+    pub(super) fn apply<R: Fields + ?Sized>(&mut self, kind: EventKind, rec: &R, ts: Option<&str>) {
+        // the shared per-issue fold first (counts, time, spend); the detail below
+        let finished = self.tally.apply(kind, rec);
+        match kind {
+            EventKind::IssueStarted => self.start_attempt(u(rec, "attempt"), ts),
+            EventKind::RetryStarted => {
+                self.audit.retries = self.tally.retries;
                 self.start_attempt(u(rec, "attempt"), ts);
             }
-            "agents_selected" => {
+            EventKind::AgentsSelected => {
                 let mode = s(rec, "mode");
                 self.audit.mode = mode.clone();
                 self.audit.winner = s(rec, "winner");
@@ -181,7 +185,7 @@ impl Acc {
                     }
                 }
             }
-            "agent_started" => {
+            EventKind::AgentStarted => {
                 let agent = s(rec, "agent").unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {
                     self.audit.agents.push(agent.clone());
@@ -192,17 +196,15 @@ impl Acc {
                     ..AgentRun::default()
                 });
             }
-            "agent_finished" => {
-                let agent = s(rec, "agent").unwrap_or_default();
+            EventKind::AgentFinished => {
+                let Some(fin) = finished else { return };
+                let agent = fin.agent.map(Cow::into_owned).unwrap_or_default();
                 if !self.audit.agents.contains(&agent) {
                     self.audit.agents.push(agent.clone());
                 }
-                let ms = u(rec, "duration_ms");
-                let cost = f(rec, "cost_usd");
-                self.audit.agent_time_ms += ms.unwrap_or(0);
-                if let Some(c) = cost {
-                    self.agent_costs = Some(self.agent_costs.unwrap_or(0.0) + c);
-                }
+                let ms = fin.duration_ms;
+                let cost = fin.cost_usd;
+                self.audit.agent_time_ms = self.tally.spend.agent_ms;
                 let attempt = self.current_attempt(ts);
                 let run = match attempt.agents.iter().rposition(|r| {
                     r.agent == agent
@@ -220,76 +222,75 @@ impl Acc {
                         &mut attempt.agents[last]
                     }
                 };
-                run.exit_code = i(rec, "exit_code");
+                run.exit_code = fin.exit_code;
                 run.duration_ms = ms;
-                run.timed_out = b(rec, "timed_out");
+                run.timed_out = fin.timed_out;
                 run.cost_usd = cost;
-                run.tokens_in = u(rec, "tokens_in");
-                run.tokens_out = u(rec, "tokens_out");
-                run.tokens_cached = u(rec, "tokens_cached");
-                run.error_kind = s(rec, "error_kind");
-                run.permission_denials = u(rec, "permission_denials").unwrap_or(0);
-                run.output = s(rec, "output");
+                run.tokens_in = fin.tokens_in;
+                run.tokens_out = fin.tokens_out;
+                run.tokens_cached = fin.tokens_cached;
+                run.error_kind = fin.error_kind.map(Cow::into_owned);
+                run.permission_denials = fin.permission_denials.unwrap_or(0);
+                run.output = fin.output.map(Cow::into_owned);
             }
-            "verification_passed" | "verification_failed" | "implementation_complete"
+            EventKind::VerificationPassed
+            | EventKind::VerificationFailed
+            | EventKind::ImplementationComplete
                 if s(rec, "agent").is_some() =>
             {
-                self.candidate_event(event, rec, ts);
+                self.candidate_event(kind, rec, ts);
             }
-            "verification_passed" => {
+            EventKind::VerificationPassed => {
                 let a = self.current_attempt(ts);
                 a.verification = Some("passed".into());
                 a.tests_passed = u(rec, "tests_passed");
-                a.outcome = "passed".into();
+                a.outcome = AttemptOutcome::Passed;
                 end(a, ts);
             }
-            "verification_failed" => {
+            EventKind::VerificationFailed => {
                 let a = self.current_attempt(ts);
                 a.verification = Some("failed".into());
                 a.tests_failed = u(rec, "tests_failed");
                 a.failures = text(rec, "failures").map(|t| short(&t, 200));
-                a.outcome = "failed".into();
+                a.outcome = AttemptOutcome::Failed;
                 end(a, ts);
             }
-            "issue_blocked" => {
-                self.settle_attempt("blocked", ts);
+            EventKind::IssueBlocked => {
+                self.settle_attempt(AttemptOutcome::Blocked, ts);
                 self.audit.reason = s(rec, "reason");
-                self.finish("blocked", ts);
+                self.finish(IssueOutcome::Blocked, ts);
             }
-            "issue_done" => {
-                self.settle_attempt("done", ts);
+            EventKind::IssueDone => {
+                self.settle_attempt(AttemptOutcome::Done, ts);
                 if let Some(c) = rec.field("convergence").filter(|c| !c.is_null()) {
                     self.audit.convergence = c.to_value();
                 }
                 if let Some(c) = s(rec, "commit").filter(|c| !c.is_empty()) {
                     self.audit.commit = Some(c);
                 }
-                if let Some(c) = f(rec, "cost_usd") {
-                    self.done_costs = Some(self.done_costs.unwrap_or(0.0) + c);
-                }
                 self.audit.reason = None;
-                self.finish("done", ts);
+                self.finish(IssueOutcome::Done, ts);
             }
-            "issue_skipped" => {
-                self.settle_attempt("interrupted", ts);
+            EventKind::IssueSkipped => {
+                self.settle_attempt(AttemptOutcome::Interrupted, ts);
                 self.audit.reason =
                     u(rec, "blocking_issue").map(|n| format!("depends on #{n}, which is blocked"));
-                self.finish("skipped", ts);
+                self.finish(IssueOutcome::Skipped, ts);
             }
-            "issue_unblocked" => {
-                self.audit.outcome = "ready".into();
+            EventKind::IssueUnblocked => {
+                self.audit.outcome = IssueOutcome::Ready;
                 self.audit.reason = None;
             }
-            "state_reverted" => {
-                self.audit.outcome = "ready".into();
+            EventKind::StateReverted => {
+                self.audit.outcome = IssueOutcome::Ready;
                 self.audit.evidence = Some(format!(
                     "commit {} was reverted",
                     short_sha(&s(rec, "commit").unwrap_or_default())
                 ));
             }
-            "duplicate_detected" => {
-                self.audit.evidence = Some(describe(event, rec));
-                self.finish("done", ts);
+            EventKind::DuplicateDetected => {
+                self.audit.evidence = Some(describe(Some(kind), rec));
+                self.finish(IssueOutcome::Done, ts);
             }
             _ => {}
         }
@@ -300,22 +301,22 @@ impl Acc {
     /// An event of one candidate of a two-agent attempt (it names its `agent`): annotates
     /// that agent's run; the attempt stays open (it ends at `issue_done`, `issue_blocked` or
     /// the next attempt's start — `failed` then when no candidate passed).
-    fn candidate_event<R: Fields + ?Sized>(&mut self, event: &str, rec: &R, ts: Option<&str>) {
+    fn candidate_event<R: Fields + ?Sized>(&mut self, kind: EventKind, rec: &R, ts: Option<&str>) {
         let agent = s(rec, "agent").unwrap_or_default();
         let attempt = match self.audit.attempts.last_mut() {
             Some(a) if a.agents.iter().any(|r| r.agent == agent) => a,
             _ => self.current_attempt(ts),
         };
         let run = attempt.agents.iter_mut().rev().find(|r| r.agent == agent);
-        match event {
-            "implementation_complete" => {
+        match kind {
+            EventKind::ImplementationComplete => {
                 if let Some(run) = run {
                     let mut files = string_list(rec, "files_created");
                     files.extend(string_list(rec, "files_modified"));
                     run.files = files;
                 }
             }
-            "verification_passed" => {
+            EventKind::VerificationPassed => {
                 if let Some(run) = run {
                     run.verification = Some("passed".into());
                 }

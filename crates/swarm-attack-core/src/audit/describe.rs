@@ -3,6 +3,7 @@
 
 use super::fields::{b, f, list, s_ref, text, u, value};
 use crate::event_filter::parse_ts;
+use crate::events::EventKind;
 use crate::record::Fields;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -55,29 +56,29 @@ fn secs(out: &mut String, ms: u64) {
 }
 
 /// A one-line description of an event for a timeline.
-pub fn describe<R: Fields + ?Sized>(event: &str, rec: &R) -> String {
+pub fn describe<R: Fields + ?Sized>(kind: Option<EventKind>, rec: &R) -> String {
     let mut d = String::with_capacity(128);
-    describe_into(&mut d, event, rec);
+    describe_into(&mut d, kind, rec);
     d
 }
 
 /// [`describe`], appended to `d` (no allocation but the buffer's growth for the frequent
 /// events).
-pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
+pub fn describe_into<R: Fields + ?Sized>(d: &mut String, kind: Option<EventKind>, rec: &R) {
     let opt = |k: &str| s_ref(rec, k).unwrap_or(Cow::Borrowed("-"));
-    match event {
-        "issue_started" => match u(rec, "attempt") {
+    match kind {
+        Some(EventKind::IssueStarted) => match u(rec, "attempt") {
             Some(n) => {
                 let _ = write!(d, "attempt {n} started");
             }
             None => d.push_str("started"),
         },
-        "retry_started" => {
+        Some(EventKind::RetryStarted) => {
             d.push_str("retry: attempt ");
             d.push_str(&opt("attempt"));
             d.push_str(" started");
         }
-        "agents_selected" => {
+        Some(EventKind::AgentsSelected) => {
             d.push_str(&opt("mode"));
             d.push_str(" — winner ");
             d.push_str(&opt("winner"));
@@ -95,7 +96,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 short_into(d, &fb, 160);
             }
         }
-        "context_injected" => {
+        Some(EventKind::ContextInjected) => {
             let _ = write!(
                 d,
                 "prompt {} bytes, CLAUDE.md {}, {} summaries",
@@ -109,7 +110,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 d.push_str(&cut);
             }
         }
-        "agent_started" => {
+        Some(EventKind::AgentStarted) => {
             d.push_str(&opt("agent"));
             d.push_str(" started");
             if let Some(r) = s_ref(rec, "role") {
@@ -118,7 +119,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 d.push(')');
             }
         }
-        "agent_finished" => {
+        Some(EventKind::AgentFinished) => {
             d.push_str(&opt("agent"));
             d.push(' ');
             if b(rec, "timed_out") {
@@ -135,12 +136,12 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 let _ = write!(d, ", ${c:.2}");
             }
         }
-        "tests_written" => {
+        Some(EventKind::TestsWritten) => {
             d.push_str(&opt("count"));
             d.push_str(" tests written to ");
             d.push_str(&opt("path"));
         }
-        "integrity_failed" => {
+        Some(EventKind::IntegrityFailed) => {
             let _ = write!(
                 d,
                 "test integrity failed ({}, {}): ",
@@ -149,7 +150,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             );
             short_into(d, &s_ref(rec, "detail").unwrap_or_default(), 120);
         }
-        "implementation_complete" => {
+        Some(EventKind::ImplementationComplete) => {
             agent_prefix(d, rec);
             let created = list(rec, "files_created");
             let modified = list(rec, "files_modified");
@@ -158,7 +159,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             d.push_str("; modified: ");
             d.push_str(if modified.is_empty() { "-" } else { &modified });
         }
-        "verification_passed" => {
+        Some(EventKind::VerificationPassed) => {
             agent_prefix(d, rec);
             match u(rec, "tests_passed") {
                 Some(n) => {
@@ -167,7 +168,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 None => d.push_str("verification passed"),
             }
         }
-        "verification_failed" => {
+        Some(EventKind::VerificationFailed) => {
             agent_prefix(d, rec);
             match u(rec, "tests_failed") {
                 Some(n) => {
@@ -180,7 +181,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 short_into(d, &t, 100);
             }
         }
-        "issue_blocked" => {
+        Some(EventKind::IssueBlocked) => {
             let _ = write!(
                 d,
                 "BLOCKED after {} retries: ",
@@ -188,7 +189,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             );
             short_into(d, &s_ref(rec, "reason").unwrap_or_default(), 120);
         }
-        "issue_done" => {
+        Some(EventKind::IssueDone) => {
             d.push_str("DONE");
             if let Some(c) = s_ref(rec, "commit").filter(|c| !c.is_empty()) {
                 d.push_str(", commit ");
@@ -205,7 +206,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 short_into(d, &sm, 80);
             }
         }
-        "issue_skipped" => match u(rec, "blocking_issue") {
+        Some(EventKind::IssueSkipped) => match u(rec, "blocking_issue") {
             Some(n) => {
                 let _ = write!(d, "skipped (blocked by #{n})");
             }
@@ -217,8 +218,8 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 }
             }
         },
-        "issue_unblocked" => d.push_str("unblocked (back to READY)"),
-        "failure_analyzed" => {
+        Some(EventKind::IssueUnblocked) => d.push_str("unblocked (back to READY)"),
+        Some(EventKind::FailureAnalyzed) => {
             let _ = write!(
                 d,
                 "attempt {} failed: {}/{}",
@@ -233,11 +234,11 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             let _ = write!(d, " → {} ({}): ", opt("recommendation"), opt("source"));
             short_into(d, &opt("reason"), 100);
         }
-        "dependency_added" => {
+        Some(EventKind::DependencyAdded) => {
             let _ = write!(d, "now depends on #{}: ", opt("depends_on"));
             short_into(d, &opt("reason"), 100);
         }
-        "agent_fallback" => {
+        Some(EventKind::AgentFallback) => {
             let _ = write!(
                 d,
                 "fallback: attempt {} by {} instead of {} (",
@@ -248,12 +249,12 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
             short_into(d, &opt("reason"), 80);
             d.push(')');
         }
-        "state_reverted" => {
+        Some(EventKind::StateReverted) => {
             d.push_str("back to READY: its commit ");
             d.push_str(sha_prefix(&opt("commit")));
             d.push_str(" was reverted");
         }
-        "duplicate_detected" => {
+        Some(EventKind::DuplicateDetected) => {
             let parts: Vec<String> = ["git", "tests", "files"]
                 .iter()
                 .filter_map(|k| match value(rec, k) {
@@ -263,7 +264,7 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 .collect();
             let _ = write!(d, "already implemented ({})", parts.join("; "));
         }
-        "github_sync" => {
+        Some(EventKind::GithubSync) => {
             d.push_str("GitHub #");
             d.push_str(&opt("github_issue"));
             d.push(' ');
@@ -274,11 +275,11 @@ pub fn describe_into<R: Fields + ?Sized>(d: &mut String, event: &str, rec: &R) {
                 ": failed"
             });
         }
-        "github_error" => {
+        Some(EventKind::GithubError) => {
             let _ = write!(d, "GitHub {} failed ({}): ", opt("op"), opt("status"));
             short_into(d, &opt("message"), 100);
         }
-        "git_sync" => {
+        Some(EventKind::GitSync) => {
             let _ = write!(
                 d,
                 "git sync: {} commits scanned, head {}",

@@ -15,9 +15,6 @@ pub(crate) fn s<R: Fields + ?Sized>(rec: &R, k: &str) -> Option<String> {
 pub(crate) fn u<R: Fields + ?Sized>(rec: &R, k: &str) -> Option<u64> {
     rec.field(k).and_then(Field::as_u64)
 }
-pub(crate) fn i<R: Fields + ?Sized>(rec: &R, k: &str) -> Option<i64> {
-    rec.field(k).and_then(Field::as_i64)
-}
 pub(crate) fn f<R: Fields + ?Sized>(rec: &R, k: &str) -> Option<f64> {
     rec.field(k).and_then(Field::as_f64)
 }

@@ -23,6 +23,8 @@
 //! - cost: the sum of `agent_finished.cost_usd` when any agent reported one, else the sum
 //!   of `issue_done.cost_usd`.
 
+use crate::events::EventKind;
+pub use crate::fold::{AttemptOutcome, IssueOutcome};
 use crate::record::Fields;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -89,7 +91,7 @@ pub struct IssueAudit {
     /// The task's title, when the caller knows it (from the state).
     pub title: Option<String>,
     /// `done`, `blocked`, `skipped`, `in_progress`, `ready` or `not_started`.
-    pub outcome: String,
+    pub outcome: IssueOutcome,
     /// The last coordination decision.
     pub mode: Option<String>,
     pub winner: Option<String>,
@@ -141,7 +143,7 @@ pub struct Attempt {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
 }
 
 /// One agent run inside an attempt.
@@ -348,16 +350,17 @@ impl Auditor {
             self.sessions.insert(sess.into_owned());
         }
         let event = s_ref(rec, "event").unwrap_or_default();
+        let kind = EventKind::parse(&event);
         let seq = u(rec, "seq");
-        match event.as_ref() {
-            "greenlight" => {
+        match kind {
+            Some(EventKind::Greenlight) => {
                 for k in ["added", "kept", "ready"] {
                     for n in numbers(rec, k) {
                         self.acc(n);
                     }
                 }
             }
-            "git_sync" => {
+            Some(EventKind::GitSync) => {
                 let head = s(rec, "head");
                 for n in numbers(rec, "synced_issues") {
                     let a = self.acc(n);
@@ -365,21 +368,21 @@ impl Auditor {
                         Some(h) => format!("git history (head {})", short_sha(h)),
                         None => "git history".into(),
                     });
-                    a.finish("done", ts);
+                    a.finish(IssueOutcome::Done, ts);
                     self.note(n, ts, seq, &event, |d| {
                         d.push_str("DONE: its commit was found in git history")
                     });
                 }
                 for n in numbers(rec, "reverted_issues") {
                     let a = self.acc(n);
-                    a.audit.outcome = "ready".into();
+                    a.audit.outcome = IssueOutcome::Ready;
                     self.note(n, ts, seq, &event, |d| {
                         d.push_str("back to READY: git history reverted it")
                     });
                 }
             }
             // `issue` there is a GitHub issue number, not a task.
-            "action_received" => {}
+            Some(EventKind::ActionReceived) => {}
             // previews (`plan`, `prompt`, `greenlight`'s plan): nothing ran
             _ if b(rec, "preview") => {}
             _ => {
@@ -387,13 +390,15 @@ impl Auditor {
                     // the detail describes the record as it is, before the issue changes
                     // (it does not depend on the issue's state)
                     let a = self.acc(n);
-                    a.apply(&event, rec, ts);
+                    if let Some(kind) = kind {
+                        a.apply(kind, rec, ts);
+                    }
                     if !a.finished.is_empty() {
                         let done = std::mem::take(&mut a.finished);
                         self.spilled_attempts
                             .extend(done.into_iter().map(|t| (n, t)));
                     }
-                    self.note(n, ts, seq, &event, |d| describe_into(d, &event, rec));
+                    self.note(n, ts, seq, &event, |d| describe_into(d, kind, rec));
                 }
             }
         }
@@ -414,18 +419,15 @@ impl Auditor {
                 (Some(s), Some(e)) => millis_between(s, e),
                 _ => None,
             };
-            a.cost_usd = acc
-                .agent_costs
-                .or(acc.done_costs)
-                .map(|c| (c * 1e6).round() / 1e6);
+            a.cost_usd = acc.tally.cost_usd();
             totals.issues += 1;
-            match a.outcome.as_str() {
-                "done" => totals.done += 1,
-                "blocked" => totals.blocked += 1,
-                "skipped" => totals.skipped += 1,
-                "in_progress" => totals.in_progress += 1,
-                "ready" => totals.ready += 1,
-                _ => totals.not_started += 1,
+            match a.outcome {
+                IssueOutcome::Done => totals.done += 1,
+                IssueOutcome::Blocked => totals.blocked += 1,
+                IssueOutcome::Skipped => totals.skipped += 1,
+                IssueOutcome::InProgress => totals.in_progress += 1,
+                IssueOutcome::Ready => totals.ready += 1,
+                IssueOutcome::InReview | IssueOutcome::NotStarted => totals.not_started += 1,
             }
             totals.attempts += a.attempt_count;
             totals.retries += a.retries;

@@ -18,6 +18,8 @@ pub use legacy::follow_ledger;
 pub use limits::{Exceeded, Limits, check, check_feature, remaining_usd};
 pub use pricing::{Price, PriceTable};
 
+use crate::events::EventKind;
+use crate::fold::AgentFinishedRead;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -50,7 +52,7 @@ impl Spend {
         self.tokens_in + self.tokens_out
     }
 
-    fn add_run(&mut self, usd: Option<f64>, tin: u64, tout: u64, tcached: u64, ms: u64) {
+    pub(crate) fn add_run(&mut self, usd: Option<f64>, tin: u64, tout: u64, tcached: u64, ms: u64) {
         match usd {
             Some(c) => self.usd += c,
             None => self.unknown_cost_runs += 1,
@@ -76,51 +78,35 @@ pub struct Ledger {
     pub raised_usd: BTreeMap<u32, f64>,
 }
 
-fn u64_of(v: &Value, key: &str) -> u64 {
-    v.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
 impl Ledger {
     /// Folds one event record (a JSON object as in the log) into the ledger. `price` gives
     /// the price for an agent name and the model it ran (`agent_finished.model`, if known),
     /// from `pricing`; used when the agent reported tokens but no cost. Other events are
     /// ignored, so any prefix of any log folds.
     pub fn apply(&mut self, record: &Value, price: &PriceOf<'_>) {
-        let name = record.get("event").and_then(Value::as_str).unwrap_or("");
-        let issue = record
+        let Some(rec) = record.as_object() else {
+            return;
+        };
+        let kind = EventKind::of(rec);
+        let issue = rec
             .get("issue")
             .and_then(Value::as_u64)
             .and_then(|n| u32::try_from(n).ok());
-        match (name, issue) {
-            ("agent_finished", Some(n)) => {
-                let tin = u64_of(record, "tokens_in");
-                let tout = u64_of(record, "tokens_out");
-                let tcached = u64_of(record, "tokens_cached");
-                let ms = u64_of(record, "duration_ms");
-                let reported = record
-                    .get("cost_usd")
-                    .and_then(Value::as_f64)
-                    .filter(|c| c.is_finite() && *c >= 0.0);
-                let usd = reported.or_else(|| {
-                    let agent = record.get("agent").and_then(Value::as_str).unwrap_or("");
-                    let model = record.get("model").and_then(Value::as_str);
-                    (tin + tout > 0)
-                        .then(|| price(agent, model))
-                        .flatten()
-                        .map(|p| p.cost(tin, tout, tcached))
-                });
-                self.feature.add_run(usd, tin, tout, tcached, ms);
+        let (Some(kind), Some(n)) = (kind, issue) else {
+            return;
+        };
+        match kind {
+            EventKind::AgentFinished | EventKind::IssueStarted | EventKind::RetryStarted => {
+                // the same fold as each issue's tally (`fold::IssueTally`)
+                let run = (kind == EventKind::AgentFinished).then(|| AgentFinishedRead::read(rec));
+                self.feature.apply(kind, run.as_ref(), price);
                 self.issues
                     .entry(n)
                     .or_default()
-                    .add_run(usd, tin, tout, tcached, ms);
+                    .apply(kind, run.as_ref(), price);
             }
-            ("issue_started" | "retry_started", Some(n)) => {
-                self.feature.attempts += 1;
-                self.issues.entry(n).or_default().attempts += 1;
-            }
-            ("budget_raised", Some(n)) => {
-                if let Some(usd) = record
+            EventKind::BudgetRaised => {
+                if let Some(usd) = rec
                     .get("usd")
                     .and_then(Value::as_f64)
                     .filter(|u| u.is_finite() && *u > 0.0)
@@ -135,8 +121,16 @@ impl Ledger {
     /// Whether a record changes the ledger.
     pub fn relevant(record: &Value) -> bool {
         matches!(
-            record.get("event").and_then(Value::as_str),
-            Some("agent_finished" | "issue_started" | "retry_started" | "budget_raised")
+            record
+                .get("event")
+                .and_then(Value::as_str)
+                .and_then(EventKind::parse),
+            Some(
+                EventKind::AgentFinished
+                    | EventKind::IssueStarted
+                    | EventKind::RetryStarted
+                    | EventKind::BudgetRaised
+            )
         )
     }
 

@@ -286,7 +286,7 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
         r#"<details class="issue" id="issue-{n}" data-issue="{n}" data-outcome="{o}" data-attempts="{ac}"><summary>#{n} {t} — <span class="o-{o}">{o}</span>{st} · {ac} attempt(s) · agent time {at} · cost {c}</summary>"#,
         n = i.issue,
         t = esc(i.title.as_deref().unwrap_or("")),
-        o = esc(&i.outcome),
+        o = esc(i.outcome.as_str()),
         st = i
             .stage
             .as_deref()
@@ -501,11 +501,11 @@ fn attempt(out: &mut String, issue: u64, a: &Attempt) {
         out,
         r#"<tr data-issue="{issue}" data-attempt="{}" data-outcome="{}"><td>{}</td><td>{}</td><td class="o-{}">{}</td><td>{}</td><td>{}</td><td><ul class="runs">"#,
         a.attempt,
-        esc(&a.outcome),
+        esc(a.outcome.as_str()),
         a.attempt,
         esc(a.mode.as_deref().unwrap_or("-")),
-        esc(&a.outcome),
-        esc(&a.outcome),
+        esc(a.outcome.as_str()),
+        esc(a.outcome.as_str()),
         a.end_ms.map_or("running".into(), |e| duration_text(
             e.saturating_sub(a.start_ms)
         )),

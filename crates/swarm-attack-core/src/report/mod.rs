@@ -21,11 +21,13 @@
 //! other).
 
 pub use crate::budget::Limits;
+pub use crate::fold::{AttemptOutcome, IssueOutcome};
 use serde::{Deserialize, Serialize};
 
 mod acc;
 mod escape;
 mod html;
+mod issue_acc;
 mod layout;
 pub mod learning;
 mod summary;
@@ -129,7 +131,7 @@ pub struct IssueReport {
     pub dependencies: Vec<u64>,
     /// `done`, `blocked`, `skipped`, `in_progress`, `in_review`, `ready` or `not_started`
     /// (from the log).
-    pub outcome: String,
+    pub outcome: IssueOutcome,
     pub github_issue: Option<u64>,
     pub github_url: Option<String>,
     pub pr: Option<u64>,
@@ -182,7 +184,7 @@ pub struct Attempt {
     pub attempt: u64,
     pub mode: Option<String>,
     /// `in_progress`, `passed`, `failed`, `done`, `blocked` or `interrupted`.
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
     pub start_ms: u64,
     pub end_ms: Option<u64>,
     /// `passed` or `failed`.
@@ -266,7 +268,7 @@ pub struct LaneSpan {
     pub attempt: u64,
     pub start_ms: u64,
     pub end_ms: u64,
-    pub outcome: String,
+    pub outcome: AttemptOutcome,
 }
 
 /// A `rate_limited` wait.

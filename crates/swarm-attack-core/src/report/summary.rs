@@ -40,7 +40,7 @@ fn bars(out: &mut String, i: &IssueReport, y: u64, span: u64, x: &dyn Fn(u64) ->
             x(a.start_ms),
             (x(end) - x(a.start_ms)).max(1.0),
             ROW - 1,
-            colour("attempt", &a.outcome),
+            colour("attempt", a.outcome.as_str()),
             i.issue
         );
         for r in &a.runs {

@@ -187,10 +187,10 @@ pub fn timeline(out: &mut String, report: &Report) {
             ly + 2,
             sc.w(l.start_ms, l.end_ms),
             ROW - 4,
-            colour("lane", &l.outcome),
+            colour("lane", l.outcome.as_str()),
             l.issue,
             l.attempt,
-            esc(&l.outcome),
+            esc(l.outcome.as_str()),
             esc(&format!(
                 "lane {}: #{} attempt {} — {}, {}",
                 l.lane + 1,
@@ -226,10 +226,10 @@ pub fn timeline(out: &mut String, report: &Report) {
                 r#"<rect class="attempt" x="{:.1}" y="{y}" width="{:.1}" height="{band_h}" fill="{}" data-issue="{}" data-attempt="{}" data-kind="attempt" data-outcome="{}"><title>{}</title></rect>"#,
                 sc.x(a.start_ms),
                 sc.w(a.start_ms, end),
-                colour("attempt", &a.outcome),
+                colour("attempt", a.outcome.as_str()),
                 i.issue,
                 a.attempt,
-                esc(&a.outcome),
+                esc(a.outcome.as_str()),
                 esc(&format!(
                     "#{} attempt {} ({}) — {}",
                     i.issue,
@@ -371,7 +371,7 @@ pub fn graph(out: &mut String, report: &Report) {
         let Some(&(x, y)) = pos.get(&i.issue) else {
             continue;
         };
-        let stage = i.stage.clone().unwrap_or_else(|| i.outcome.clone());
+        let stage = i.stage.clone().unwrap_or_else(|| i.outcome.to_string());
         let title = i.title.clone().unwrap_or_default();
         let _ = write!(
             out,

@@ -13,7 +13,7 @@ use crate::app::run::attempt::{AttemptResult, Passed};
 use crate::app::run::stop::Stop;
 use crate::app::run::{RunContext, record};
 use crate::core::coordination::Mode;
-use crate::error::{CmdResult, CommandError};
+use crate::error::CmdResult;
 use crate::io::config::JoinStrategy;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -322,9 +322,7 @@ fn synthesis_on_top(
             record["winner"] = json!(name0);
             record["fallback"] = json!({"to": "solo", "reason": why});
             // back to the winner's commit (the runner-up's changes are discarded)
-            ctx.git
-                .discard_changes(&slots[0].worktree, &p1.commit)
-                .map_err(|e| CommandError::internal(e.to_string()))?;
+            ctx.git.discard_changes(&slots[0].worktree, &p1.commit)?;
             slot_free();
             executed = format!(
                 "SYNTHESIS {name0} then {name1} → fallback solo: {name0}'s result landed ({name1} did not pass)"
