@@ -43,7 +43,7 @@ pub fn worker_lanes(issues: &[IssueReport], max_ms: u64) -> (Vec<LaneSpan>, u32)
                 attempt: a.attempt,
                 start_ms: a.start_ms,
                 end_ms: a.end_ms.unwrap_or(max_ms).max(a.start_ms),
-                outcome: a.outcome.clone(),
+                outcome: a.outcome,
             });
         }
     }
