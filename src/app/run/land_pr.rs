@@ -188,15 +188,15 @@ pub fn finish_in_review(
         review: p.review.as_ref().map(|r| r.line.as_str()),
     };
     let outcome = record::with_txn(ctx, |txn| {
-        txn.events.extend(p.pending_events.iter().cloned());
-        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+        txn.events_mut().extend(p.pending_events.iter().cloned());
+        if record::owned(txn.state_mut(), issue, &claim.owner).is_none() {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over; this run's work was not pushed".into(),
             });
         }
-        let base = crate::app::run::stack::pull_base(ctx, claim, &txn.state);
+        let base = crate::app::run::stack::pull_base(ctx, claim, txn.state());
         let opened = open_pull(ctx, &p.commit, &facts, &base)?;
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
@@ -210,7 +210,7 @@ pub fn finish_in_review(
         t.outputs.files_created = p.files_created.clone();
         t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
         t.completion_summary = done.completion_summary.clone();
-        txn.events.push(opened_event);
+        txn.push_event(opened_event);
         Ok(Outcome::InReview {
             pr: opened.pr,
             branch: opened.branch,
