@@ -1,6 +1,7 @@
 //! Rules about the layout that the compiler does not check, read from the sources: the
-//! modules of `app` import each other without a cycle; no stage is assigned outside the
-//! core's state machine; one place triggers the GitHub mirror.
+//! modules of `app` import each other without a cycle; one place triggers the GitHub mirror.
+//! (No stage is assigned outside the core's state machine: `Task`'s stage is private to the
+//! core crate, so the compiler holds that rule.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -290,33 +291,6 @@ fn sources() -> Vec<(String, String)> {
             (rel, code_of(&std::fs::read_to_string(f).unwrap()))
         })
         .collect()
-}
-
-/// `x.stage = ...` (not `==`).
-fn assigns_stage(line: &str) -> bool {
-    line.match_indices(".stage").any(|(i, m)| {
-        let rest = line[i + m.len()..].trim_start();
-        rest.starts_with('=') && !rest.starts_with("==")
-    })
-}
-
-#[test]
-fn no_stage_is_assigned_outside_the_core_state_machine() {
-    assert!(assigns_stage("    t.stage = Stage::Done;"));
-    assert!(!assigns_stage("if t.stage == Stage::Done {"));
-    let mut found = Vec::new();
-    for (file, code) in sources() {
-        for (no, line) in code.lines().enumerate() {
-            if assigns_stage(line) {
-                found.push(format!("{file}:{}: {}", no + 1, line.trim()));
-            }
-        }
-    }
-    assert!(
-        found.is_empty(),
-        "stages change through the transitions of swarm_attack_core::transition; found:\n{}",
-        found.join("\n")
-    );
 }
 
 #[test]

@@ -605,7 +605,7 @@ fn reading_takes_no_lock_so_a_held_feature_lock_never_blocks_events_or_audit() {
     let _held = swarm_attack::io::lock::FeatureLock::acquire(
         &swarm_attack::io::ui::Ui::captured(Default::default()),
         &env.path(".swarm/locks/auth.lock"),
-        "auth",
+        &"auth".parse().unwrap(),
         Duration::from_secs(1),
     )
     .unwrap();

@@ -221,6 +221,38 @@ fn invalid_state_json_names_line_and_column_and_is_never_overwritten() {
     }
 }
 
+/// Every command's FEATURE argument is checked once, when the arguments are parsed: the
+/// same error (exit 2, nothing written) whatever the command, and no path is ever built from
+/// an invalid id.
+#[test]
+fn every_command_rejects_an_invalid_feature_id_with_the_same_error() {
+    let env = TestEnv::new();
+    let expected = "error: `../x` is not a valid feature id: use 2–64 characters a-z, 0-9, `.`, `_`, `-`, starting and ending with a letter or digit\n";
+    for args in [
+        &["init", "../x"][..],
+        &["greenlight", "../x"],
+        &["status", "../x"],
+        &["run", "../x"],
+        &["unblock", "../x", "--issue", "1"],
+        &["prompt", "../x", "--issue", "1"],
+        &["plan", "../x"],
+        &["events", "../x"],
+        &["events", "../x", "--follow"],
+        &["audit", "../x"],
+        &["report", "../x"],
+        &["matrix", "../x"],
+        &["github", "sync", "../x"],
+        &["github", "publish", "../x"],
+        &["-q", "status", "../x", "--json"],
+    ] {
+        let r = env.run(args);
+        r.code(2);
+        assert_eq!(r.stderr, expected, "{args:?}");
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
+    assert!(!env.path(".swarm").exists(), "nothing written");
+}
+
 #[test]
 fn bad_feature_ids_and_missing_features() {
     let env = TestEnv::new();

@@ -25,6 +25,16 @@ fn env_with_done_dependency() -> TestEnv {
     env
 }
 
+/// [`env_with_done_dependency`] with issue 2 implemented in a commit and DONE, no summary.
+fn env_with_issue_2_done_unsummarised() -> (TestEnv, String) {
+    let env = env_with_done_dependency();
+    env.write("src/login.rs", "pub fn login() {}\n");
+    env.git(&["add", "src/login.rs"]);
+    let sha = env.commit("feat(auth): Implement issue #2");
+    mark_done(&env, 2, None, Some(&sha));
+    (env, sha)
+}
+
 fn mark_done(env: &TestEnv, issue: u64, summary: Option<&str>, commit: Option<&str>) {
     let mut s = env.state("auth");
     for t in s["tasks"].as_array_mut().unwrap() {
@@ -203,11 +213,7 @@ fn a_retry_prompt_carries_the_last_failure() {
 
 #[test]
 fn the_first_prompt_after_a_sync_fills_in_the_summary_a_sync_left_out() {
-    let env = env_with_done_dependency();
-    env.write("src/login.rs", "pub fn login() {}\n");
-    env.git(&["add", "src/login.rs"]);
-    let sha = env.commit("feat(auth): Implement issue #2");
-    mark_done(&env, 2, None, Some(&sha));
+    let (env, sha) = env_with_issue_2_done_unsummarised();
     let issue2 = |s: &Value| {
         s["tasks"]
             .as_array()
@@ -319,4 +325,76 @@ exit: 2
 error: feature `auth` has no issue 9
 hint: its issues are: 1, 2
 "#);
+}
+
+/// The summary helper takes the feature lock itself (through the tool's own lock, with
+/// `debug-append-events`): had it been asked while the command held the lock, it would wait
+/// past its time and the summary would be the one built from the commit.
+#[test]
+fn summaries_that_ask_llm_command_are_built_with_no_feature_lock_held() {
+    let (env, _) = env_with_issue_2_done_unsummarised();
+    let trace = env.path("../llm-trace.txt");
+    let llm = env.script(
+        "llm.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\nif '{}' -p '{}' debug-append-events auth --issue 99 > /dev/null 2>&1; then echo 'Adds the login function.'; else echo locked >> '{}'; fi\n",
+            crate::common::bin().display(),
+            env.path("").display(),
+            trace.display()
+        ),
+    );
+    env.write(
+        "config.yaml",
+        &format!(
+            "llm:\n  command: [\"{}\"]\nsessions:\n  lock_timeout_seconds: 2\n",
+            llm.display()
+        ),
+    );
+    let set_issue2 = |link: Value| {
+        let mut s = env.state("auth");
+        for t in s["tasks"].as_array_mut().unwrap() {
+            if t["issue_number"] == 2 {
+                t["github_issue"] = link.clone();
+                t["completion_summary"] = Value::Null;
+                t["outputs"]["semantic_summary"] = Value::Null;
+            }
+        }
+        env.write(
+            ".swarm/state/auth.json",
+            &serde_json::to_string_pretty(&s).unwrap(),
+        );
+    };
+    let summary2 = || {
+        env.state("auth")["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["issue_number"] == 2)
+            .unwrap()["completion_summary"]
+            .clone()
+    };
+    // a sync fills in the summary of a task linked to a GitHub issue
+    set_issue2(json!(7));
+    env.run(&["status", "auth"]).ok();
+    assert_eq!(
+        std::fs::read_to_string(&trace).unwrap_or_default(),
+        "",
+        "llm.command was asked under the feature lock (status)"
+    );
+    assert_eq!(summary2(), json!("Adds the login function."));
+    // a prompt fills in every summary it shows
+    set_issue2(Value::Null);
+    let r = env.run(&["prompt", "auth", "--issue", "1"]);
+    r.ok();
+    assert_eq!(
+        std::fs::read_to_string(&trace).unwrap_or_default(),
+        "",
+        "llm.command was asked under the feature lock (prompt)"
+    );
+    assert!(
+        r.stdout.contains("  Summary: Adds the login function."),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(summary2(), json!("Adds the login function."));
 }

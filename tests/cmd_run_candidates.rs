@@ -227,14 +227,19 @@ fn low_convergence_land_lands_and_flags_it() {
 }
 
 #[test]
-fn low_convergence_review_lands_with_the_review_required() {
+fn low_convergence_review_runs_the_review_gate_on_the_selection() {
+    // the gate is off, yet the selection is reviewed; the other coders are its reviewers
+    // here and give no valid answer, so `review.on_error: block` applies (the review with
+    // real reviewers: cmd_run_review_modes)
     let s = disagreeing("review");
-    s.env.run(&["run", "shop"]).ok();
+    s.env.run(&["run", "shop"]).code(1);
     low_event(&s);
-    let c = &s.done()["convergence"];
-    assert_eq!(c["low_convergence"]["action"], "review", "{c}");
-    assert_eq!(c["review_required"], true, "{c}");
-    assert_eq!(s.implementing_commits(), 1);
+    assert!(!s.events_named("review_started").is_empty());
+    assert_eq!(s.env.stage("shop", 1), "BLOCKED");
+    let t = &s.env.state("shop")["tasks"][0];
+    let reason = t["blocked_reason"].as_str().unwrap_or_default();
+    assert!(reason.starts_with("review could not run:"), "{t}");
+    assert_eq!(s.implementing_commits(), 0);
 }
 
 #[test]

@@ -115,6 +115,58 @@ fn codex_preset_gets_both_issues_done_with_tokens_and_unknown_cost() {
 }
 
 #[test]
+fn real_claude_code_as_a_reviewer_its_envelope_unwrapped_findings_parsed_cost_charged() {
+    // the model answers the review prompt (its "## What to report" part) with findings in
+    // words and JSON; on issue 2 the finding's file is not in the diff (unanchored)
+    let answer = r#"I read the diff. {"findings": [{"severity": "minor", "confidence": 88, "file": "calc/add.py", "line": 1, "title": "no type hints", "body": "add(a, b) takes anything"}], "summary": "fine"}"#;
+    let mut rules = python_rules();
+    rules.push(fake_model::WriteRule::reply("## What to report", answer));
+    let model = FakeModel::start(rules);
+    let env = python_project(
+        &model,
+        "  - name: claude\n    preset: claude-code\n    timeout_seconds: 300\n  - name: critic\n    preset: claude-code\n    angle: code review\n    covers: [zzz-nothing]\n    timeout_seconds: 300\nreview:\n  enabled: true\n  reviewers: [critic]",
+    );
+    both_issues_done(&env);
+    let fin: Vec<serde_json::Value> = env.events_named("calc", "review_finished");
+    assert_eq!(fin.len(), 2, "{fin:#?}");
+    assert_eq!(fin[0]["reviewer"], "critic");
+    assert_eq!(fin[0]["error"], serde_json::Value::Null, "{:#}", fin[0]);
+    assert_eq!(fin[0]["counted"], 1, "{:#}", fin[0]);
+    assert_eq!(fin[0]["findings"][0]["title"], "no type hints");
+    assert_eq!(fin[1]["counted"], 0, "{:#}", fin[1]);
+    assert_eq!(
+        fin[1]["findings"][0]["drop_reason"], "unanchored",
+        "{:#}",
+        fin[1]
+    );
+    // Claude's own cost of the review run is the reviewer's agent_finished and in the ledger
+    let critic: Vec<serde_json::Value> = finished(&env)
+        .into_iter()
+        .filter(|e| e["agent"] == "critic")
+        .collect();
+    assert_eq!(critic.len(), 2, "{critic:#?}");
+    let cost = critic[0]["cost_usd"].as_f64().unwrap();
+    assert!(cost > 0.0, "{:#}", critic[0]);
+    assert_eq!(fin[0]["cost_usd"].as_f64(), Some(cost));
+    assert!(fin[0]["tokens_in"].as_u64().unwrap() > 0, "{:#}", fin[0]);
+    let started = env.events_named("calc", "agent_started");
+    assert!(
+        started
+            .iter()
+            .any(|e| e["agent"] == "critic" && e["role"] == "reviewer"),
+        "{started:#?}"
+    );
+    let t = &env.state("calc")["tasks"][0];
+    assert!(
+        t["review"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("pass_with_risk (single): [minor] calc/add.py:1 — no type hints"),
+        "{t}"
+    );
+}
+
+#[test]
 fn claude_without_accept_edits_is_blocked_naming_the_denial() {
     let model = FakeModel::start(python_rules());
     let env = python_project(

@@ -6,6 +6,7 @@ use clap::Parser;
 use serde_json::json;
 use swarm_attack::app::project::{Project, ProjectOptions};
 use swarm_attack::cli::{Cli, dispatch, output};
+use swarm_attack::core::feature_id::FeatureId;
 use swarm_attack::error::{CmdResult, CommandError};
 use swarm_attack::io::ui::{Ui, UiOptions};
 
@@ -90,7 +91,7 @@ fn quiet_in_process_keeps_information_off_the_captured_stderr() {
     assert_eq!(ui.captured_err(), "", "{loud}");
 }
 
-fn failing_hook(_ui: &Ui, _p: &Project, feature: &str) -> CmdResult<()> {
+fn failing_hook(_ui: &Ui, _p: &Project, feature: &FeatureId) -> CmdResult<()> {
     Err(CommandError::work(format!(
         "the mirror of `{feature}` broke"
     )))
@@ -109,7 +110,7 @@ fn a_failing_finish_hook_is_a_warning_on_the_ui_never_the_commands_failure() {
     )
     .unwrap()
     .with_finish_hook(failing_hook);
-    let mut txn = project.begin("auth").unwrap();
+    let mut txn = project.begin(&FeatureId::parse("auth").unwrap()).unwrap();
     txn.mirror_after_commit();
     txn.commit().unwrap();
     assert_eq!(

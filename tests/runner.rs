@@ -58,6 +58,8 @@ mod cmd_run_real_fallback;
 mod cmd_run_real_presets;
 mod cmd_run_real_reviewer;
 mod cmd_run_review;
+mod cmd_run_review_modes;
+mod cmd_run_review_pr;
 mod cmd_run_robust;
 mod cmd_run_safety;
 mod cmd_run_spec;

@@ -5,6 +5,7 @@
 use crate::app::action::{self, ActionEnv, ActionOutcome};
 use crate::app::project::Project;
 use crate::cli::GlobalArgs;
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::gh_actions;
 use crate::io::ui::Ui;
@@ -39,7 +40,7 @@ fn write_report(ui: &Ui, out: &ActionOutcome) {
 /// `report`, the path of the last one) and returns the step-summary Markdown of each
 /// (compact timeline and totals). A report that cannot be written is a warning, never a
 /// failed run.
-fn write_run_reports(project: &Project, features: &[String]) -> Vec<String> {
+fn write_run_reports(project: &Project, features: &[FeatureId]) -> Vec<String> {
     let ui = &project.ui;
     let mut summaries = Vec::new();
     for feature in features {
@@ -81,7 +82,7 @@ pub fn run(g: &GlobalArgs, ui: &Ui, a: ActionArgs) -> CmdResult<u8> {
         let mut out = action::handle(&project, &event, gh.as_ref(), run_agents)?;
         let mut reports = Vec::new();
         if run_agents && !out.to_run.is_empty() {
-            let mut features: Vec<String> = out.to_run.iter().map(|(f, _)| f.clone()).collect();
+            let mut features: Vec<FeatureId> = out.to_run.iter().map(|(f, _)| f.clone()).collect();
             features.dedup();
             crate::app::action::triggered::run_triggered(
                 &project,

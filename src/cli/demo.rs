@@ -8,6 +8,7 @@ use crate::app::run::{self as run_app, Outcome, RunOptions};
 use crate::app::{greenlight, status};
 use crate::cli::GlobalArgs;
 use crate::cli::feature_cmds::print_tasks;
+use crate::core::feature_id::FeatureId;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
 use crate::io::ui::Ui;
@@ -30,7 +31,7 @@ pub fn demo(g: &GlobalArgs, ui: &Ui, a: DemoArgs) -> CmdResult<u8> {
         root.display()
     ));
     let repo = demo_app::create_repo(ui, &root)?;
-    let feature = repo.feature.as_str();
+    let feature = &repo.feature;
     ui.outln(format_args!(
         "  CLAUDE.md, config.yaml, specs/{feature}/issues.json (4 issues: #2 and #3 need #1, #4 needs #2 and #3)"
     ));
@@ -58,7 +59,7 @@ pub fn demo(g: &GlobalArgs, ui: &Ui, a: DemoArgs) -> CmdResult<u8> {
         gl.state
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Ready)
+            .filter(|t| t.stage() == &Stage::Ready)
             .count()
     ));
     print_tasks(ui, &gl.state);
@@ -88,7 +89,7 @@ pub fn demo(g: &GlobalArgs, ui: &Ui, a: DemoArgs) -> CmdResult<u8> {
     ui.outln(format_args!("\n== what happened =="));
     let one = st.state.task(1);
     let found_in_git = one.is_some_and(|t| {
-        t.stage == Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
+        t.stage() == &Stage::Done && t.commit.as_deref() == Some(repo.preexisting_commit.as_str())
     });
     if found_in_git {
         ui.outln(format_args!(
@@ -113,7 +114,7 @@ pub fn demo(g: &GlobalArgs, ui: &Ui, a: DemoArgs) -> CmdResult<u8> {
             implemented.join(", ")
         }
     ));
-    let all_done = st.state.tasks.iter().all(|t| t.stage == Stage::Done);
+    let all_done = st.state.tasks.iter().all(|t| t.stage() == &Stage::Done);
     ui.outln(format_args!(
         "all {} issues DONE: {}; took {:.1} s",
         st.state.tasks.len(),
@@ -144,7 +145,7 @@ pub fn demo(g: &GlobalArgs, ui: &Ui, a: DemoArgs) -> CmdResult<u8> {
 }
 
 /// The audit of the demo's feature, as `swarm-attack audit` prints it.
-fn print_audit(ui: &Ui, project: &Project, feature: &str) {
+fn print_audit(ui: &Ui, project: &Project, feature: &FeatureId) {
     match crate::cli::audit::build(project, feature) {
         Ok(report) => {
             let mut out = ui.out_writer();

@@ -9,6 +9,7 @@ use crate::cli::GlobalArgs;
 use crate::core::audit::describe;
 use crate::core::event_filter::{Filter, parse_time_arg};
 use crate::core::events::{Event, EventKind};
+use crate::core::feature_id::FeatureId;
 use crate::core::record::{Field, Fields, Record};
 use crate::error::{CmdResult, CommandError};
 use crate::io::clock;
@@ -24,7 +25,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct EventsArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// Only events of this issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,
@@ -85,7 +86,6 @@ pub fn events(g: &GlobalArgs, ui: &Ui, a: EventsArgs) -> CmdResult<u8> {
     let project = g.open(ui)?;
     if a.follow {
         // following may wait for a feature that has not started yet
-        project.check_feature(&a.feature)?;
     } else {
         project.require_known_feature(&a.feature)?;
     }
@@ -352,7 +352,7 @@ pub fn write_row<R: Fields + ?Sized>(
 #[derive(Debug, Args)]
 pub struct DebugAppendArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// How many events to append (one lock and one append each).
     #[arg(long, default_value_t = 1)]
     pub count: u64,
@@ -370,7 +370,6 @@ pub struct DebugAppendArgs {
 
 pub fn debug_append(g: &GlobalArgs, ui: &Ui, a: DebugAppendArgs) -> CmdResult<u8> {
     let project = g.open(ui)?;
-    project.check_feature(&a.feature)?;
     let log = project.event_log(&a.feature);
     for i in 0..a.count {
         let event = if a.payload_bytes > 0 {

@@ -3,6 +3,7 @@
 use crate::app::{greenlight, init as init_app, status as status_app, unblock as unblock_app};
 use crate::cli::GlobalArgs;
 use crate::core::budget::{Limits, SpendView};
+use crate::core::feature_id::FeatureId;
 use crate::core::gates;
 use crate::core::readiness;
 use crate::core::stage::Stage;
@@ -12,7 +13,7 @@ use crate::io::ui::Ui;
 use serde::Serialize;
 use serde_json::json;
 
-pub fn init(g: &GlobalArgs, ui: &Ui, feature: &str, as_json: bool) -> CmdResult<u8> {
+pub fn init(g: &GlobalArgs, ui: &Ui, feature: &FeatureId, as_json: bool) -> CmdResult<u8> {
     let project = g.open(ui)?;
     let r = init_app::init(&project, feature)?;
     if as_json {
@@ -98,7 +99,7 @@ fn print_init(ui: &Ui, r: &init_app::InitReport) {
 pub fn greenlight(
     g: &GlobalArgs,
     ui: &Ui,
-    feature: &str,
+    feature: &FeatureId,
     dry_run: bool,
     as_json: bool,
 ) -> CmdResult<u8> {
@@ -136,7 +137,7 @@ pub fn greenlight(
         o.state
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Ready)
+            .filter(|t| t.stage() == &Stage::Ready)
             .count(),
         if o.changed { "" } else { " (no change)" }
     ));
@@ -148,7 +149,12 @@ pub fn greenlight(
     Ok(0)
 }
 
-pub fn status(g: &GlobalArgs, ui: &Ui, feature: Option<&str>, as_json: bool) -> CmdResult<u8> {
+pub fn status(
+    g: &GlobalArgs,
+    ui: &Ui,
+    feature: Option<&FeatureId>,
+    as_json: bool,
+) -> CmdResult<u8> {
     let project = g.open(ui)?;
     match feature {
         Some(f) => {
@@ -238,7 +244,7 @@ pub fn status(g: &GlobalArgs, ui: &Ui, feature: Option<&str>, as_json: bool) -> 
 pub fn unblock(
     g: &GlobalArgs,
     ui: &Ui,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     budget: Option<&str>,
     as_json: bool,
@@ -266,7 +272,7 @@ pub fn unblock(
 fn counts(state: &FeatureState) -> String {
     let mut parts = Vec::new();
     for st in Stage::KNOWN {
-        let n = state.tasks.iter().filter(|t| &t.stage == st).count();
+        let n = state.tasks.iter().filter(|t| t.stage() == st).count();
         if n > 0 {
             parts.push(format!("{} {}", n, st.as_str().to_lowercase()));
         }
@@ -301,7 +307,7 @@ pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
     // them one by one made one `write` per task (docs/performance.md, issue 32)
     let mut out = String::new();
     for t in &state.tasks {
-        let stage = format!("{:<12}", t.stage.as_str());
+        let stage = format!("{:<12}", t.stage().as_str());
         let mut why = String::new();
         if let Some(e) = t.evidence.first() {
             why = format!("evidence: {}", e.source);
@@ -310,9 +316,9 @@ pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
             }
         } else if interrupted.contains(&t.issue_number) {
             why = "interrupted: will resume (its run is gone; the next `run` picks it up)".into();
-        } else if t.is_manual() && t.stage != Stage::Done {
+        } else if t.is_manual() && t.stage() != &Stage::Done {
             why = "manual: waiting for a person".into();
-        } else if t.stage == Stage::Backlog {
+        } else if t.stage() == &Stage::Backlog {
             let w: Vec<String> = stages
                 .waiting_on(t)
                 .iter()
@@ -348,14 +354,14 @@ pub fn print_tasks_with(ui: &Ui, state: &FeatureState, interrupted: &[u32]) {
             out,
             "  #{:<4} {} {}",
             t.issue_number,
-            ui.paint(&stage, stage_colour(&t.stage)),
+            ui.paint(&stage, stage_colour(t.stage())),
             t.title
         );
         if !why.is_empty() {
             let _ = write!(out, "  [{why}]");
         }
         out.push('\n');
-        if let Some(h) = t.handoff.as_ref().filter(|_| t.stage == Stage::Done) {
+        if let Some(h) = t.handoff.as_ref().filter(|_| t.stage() == &Stage::Done) {
             for (what, items) in [
                 ("decision", &h.decisions),
                 ("open question", &h.open_questions),
@@ -418,7 +424,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
         .iter()
         .map(|t| {
             // what a task still waits on: nothing once it is DONE (or otherwise past waiting)
-            let waiting: Vec<u32> = if matches!(t.stage, Stage::Backlog | Stage::Ready) {
+            let waiting: Vec<u32> = if matches!(t.stage(), Stage::Backlog | Stage::Ready) {
                 stages.waiting_on(t).iter().map(|(n, _)| *n).collect()
             } else {
                 Vec::new()
@@ -426,7 +432,7 @@ fn task_views(state: &FeatureState) -> Vec<TaskView<'_>> {
             TaskView {
                 issue: t.issue_number,
                 title: &t.title,
-                stage: t.stage.clone(),
+                stage: t.stage().clone(),
                 dependencies: &t.dependencies,
                 waiting_on: waiting,
                 github_issue: t.github_issue,

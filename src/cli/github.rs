@@ -3,6 +3,7 @@
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::{publish as github_publish, sync as github_sync};
 use crate::cli::{GlobalArgs, JsonFlag};
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::ui::Ui;
 use clap::Subcommand;
@@ -13,7 +14,7 @@ pub enum GithubCommand {
     /// Bring labels and status comments in line with the state; replay the outbox.
     Sync {
         /// The feature id (its folder under specs/, e.g. `auth`).
-        feature: String,
+        feature: FeatureId,
         /// Print the planned requests without sending any write.
         #[arg(long)]
         dry_run: bool,
@@ -23,7 +24,7 @@ pub enum GithubCommand {
     /// Create GitHub issues for tasks that have none (idempotent).
     Publish {
         /// The feature id (its folder under specs/, e.g. `auth`).
-        feature: String,
+        feature: FeatureId,
         #[command(flatten)]
         json: JsonFlag,
     },

@@ -3,6 +3,7 @@
 
 use crate::app::matrix as matrix_app;
 use crate::cli::GlobalArgs;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::ui::Ui;
 use clap::Args;
@@ -15,7 +16,7 @@ use it as `strategy: {matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}}`."
 )]
 pub struct MatrixArgs {
     /// The feature (its id, as in `specs/<feature>/issues.json`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// At most this many issues (the first ones in dependency order).
     #[arg(long, value_name = "N")]
     pub max: Option<usize>,

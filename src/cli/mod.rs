@@ -19,7 +19,8 @@ pub mod report;
 pub mod run;
 
 use crate::app::project::{Project, ProjectOptions};
-use crate::error::CmdResult;
+use crate::core::feature_id::{FeatureId, InvalidFeatureId};
+use crate::error::{CmdResult, ErrorKind};
 use crate::io::ui::Ui;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
@@ -90,7 +91,7 @@ pub enum Command {
     #[command(after_help = help_text::INIT)]
     Init {
         /// The feature id (its folder under specs/, e.g. `auth`).
-        feature: String,
+        feature: FeatureId,
         #[command(flatten)]
         json: JsonFlag,
     },
@@ -98,7 +99,7 @@ pub enum Command {
     #[command(after_help = help_text::GREENLIGHT)]
     Greenlight {
         /// The feature id (its folder under specs/, e.g. `auth`).
-        feature: String,
+        feature: FeatureId,
         /// Show what would change without writing anything.
         #[arg(long)]
         dry_run: bool,
@@ -109,7 +110,7 @@ pub enum Command {
     #[command(after_help = help_text::STATUS)]
     Status {
         /// The feature id (its folder under specs/, e.g. `auth`); all features when omitted.
-        feature: Option<String>,
+        feature: Option<FeatureId>,
         #[command(flatten)]
         json: JsonFlag,
     },
@@ -119,7 +120,7 @@ pub enum Command {
     /// Move a BLOCKED, SKIPPED or INTERRUPTED issue back to READY (or BACKLOG).
     Unblock {
         /// The feature id (its folder under specs/, e.g. `auth`).
-        feature: String,
+        feature: FeatureId,
         /// The issue to move back (its number inside the feature).
         #[arg(long, value_name = "N")]
         issue: u32,
@@ -183,6 +184,15 @@ pub fn main_entry() -> ExitCode {
     let cli = match parsed {
         Ok(c) => c,
         Err(e) => {
+            // an invalid feature id is reported like every other input error
+            if let Some(bad) = invalid_feature_id(&e) {
+                let ui = Ui::terminal(crate::io::ui::UiOptions {
+                    no_color,
+                    ..Default::default()
+                });
+                output::print_error(&ui, &bad.into(), false);
+                return ExitCode::from(ErrorKind::Input.exit_code());
+            }
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
@@ -199,6 +209,16 @@ pub fn main_entry() -> ExitCode {
     }
 }
 
+/// The invalid feature id a clap error is about, when it is about one.
+fn invalid_feature_id(e: &clap::Error) -> Option<InvalidFeatureId> {
+    if e.kind() != clap::error::ErrorKind::ValueValidation {
+        return None;
+    }
+    std::error::Error::source(e)?
+        .downcast_ref::<InvalidFeatureId>()
+        .cloned()
+}
+
 /// Runs one command; returns the exit code for a run that completed (0, or 1 when the work
 /// failed but was reported).
 pub fn dispatch(cli: Cli, ui: &Ui) -> CmdResult<u8> {
@@ -211,7 +231,7 @@ pub fn dispatch(cli: Cli, ui: &Ui) -> CmdResult<u8> {
             json,
         } => feature_cmds::greenlight(g, ui, &feature, dry_run, json.json),
         Command::Status { feature, json } => {
-            feature_cmds::status(g, ui, feature.as_deref(), json.json)
+            feature_cmds::status(g, ui, feature.as_ref(), json.json)
         }
         Command::Unblock {
             feature,

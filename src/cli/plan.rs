@@ -4,6 +4,7 @@
 use crate::app::plan::{self as plan_app, PlannedIssue};
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::coordination::{Mode, fmt_h, hundredths};
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::ui::Ui;
 use clap::Args;
@@ -12,7 +13,7 @@ use serde_json::{Value, json};
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// Only this issue (any stage); default: every READY issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,

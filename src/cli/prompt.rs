@@ -7,6 +7,7 @@
 use crate::app::prompt::show_prompt;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::prompt::tokens;
 use crate::error::CmdResult;
 use crate::io::ui::Ui;
@@ -16,7 +17,7 @@ use serde_json::json;
 #[derive(Debug, Args)]
 pub struct PromptArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// The issue (its `order` in issues.json).
     #[arg(long, value_name = "N")]
     pub issue: u32,

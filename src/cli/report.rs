@@ -4,6 +4,7 @@
 
 use crate::app::report as report_app;
 use crate::cli::GlobalArgs;
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::ui::Ui;
 use clap::Args;
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    pub feature: String,
+    pub feature: FeatureId,
     /// Write the report here (default: .swarm/reports/FEATURE.html).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,

@@ -5,6 +5,7 @@ use crate::app::run::{self as run_app, IssueResult, Outcome, Progress, RunOption
 use crate::cli::GlobalArgs;
 use crate::cli::JsonFlag;
 use crate::cli::progress::RunView;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::ui::Ui;
 use clap::Args;
@@ -12,7 +13,7 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     /// Only this issue.
     #[arg(long, value_name = "N")]
     pub issue: Option<u32>,
@@ -77,7 +78,7 @@ fn planned_total(project: &crate::app::project::Project, a: &RunArgs) -> u64 {
                 .filter(|t| {
                     !t.is_manual()
                         && !matches!(
-                            t.stage,
+                            t.stage(),
                             Stage::Done | Stage::Skipped | Stage::Split | Stage::Blocked
                         )
                 })

@@ -15,6 +15,7 @@ use crate::core::action::{
     self, ActionEvent, IssueSnapshot, SenderVerdict, Trigger, Trust, permission_grants_write,
 };
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::Task;
@@ -34,7 +35,7 @@ pub trait GithubPort {
     fn labeled_issues(&self, label: &str) -> CmdResult<Vec<IssueSnapshot>>;
     /// Brings labels, status comments and open/closed of the feature's linked tasks in line
     /// with the state (only the given GitHub issues when `only` is not empty).
-    fn sync(&self, project: &Project, feature: &str, only: &[u64]) -> CmdResult<()>;
+    fn sync(&self, project: &Project, feature: &FeatureId, only: &[u64]) -> CmdResult<()>;
 }
 
 /// The runner's environment.
@@ -58,7 +59,7 @@ impl ActionEnv {
 /// One line of the report, per issue touched.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct IssueReport {
-    pub feature: String,
+    pub feature: FeatureId,
     pub github_issue: u64,
     pub stage: String,
     pub note: String,
@@ -77,7 +78,7 @@ pub struct ActionOutcome {
     pub issues_done: Vec<u64>,
     pub issues_blocked: Vec<u64>,
     /// Issues the Action wants implemented (only with run-agents).
-    pub to_run: Vec<(String, u32)>,
+    pub to_run: Vec<(FeatureId, u32)>,
 }
 
 impl ActionOutcome {
@@ -271,22 +272,41 @@ fn default_feature(project: &Project, event: &ActionEvent) -> String {
     }
 }
 
+/// Logs the event in the log of the feature it names (`named`, from the event's labels or
+/// the config: not logged when it is not a valid feature id).
 fn log_received(
     project: &Project,
     event: &ActionEvent,
-    feature: &str,
+    named: &str,
     handled: bool,
 ) -> CmdResult<()> {
-    if project.check_feature(feature).is_err() {
+    let Ok(feature) = FeatureId::parse(named) else {
         return Ok(());
-    }
-    let mut txn = project.begin_or_new(feature)?;
-    if txn.old.is_none() {
+    };
+    let mut txn = project.begin_or_new(&feature)?;
+    if txn.is_new() {
         // do not create a state just to log an ignored event
         return txn.commit_events_only_with(vec![received(event, handled)]);
     }
-    txn.events.push(received(event, handled));
+    txn.push_event(received(event, handled));
     txn.commit().map(|_| ())
+}
+
+/// Begins the transaction of the feature an event names (exit 2 when `named` is not a
+/// valid feature id), with the summaries its sync fills in built before the feature lock
+/// is taken.
+fn begin_named<'p>(
+    project: &'p Project,
+    named: &str,
+) -> CmdResult<(FeatureId, crate::app::summary::Prepared, FeatureTxn<'p>)> {
+    let feature = FeatureId::parse(named)?;
+    let prepared = crate::app::sync::prepare_summaries(
+        project,
+        &feature,
+        crate::app::sync::Summaries::Linked,
+    )?;
+    let txn = project.begin_or_new(&feature)?;
+    Ok((feature, prepared, txn))
 }
 
 fn received(event: &ActionEvent, handled: bool) -> Event {
@@ -317,13 +337,13 @@ fn is_trusted(gh: &dyn GithubPort, user: &str, association: &str) -> CmdResult<(
 /// progress. Returns the issue number inside the feature.
 fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bool) -> u32 {
     let number = u32::try_from(issue.number).unwrap_or(u32::MAX);
-    let known: BTreeSet<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
+    let known: BTreeSet<u32> = txn.state().tasks.iter().map(|t| t.issue_number).collect();
     let deps: Vec<u32> = action::dependencies_from_body(&issue.body, issue.number)
         .into_iter()
         .filter_map(|d| u32::try_from(d).ok())
         .filter(|d| known.contains(d))
         .collect();
-    let exists = txn.state.task(number).is_some();
+    let exists = txn.state().task(number).is_some();
     if !exists {
         let needs_info = crate::core::github_status::NEEDS_INFO_LABEL.name;
         let mut t = if issue.labels.iter().any(|l| l == "swarm:blocked") {
@@ -343,9 +363,9 @@ fn upsert_task(txn: &mut FeatureTxn<'_>, issue: &IssueSnapshot, refresh_body: bo
             Task::new(number, issue.title.clone())
         };
         t.github_issue = Some(issue.number);
-        txn.state.tasks.push(t);
+        txn.state_mut().tasks.push(t);
     }
-    if let Some(t) = txn.state.task_mut(number) {
+    if let Some(t) = txn.state_mut().task_mut(number) {
         t.github_issue = Some(issue.number);
         t.labels = issue
             .labels
@@ -375,21 +395,27 @@ fn sha256_hex(bytes: &[u8]) -> String {
     d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn report(out: &mut ActionOutcome, feature: &str, txn: &FeatureTxn<'_>, number: u32, note: &str) {
-    if let Some(t) = txn.state.task(number) {
+fn report(
+    out: &mut ActionOutcome,
+    feature: &FeatureId,
+    txn: &FeatureTxn<'_>,
+    number: u32,
+    note: &str,
+) {
+    if let Some(t) = txn.state().task(number) {
         out.issues.push(IssueReport {
-            feature: feature.to_string(),
+            feature: feature.clone(),
             github_issue: t.github_issue.unwrap_or(u64::from(number)),
-            stage: t.stage.to_string(),
+            stage: t.stage().to_string(),
             note: note.to_string(),
         });
     }
 }
 
 fn collect_outputs(out: &mut ActionOutcome, txn: &FeatureTxn<'_>) {
-    for t in &txn.state.tasks {
+    for t in &txn.state().tasks {
         let Some(g) = t.github_issue else { continue };
-        match t.stage {
+        match t.stage() {
             Stage::Done => out.issues_done.push(g),
             Stage::Blocked => out.issues_blocked.push(g),
             _ => {}
@@ -412,19 +438,18 @@ fn on_issue(
     out: &mut ActionOutcome,
 ) -> CmdResult<()> {
     let gcfg = &project.config.github;
-    let feature = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
+    let named = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
     if issue.is_pull_request {
         out.note(format!(
             "#{} is a pull request; nothing to do",
             issue.number
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let triggered = action::has_trigger_label(&issue.labels, &gcfg.trigger_label);
-    project.check_feature(&feature)?;
-    let mut txn = project.begin_or_new(&feature)?;
+    let (feature, prepared, mut txn) = begin_named(project, &named)?;
     let tracked = txn
-        .state
+        .state()
         .tasks
         .iter()
         .any(|t| t.github_issue == Some(issue.number));
@@ -432,38 +457,38 @@ fn on_issue(
     match action_name {
         "opened" | "labeled" | "reopened" if triggered => {
             number = upsert_task(&mut txn, issue, true);
-            crate::app::sync::sync_txn(&mut txn)?;
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
             if action_name == "reopened"
-                && let Some(t) = txn.state.task_mut(number)
+                && let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(reopened) = t.reopen()
             {
-                txn.events.push(reopened);
+                txn.push_event(reopened);
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             let note = specify_gate(project, &feature, &mut txn, number)
                 .unwrap_or_else(|| "registered".into());
             report(out, &feature, &txn, number, &note);
             if run_agents
                 && txn
-                    .state
+                    .state()
                     .task(number)
-                    .is_some_and(|t| t.stage == Stage::Ready)
+                    .is_some_and(|t| t.stage() == &Stage::Ready)
             {
                 out.to_run.push((feature.clone(), number));
             }
         }
         "closed" if tracked || triggered => {
             number = upsert_task(&mut txn, issue, false);
-            crate::app::sync::sync_txn(&mut txn)?;
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
             let closer = event.sender.login.clone();
-            if let Some(t) = txn.state.task_mut(number)
+            if let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(skipped) = t.skip(format!(
                     "closed on GitHub by @{closer} without an implementing commit"
                 ))
             {
-                txn.events.push(skipped);
+                txn.push_event(skipped);
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             report(out, &feature, &txn, number, "closed");
         }
         "edited" if tracked || (triggered && has_needs_info_label(issue)) => {
@@ -477,8 +502,8 @@ fn on_issue(
                     event.sender.login
                 )
             };
-            crate::app::sync::sync_txn(&mut txn)?;
-            readiness::recompute(&mut txn.state);
+            crate::app::sync::sync_txn(&mut txn, &prepared)?;
+            readiness::recompute(txn.state_mut());
             if trusted && let Some(gated) = specify_gate(project, &feature, &mut txn, number) {
                 note = format!("{note}; {gated}");
             }
@@ -486,9 +511,9 @@ fn on_issue(
             if run_agents
                 && trusted
                 && txn
-                    .state
+                    .state()
                     .task(number)
-                    .is_some_and(|t| t.stage == Stage::Ready && t.attempts == 0)
+                    .is_some_and(|t| t.stage() == &Stage::Ready && t.attempts == 0)
             {
                 out.to_run.push((feature.clone(), number));
             }
@@ -508,7 +533,7 @@ fn on_issue(
         }
     }
     out.handled = true;
-    txn.events.push(received(event, true));
+    txn.push_event(received(event, true));
     collect_outputs(out, &txn);
     txn.commit()?;
     gh.sync(project, &feature, &[issue.number])
@@ -525,17 +550,17 @@ fn has_needs_info_label(issue: &IssueSnapshot) -> bool {
 /// scored.
 fn specify_gate(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     txn: &mut FeatureTxn<'_>,
     number: u32,
 ) -> Option<String> {
-    let task = txn.state.task(number)?.clone();
+    let task = txn.state().task(number)?.clone();
     if crate::app::gates::to_rescore(project, std::slice::from_ref(&task), true).is_empty() {
         return None;
     }
     let rec = crate::app::gates::score(project, feature, &task);
     let notices = crate::app::gates::record(txn, vec![(number, rec)]);
-    let t = txn.state.task(number)?;
+    let t = txn.state().task(number)?;
     let score = t
         .specify
         .as_ref()
@@ -557,7 +582,8 @@ fn specify_gate(
 /// issues carrying the trigger label) is synced from git and mirrored to GitHub.
 fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome) -> CmdResult<()> {
     let gcfg = &project.config.github;
-    let mut by_feature: std::collections::BTreeMap<String, Vec<IssueSnapshot>> = Default::default();
+    let mut by_feature: std::collections::BTreeMap<FeatureId, Vec<IssueSnapshot>> =
+        Default::default();
     for f in project.features()? {
         by_feature.entry(f).or_default();
     }
@@ -565,28 +591,37 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
         if issue.is_pull_request {
             continue;
         }
-        let f = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
-        if project.check_feature(&f).is_ok() {
+        let named = action::feature_from_labels(&issue.labels, &gcfg.default_feature);
+        if let Ok(f) = FeatureId::parse(&named) {
             by_feature.entry(f).or_default().push(issue);
         }
     }
     for (feature, issues) in by_feature {
+        // the summaries the sync fills in, built before the feature lock is taken
+        let prepared = crate::app::sync::prepare_summaries(
+            project,
+            &feature,
+            crate::app::sync::Summaries::Linked,
+        )?;
         let mut txn = project.begin_or_new(&feature)?;
         for issue in &issues {
             upsert_task(&mut txn, issue, false);
         }
         let before: BTreeSet<u32> = txn
-            .state
+            .state()
             .tasks
             .iter()
-            .filter(|t| t.stage == Stage::Done)
+            .filter(|t| t.stage() == &Stage::Done)
             .map(|t| t.issue_number)
             .collect();
-        crate::app::sync::sync_txn(&mut txn)?;
-        let numbers: Vec<u32> = txn.state.tasks.iter().map(|t| t.issue_number).collect();
+        crate::app::sync::sync_txn(&mut txn, &prepared)?;
+        let numbers: Vec<u32> = txn.state().tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
-            let newly =
-                !before.contains(&n) && txn.state.task(n).is_some_and(|t| t.stage == Stage::Done);
+            let newly = !before.contains(&n)
+                && txn
+                    .state()
+                    .task(n)
+                    .is_some_and(|t| t.stage() == &Stage::Done);
             if newly {
                 report(out, &feature, &txn, n, "done (implementing commit found)");
             }

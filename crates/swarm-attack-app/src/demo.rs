@@ -3,6 +3,7 @@
 //! demonstration agent (a small POSIX `sh` script that stands in for a real coding agent)
 //! and a tiny `sh` test runner — so the main job can be run on it offline.
 
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::file_error::FileError;
 use crate::io::git::Git;
@@ -21,7 +22,7 @@ pub const GIT_EMAIL: &str = "demo@swarm-attack.invalid";
 #[derive(Debug, Clone)]
 pub struct DemoRepo {
     pub root: PathBuf,
-    pub feature: String,
+    pub feature: FeatureId,
     /// The commit that already implements issue #1.
     pub preexisting_commit: String,
 }
@@ -226,7 +227,7 @@ pub fn create_repo(ui: &Ui, root: &Path) -> CmdResult<DemoRepo> {
     )
     .map_err(git_err)?;
     let message = crate::core::commit_message::message(
-        FEATURE,
+        &FeatureId::parse(FEATURE)?,
         1,
         None,
         "Greeting function\n\nImplemented before swarm-attack was run on this repository.",
@@ -234,7 +235,7 @@ pub fn create_repo(ui: &Ui, root: &Path) -> CmdResult<DemoRepo> {
     let preexisting_commit = git.commit(root, &message).map_err(git_err)?;
     Ok(DemoRepo {
         root: root.to_path_buf(),
-        feature: FEATURE.to_string(),
+        feature: FeatureId::parse(FEATURE).map_err(CommandError::from)?,
         preexisting_commit,
     })
 }

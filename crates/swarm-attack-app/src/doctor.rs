@@ -8,6 +8,7 @@
 use crate::app::project::Project;
 use crate::core::command_line::CommandLine;
 use crate::core::config::AgentConfig;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
 use std::collections::BTreeMap;
@@ -112,9 +113,19 @@ pub fn check(project: &Project, feature: Option<&str>) -> Report {
     r.checks.push(branch_check(project));
     r.checks.extend(git_lock_checks(project));
     if let Some(f) = feature {
-        let issues = project.paths.issues_file(f);
-        let state = project.paths.state_file(f);
-        let ok = issues.is_file() || state.is_file();
+        let (ok, issues, state) = match FeatureId::parse(f) {
+            Ok(id) => {
+                let issues = project.paths.issues_file(&id);
+                let state = project.paths.state_file(&id);
+                (issues.is_file() || state.is_file(), issues, state)
+            }
+            // not a feature id: no file of it can exist
+            Err(_) => (
+                false,
+                project.paths.specs_dir.join(f).join("issues.json"),
+                project.paths.state_dir().join(format!("{f}.json")),
+            ),
+        };
         r.checks.push(Check {
             check: "feature",
             subject: f.to_string(),

@@ -137,6 +137,13 @@ impl CommandError {
 /// Result alias used by app and cli layers.
 pub type CmdResult<T> = Result<T, CommandError>;
 
+/// An invalid feature id is the user's input (exit 2), its message unchanged.
+impl From<crate::core::feature_id::InvalidFeatureId> for CommandError {
+    fn from(e: crate::core::feature_id::InvalidFeatureId) -> Self {
+        CommandError::input(e.to_string())
+    }
+}
+
 // One conversion per adapter error: the kind (exit code) and the hint are decided here.
 
 impl From<FileError> for CommandError {

@@ -11,6 +11,7 @@
 
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::config::Landing;
+use crate::core::feature_id::FeatureId;
 use crate::core::gates::risk::{self, Risk};
 use crate::core::gates::specify::{self, SpecifyRecord};
 use crate::core::gates::specify_heuristic::{self, ScoredText};
@@ -24,7 +25,7 @@ const GATE_AGENT: &str = "specify-gate";
 
 /// Scores the current text of `task`: `llm.command` when configured (strict JSON, one
 /// re-prompt, then a passing record with a warning), else the offline heuristic.
-pub fn score(project: &Project, feature: &str, task: &Task) -> SpecifyRecord {
+pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyRecord {
     let cfg = &project.config.gates.specify;
     let sha = specify::text_sha256(task);
     if project.config.llm.command.is_none() {
@@ -80,10 +81,10 @@ pub fn score(project: &Project, feature: &str, task: &Task) -> SpecifyRecord {
 /// Records scores in `txn` (events, held / released tasks, readiness) and returns one
 /// notice per issue for the user (`issue 3 needs info (4/10): ...`).
 pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Vec<String> {
-    let cfg = txn.project.config.gates.specify;
+    let cfg = txn.project().config.gates.specify;
     let mut notices = Vec::new();
     for (issue, rec) in scored {
-        let Some(task) = txn.state.task_mut(issue) else {
+        let Some(task) = txn.state_mut().task_mut(issue) else {
             continue;
         };
         let warning = rec.warning.clone();
@@ -111,9 +112,9 @@ pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Ve
                 "issue {issue} passes the specify gate now ({score}) and is queued again"
             ));
         }
-        txn.events.extend(events);
+        txn.events_mut().extend(events);
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     notices
 }
 
@@ -131,7 +132,7 @@ pub fn to_rescore(project: &Project, tasks: &[Task], ready_too: bool) -> Vec<Tas
 
 /// Greenlight: scores again the held tasks whose text changed (no lock held while the LLM
 /// answers), then records the scores; a passing one is queued again. Returns the notices.
-pub fn rescore_changed(project: &Project, feature: &str) -> CmdResult<Vec<String>> {
+pub fn rescore_changed(project: &Project, feature: &FeatureId) -> CmdResult<Vec<String>> {
     if !project.config.gates.specify.enabled {
         return Ok(Vec::new());
     }

@@ -5,6 +5,7 @@ use crate::app::plan::{self, PlannedIssue};
 use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::greenlight::{self, MergeReport};
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
@@ -22,25 +23,35 @@ pub struct GreenlightOutcome {
     pub plan: Vec<PlannedIssue>,
 }
 
-pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GreenlightOutcome> {
-    project.check_feature(feature)?;
+pub fn greenlight(
+    project: &Project,
+    feature: &FeatureId,
+    dry_run: bool,
+) -> CmdResult<GreenlightOutcome> {
     let issues_path = project.paths.issues_file(feature);
     let doc = issues_file::load(
         &project.ui,
         &issues_path,
         &project.paths.display(&issues_path),
     )?;
-    if let Some(id) = doc.feature_id.as_deref().filter(|id| *id != feature) {
+    if let Some(id) = doc
+        .feature_id
+        .as_deref()
+        .filter(|id| *id != feature.as_str())
+    {
         project.ui.warn(format_args!(
             "{}: `feature_id` is `{id}` but the file belongs to feature `{feature}` (its folder); using `{feature}`",
             project.paths.display(&issues_path)
         ));
     }
+    // the summaries the sync fills in, built before the feature lock is taken
+    let prepared =
+        crate::app::sync::prepare_summaries(project, feature, crate::app::sync::Summaries::Linked)?;
     let mut txn = project.begin_or_new(feature)?;
-    let merge = greenlight::merge(&mut txn.state, &doc.issues);
+    let merge = greenlight::merge(txn.state_mut(), &doc.issues);
 
-    let sync = crate::app::sync::sync_txn(&mut txn)?;
-    if txn.state.first_greenlight_commit().is_none() {
+    let sync = crate::app::sync::sync_txn(&mut txn, &prepared)?;
+    if txn.state().first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit
         // (docs/run.md "The flow of one issue", duplicate detection)
         let head = sync.head.clone().or_else(|| {
@@ -50,7 +61,7 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
             git.head(&project.root).ok().flatten()
         });
         if let Some(head) = head {
-            txn.state.record_first_greenlight(&head);
+            txn.state_mut().record_first_greenlight(&head);
         }
     }
     let changed = txn.changed();
@@ -63,13 +74,13 @@ pub fn greenlight(project: &Project, feature: &str, dry_run: bool) -> CmdResult<
         merge.missing
     );
     if changed {
-        txn.events.push(Event::Greenlight {
+        txn.push_event(Event::Greenlight {
             added: merge.added.clone(),
             kept: merge.kept.clone(),
-            ready: ready_of(&txn.state),
+            ready: ready_of(txn.state()),
         });
     }
-    let mut state = txn.state.clone();
+    let mut state = txn.state().clone();
     if dry_run {
         drop(txn);
     } else {
@@ -113,7 +124,7 @@ fn ready_of(state: &FeatureState) -> Vec<u32> {
     state
         .tasks
         .iter()
-        .filter(|t| t.stage == crate::core::stage::Stage::Ready)
+        .filter(|t| t.stage() == &crate::core::stage::Stage::Ready)
         .map(|t| t.issue_number)
         .collect()
 }

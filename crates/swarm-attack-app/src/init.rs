@@ -4,6 +4,7 @@
 
 use crate::app::project::Project;
 use crate::app::setup::{self, DetectedTests};
+use crate::core::feature_id::FeatureId;
 use crate::core::greenlight;
 use crate::error::CmdResult;
 use crate::io::file_error::FileError;
@@ -12,7 +13,7 @@ use serde::Serialize;
 
 #[derive(Debug, Serialize)]
 pub struct InitReport {
-    pub feature: String,
+    pub feature: FeatureId,
     pub issues_file: String,
     pub issues_file_created: bool,
     pub state_file: String,
@@ -42,8 +43,7 @@ fn example_issue() -> serde_json::Value {
     })
 }
 
-pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
-    project.check_feature(feature)?;
+pub fn init(project: &Project, feature: &FeatureId) -> CmdResult<InitReport> {
     let issues_path = project.paths.issues_file(feature);
     let shown_issues = project.paths.display(&issues_path);
     let mut issues_file_created = false;
@@ -60,11 +60,11 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
     }
     let doc = issues_file::load(&project.ui, &issues_path, &shown_issues)?;
     let mut txn = project.begin_or_new(feature)?;
-    let state_created = txn.old.is_none();
+    let state_created = txn.is_new();
     if state_created {
-        greenlight::merge(&mut txn.state, &doc.issues);
+        greenlight::merge(txn.state_mut(), &doc.issues);
     }
-    let tasks = txn.state.tasks.len();
+    let tasks = txn.state().tasks.len();
     txn.commit()?;
     let gitignore_created = setup::ensure_swarm_gitignore(&project.paths.swarm_dir)?;
     let default_config = project.root.join("config.yaml");
@@ -86,7 +86,7 @@ pub fn init(project: &Project, feature: &str) -> CmdResult<InitReport> {
             (false, None, Vec::new())
         };
     Ok(InitReport {
-        feature: feature.to_string(),
+        feature: feature.clone(),
         issues_file: shown_issues,
         issues_file_created,
         state_file: project.paths.display(&project.paths.state_file(feature)),

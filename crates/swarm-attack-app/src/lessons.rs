@@ -8,6 +8,7 @@
 
 use crate::app::project::Project;
 use crate::core::events::{Event, EventKind};
+use crate::core::feature_id::FeatureId;
 use crate::core::lessons::{
     self, IssueScope, Lesson, LessonSource, RetryFixedInput, neutral_fact, normalise_path,
 };
@@ -175,7 +176,7 @@ pub fn used_event(issue: u32, attempt: u32, lessons: &[Lesson]) -> Option<Event>
 }
 
 /// The ids the last attempt of `issue` used (its last `lessons_used` in the feature's log).
-pub fn last_used(project: &Project, feature: &str, issue: u32) -> Vec<String> {
+pub fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<String> {
     let Ok(text) = std::fs::read_to_string(project.paths.events_file(feature)) else {
         return Vec::new();
     };
@@ -235,7 +236,7 @@ const LESSON_AGENT: &str = "lesson-analyst";
 /// What a DONE issue offers the `retry_fixed` source.
 #[derive(Debug, Clone)]
 pub struct RetryFixed<'a> {
-    pub feature: &'a str,
+    pub feature: &'a FeatureId,
     pub task: &'a Task,
     pub attempt: u32,
     pub failures: &'a [String],
@@ -374,7 +375,7 @@ pub fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson
 /// off). Called by the review gate after each round.
 pub fn learn_fixed(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     (issue, attempt, round): (u32, u32, u32),
     previous: &[crate::core::review::Finding],
     findings: &[crate::core::review::Finding],
@@ -409,7 +410,7 @@ pub fn learn_fixed(
 /// the branch, and its labels.
 pub fn pr_feedback(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &Task,
     pr: u64,
     author: &str,

@@ -5,6 +5,7 @@
 use crate::app::project::Project;
 use crate::app::pull_gate::open_pull_links;
 use crate::app::status::status_one;
+use crate::core::feature_id::FeatureId;
 use crate::core::matrix;
 use crate::error::{CmdResult, CommandError};
 use crate::io::gh_actions;
@@ -19,7 +20,11 @@ pub struct MatrixOutcome {
     pub warnings: Vec<String>,
 }
 
-pub fn matrix(project: &Project, feature: &str, max: Option<usize>) -> CmdResult<MatrixOutcome> {
+pub fn matrix(
+    project: &Project,
+    feature: &FeatureId,
+    max: Option<usize>,
+) -> CmdResult<MatrixOutcome> {
     let status = status_one(project, feature)?;
     let mut warnings = status.sync.warnings.clone();
     let gate = open_pull_links(project, &status.state)?;

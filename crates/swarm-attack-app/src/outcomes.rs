@@ -8,6 +8,7 @@
 use crate::core::audit::{Auditor, IssueAudit};
 use crate::core::config::Config;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::outcomes::{self, OutcomeRecord, OutcomeResult, Stats};
 use crate::core::state::{FeatureState, Task};
 use crate::io::paths::Paths;
@@ -53,7 +54,7 @@ fn may_concern(line: &str, needles: &[String]) -> bool {
 /// parsed).
 pub fn audit_issues(
     events_file: &Path,
-    feature: &str,
+    feature: &FeatureId,
     issues: &BTreeSet<u32>,
 ) -> BTreeMap<u32, IssueAudit> {
     let Ok(text) = std::fs::read_to_string(events_file) else {
@@ -91,7 +92,7 @@ pub fn record(
     ui: &Ui,
     paths: &Paths,
     config: &Config,
-    feature: &str,
+    feature: &FeatureId,
     state: &FeatureState,
     events: &[Event],
     ts: &str,

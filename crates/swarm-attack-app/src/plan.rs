@@ -6,6 +6,7 @@ use crate::app::project::Project;
 use crate::app::sync::SyncReport;
 use crate::core::coordination::{self, Decision, NamedProposal};
 use crate::core::events::{Event, EventKind};
+use crate::core::feature_id::FeatureId;
 use crate::core::gates::specify::{self, SpecifyRecord, issue_body};
 use crate::core::heuristic::{self, IssueText};
 use crate::core::llm_proposal::{self, IssueBrief};
@@ -106,7 +107,7 @@ fn one_line(s: &str, max: usize) -> String {
 /// late, failed or invalid (logged, and said in the proposal's `source`).
 fn llm_proposal(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &Task,
     agent: &AgentConfig,
 ) -> NamedProposal {
@@ -162,7 +163,11 @@ fn llm_proposal(
 
 /// Every configured agent's proposal for `task`, in configuration order. With the `llm`
 /// source the agents are asked concurrently.
-pub fn proposals_for_task(project: &Project, feature: &str, task: &Task) -> Vec<NamedProposal> {
+pub fn proposals_for_task(
+    project: &Project,
+    feature: &FeatureId,
+    task: &Task,
+) -> Vec<NamedProposal> {
     let agents = &project.config.agents;
     match project.config.coordination.proposal_source {
         ProposalSource::Heuristic => agents
@@ -197,7 +202,7 @@ pub fn proposals_for_task(project: &Project, feature: &str, task: &Task) -> Vec<
 
 /// The coordination decision for `task` (never fails: fail-open to SOLO with the first
 /// configured agent when there are no proposals).
-pub fn decide_for_task(project: &Project, feature: &str, task: &Task) -> Decision {
+pub fn decide_for_task(project: &Project, feature: &FeatureId, task: &Task) -> Decision {
     let mut proposals = proposals_for_task(project, feature, task);
     learn(project, task, &mut proposals);
     let fallback = project
@@ -231,13 +236,13 @@ pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
 }
 
 /// Decisions for the given tasks, in the given order.
-pub fn decide_tasks(project: &Project, feature: &str, tasks: &[&Task]) -> Vec<PlannedIssue> {
+pub fn decide_tasks(project: &Project, feature: &FeatureId, tasks: &[&Task]) -> Vec<PlannedIssue> {
     tasks
         .iter()
         .map(|t| PlannedIssue {
             issue: t.issue_number,
             title: t.title.clone(),
-            stage: t.stage.clone(),
+            stage: t.stage().clone(),
             decision: decide_for_task(project, feature, t),
             specify: SpecifyView::of(project, t),
             risk: crate::app::gates::risk_of(project, t).lines(),
@@ -246,11 +251,15 @@ pub fn decide_tasks(project: &Project, feature: &str, tasks: &[&Task]) -> Vec<Pl
 }
 
 /// Decisions for every READY task of `state`, in issue order.
-pub fn decide_ready(project: &Project, feature: &str, state: &FeatureState) -> Vec<PlannedIssue> {
+pub fn decide_ready(
+    project: &Project,
+    feature: &FeatureId,
+    state: &FeatureState,
+) -> Vec<PlannedIssue> {
     let mut ready: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::Ready && !t.is_manual())
+        .filter(|t| t.stage() == &Stage::Ready && !t.is_manual())
         .collect();
     ready.sort_by_key(|t| t.issue_number);
     decide_tasks(project, feature, &ready)
@@ -260,7 +269,7 @@ pub fn decide_ready(project: &Project, feature: &str, state: &FeatureState) -> V
 /// the feature is then mirrored to GitHub (the finish hook).
 pub fn emit(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     planned: &[PlannedIssue],
     mirror: bool,
 ) -> CmdResult<()> {
@@ -282,7 +291,7 @@ const DECISION_KEYS: &[&str] = &["mode", "winner", "runner_up", "reason", "propo
 
 /// The last `agents_selected` record per issue in the feature's event log (unreadable lines
 /// are skipped: the `events` reader is the one that reports them).
-fn last_selected(project: &Project, feature: &str) -> std::collections::BTreeMap<u64, Value> {
+fn last_selected(project: &Project, feature: &FeatureId) -> std::collections::BTreeMap<u64, Value> {
     let mut out = std::collections::BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(project.paths.events_file(feature)) else {
         return out;
@@ -308,7 +317,7 @@ fn last_selected(project: &Project, feature: &str) -> std::collections::BTreeMap
 /// nothing changed appends nothing.
 pub fn changed_since_last(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     planned: &[PlannedIssue],
 ) -> Vec<PlannedIssue> {
     let last = last_selected(project, feature);
@@ -327,9 +336,9 @@ pub fn changed_since_last(
 
 /// `plan <feature> [--issue N]`: syncs like `status`, then decides for every READY issue
 /// (or the given issue, whatever its stage) and emits `agents_selected` for each.
-pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<PlanOutcome> {
+pub fn plan(project: &Project, feature: &FeatureId, issue: Option<u32>) -> CmdResult<PlanOutcome> {
     let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     txn.commit()?;
     let planned = match issue {
         None => decide_ready(project, feature, &state),
@@ -349,7 +358,7 @@ pub fn plan(project: &Project, feature: &str, issue: Option<u32>) -> CmdResult<P
     let manual = state
         .tasks
         .iter()
-        .filter(|t| t.is_manual() && t.stage != Stage::Done)
+        .filter(|t| t.is_manual() && t.stage() != &Stage::Done)
         .filter(|t| issue.is_none_or(|n| n == t.issue_number))
         .map(|t| (t.issue_number, t.title.clone()))
         .collect();

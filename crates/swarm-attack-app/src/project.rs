@@ -8,13 +8,14 @@
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{self, Config};
 use crate::io::event_log::EventLog;
 use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
-use crate::io::paths::{Paths, is_valid_feature_id};
+use crate::io::paths::Paths;
 use crate::io::project_root::{self, RootReason};
 use crate::io::ui::Ui;
 use crate::io::{clock, history, state_store};
@@ -34,7 +35,7 @@ pub struct ProjectOptions {
 /// ([`crate::app::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
 /// depend on the GitHub code.
 /// Its errors do not fail the command: they are shown as warnings.
-pub type FinishHook = fn(&Ui, &Project, &str) -> CmdResult<()>;
+pub type FinishHook = fn(&Ui, &Project, &FeatureId) -> CmdResult<()>;
 
 /// An opened project.
 #[derive(Debug, Clone)]
@@ -126,18 +127,7 @@ impl Project {
         self
     }
 
-    /// Checks a feature id (exit 2 when invalid).
-    pub fn check_feature(&self, feature: &str) -> CmdResult<()> {
-        if is_valid_feature_id(feature) {
-            Ok(())
-        } else {
-            Err(CommandError::input(format!(
-                "`{feature}` is not a valid feature id: use 2–64 characters a-z, 0-9, `.`, `_`, `-`, starting and ending with a letter or digit"
-            )))
-        }
-    }
-
-    pub fn lock(&self, feature: &str) -> CmdResult<FeatureLock> {
+    pub fn lock(&self, feature: &FeatureId) -> CmdResult<FeatureLock> {
         Ok(FeatureLock::acquire(
             &self.ui,
             &self.paths.lock_file(feature),
@@ -146,7 +136,7 @@ impl Project {
         )?)
     }
 
-    pub fn event_log(&self, feature: &str) -> EventLog {
+    pub fn event_log(&self, feature: &FeatureId) -> EventLog {
         EventLog::new(
             self.paths.events_file(feature),
             feature,
@@ -158,7 +148,12 @@ impl Project {
     /// A log-only transaction: appends `events` under the feature lock without reading the
     /// state (nothing to append: no lock is taken); then, with `mirror`, runs the finish
     /// hook like [`FeatureTxn::commit`] does.
-    pub fn append_events(&self, feature: &str, events: &[Event], mirror: bool) -> CmdResult<()> {
+    pub fn append_events(
+        &self,
+        feature: &FeatureId,
+        events: &[Event],
+        mirror: bool,
+    ) -> CmdResult<()> {
         if !events.is_empty() && self.config.coordination.event_logging_enabled {
             let lock = self.lock(feature)?;
             self.event_log(feature)
@@ -173,7 +168,7 @@ impl Project {
     /// Runs the finish hook (the GitHub mirror) for `feature`, with no feature lock held.
     /// Called only when a transaction that asked for it has committed.
     /// Its errors are shown as warnings: the transaction has committed, the command goes on.
-    fn finish(&self, feature: &str) {
+    fn finish(&self, feature: &FeatureId) {
         if let Some(hook) = self.finish_hook
             && let Err(e) = hook(&self.ui, self, feature)
         {
@@ -183,7 +178,7 @@ impl Project {
     }
 
     /// Loads a feature's state, warning about unknown stage/phase names.
-    pub fn load_state(&self, feature: &str) -> CmdResult<Option<FeatureState>> {
+    pub fn load_state(&self, feature: &FeatureId) -> CmdResult<Option<FeatureState>> {
         Ok(self
             .load_state_identified(feature)?
             .map(|(s, _)| Arc::unwrap_or_clone(s)))
@@ -193,7 +188,7 @@ impl Project {
     /// with the state store's memory of the file.
     fn load_state_identified(
         &self,
-        feature: &str,
+        feature: &FeatureId,
     ) -> CmdResult<Option<(Arc<FeatureState>, state_store::StateId)>> {
         let path = self.paths.state_file(feature);
         let mut loaded = state_store::load_shared(&path)?;
@@ -210,7 +205,7 @@ impl Project {
     }
 
     /// The ids of all features that have a state file, sorted.
-    pub fn features(&self) -> CmdResult<Vec<String>> {
+    pub fn features(&self) -> CmdResult<Vec<FeatureId>> {
         let dir = self.paths.state_dir();
         let mut out = Vec::new();
         let entries = match std::fs::read_dir(&dir) {
@@ -221,9 +216,9 @@ impl Project {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().to_string();
             if let Some(f) = name.strip_suffix(".json")
-                && is_valid_feature_id(f)
+                && let Ok(f) = FeatureId::parse(f)
             {
-                out.push(f.to_string());
+                out.push(f);
             }
         }
         out.sort();
@@ -232,8 +227,7 @@ impl Project {
 
     /// Checks that `feature` is known here: it has a state file, an issues.json or an event
     /// log. An unknown one (a typo) is exit 2 naming the nearest known feature.
-    pub fn require_known_feature(&self, feature: &str) -> CmdResult<()> {
-        self.check_feature(feature)?;
+    pub fn require_known_feature(&self, feature: &FeatureId) -> CmdResult<()> {
         let p = &self.paths;
         if p.state_file(feature).exists()
             || p.issues_file(feature).exists()
@@ -252,7 +246,14 @@ impl Project {
             None if known.is_empty() => {
                 format!("run `swarm-attack init {feature}` to start it")
             }
-            None => format!("known features: {}", known.join(", ")),
+            None => format!(
+                "known features: {}",
+                known
+                    .iter()
+                    .map(FeatureId::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         Err(CommandError::input(format!(
             "feature `{feature}` is unknown: it has no state, issues.json or event log in {}",
@@ -262,15 +263,15 @@ impl Project {
     }
 
     /// Every feature with a state file, an issues.json folder or an event log, sorted.
-    pub fn known_features(&self) -> Vec<String> {
+    pub fn known_features(&self) -> Vec<FeatureId> {
         let mut out = std::collections::BTreeSet::new();
         let mut scan = |dir: &Path, suffix: &str| {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
                 if let Some(f) = name.strip_suffix(suffix)
-                    && is_valid_feature_id(f)
+                    && let Ok(f) = FeatureId::parse(f)
                 {
-                    out.insert(f.to_string());
+                    out.insert(f);
                 }
             }
         };
@@ -281,8 +282,7 @@ impl Project {
     }
 
     /// Begins a transaction on an existing feature (exit 2 when it has no state).
-    pub fn begin(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
-        self.check_feature(feature)?;
+    pub fn begin(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
         if !self.paths.state_file(feature).exists() {
             return Err(self.no_state(feature));
         }
@@ -293,7 +293,7 @@ impl Project {
         Ok(txn)
     }
 
-    fn no_state(&self, feature: &str) -> CommandError {
+    fn no_state(&self, feature: &FeatureId) -> CommandError {
         CommandError::input(format!(
             "feature `{feature}` has no state ({} is missing)",
             self.paths.display(&self.paths.state_file(feature))
@@ -302,8 +302,7 @@ impl Project {
     }
 
     /// Begins a transaction; a feature with no state starts from an empty one.
-    pub fn begin_or_new(&self, feature: &str) -> CmdResult<FeatureTxn<'_>> {
-        self.check_feature(feature)?;
+    pub fn begin_or_new(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
         let lock = self.lock(feature)?;
         let (old, loaded_id) = match self.load_state_identified(feature)? {
             Some((s, id)) => (Some(s), Some(id)),
@@ -318,7 +317,7 @@ impl Project {
         Ok(FeatureTxn {
             project: self,
             lock,
-            feature: feature.to_string(),
+            feature: feature.clone(),
             old,
             state,
             events: Vec::new(),
@@ -333,17 +332,17 @@ impl Project {
 /// A read-modify-write of one feature under its lock.
 #[derive(Debug)]
 pub struct FeatureTxn<'p> {
-    pub project: &'p Project,
-    pub lock: FeatureLock,
-    pub feature: String,
+    project: &'p Project,
+    lock: FeatureLock,
+    feature: FeatureId,
     /// The state as loaded (None: new feature).
-    pub old: Option<Arc<FeatureState>>,
+    old: Option<Arc<FeatureState>>,
     /// The state being changed.
-    pub state: FeatureState,
+    state: FeatureState,
     /// Events to append when the transaction is committed.
-    pub events: Vec<Event>,
+    events: Vec<Event>,
     /// The history cache the sync produced, written on commit (never by a dry run).
-    pub history_cache: Option<history::PendingCache>,
+    history_cache: Option<history::PendingCache>,
     /// The identity of the state file as loaded (None: new feature).
     loaded_id: Option<state_store::StateId>,
     /// Set by [`FeatureTxn::commit_synced`]: nothing but the sync changed the state.
@@ -352,7 +351,77 @@ pub struct FeatureTxn<'p> {
     mirror: bool,
 }
 
-impl FeatureTxn<'_> {
+impl<'p> FeatureTxn<'p> {
+    /// The project the transaction is in.
+    pub fn project(&self) -> &'p Project {
+        self.project
+    }
+
+    /// The feature lock it holds (the proof writers of the feature's files ask for).
+    pub fn lock(&self) -> &FeatureLock {
+        &self.lock
+    }
+
+    pub fn feature(&self) -> &FeatureId {
+        &self.feature
+    }
+
+    /// Whether the feature had no state when the transaction began.
+    pub fn is_new(&self) -> bool {
+        self.old.is_none()
+    }
+
+    /// The state being changed.
+    pub fn state(&self) -> &FeatureState {
+        &self.state
+    }
+
+    pub fn state_mut(&mut self) -> &mut FeatureState {
+        &mut self.state
+    }
+
+    /// The state, given up without committing (a look at the feature under its lock,
+    /// released with the transaction).
+    pub fn into_state(self) -> FeatureState {
+        self.state
+    }
+
+    /// The events appended when the transaction commits.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    pub fn events_mut(&mut self) -> &mut Vec<Event> {
+        &mut self.events
+    }
+
+    /// Adds an event to append when the transaction commits.
+    pub fn push_event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Changes task `issue` (when there is one) with `change` and records the events it
+    /// returns (a transition's event, or none when the transition is not allowed).
+    pub fn change_task<E: IntoIterator<Item = Event>>(
+        &mut self,
+        issue: u32,
+        change: impl FnOnce(&mut crate::core::state::Task) -> E,
+    ) {
+        if let Some(t) = self.state.task_mut(issue) {
+            self.events.extend(change(t));
+        }
+    }
+
+    /// The state and the events together (a change of the state that records events).
+    pub fn state_and_events(&mut self) -> (&mut FeatureState, &mut Vec<Event>) {
+        (&mut self.state, &mut self.events)
+    }
+
+    /// The history cache the sync produced, written on commit.
+    pub fn set_history_cache(&mut self, cache: Option<history::PendingCache>) {
+        self.history_cache = cache;
+    }
+
     /// Asks for the project's finish hook (the GitHub mirror) to run once this transaction
     /// has committed and released the feature lock.
     pub fn mirror_after_commit(&mut self) {

@@ -7,9 +7,11 @@
 //! sends, so the log records what every shown prompt held (size, what was cut).
 
 use crate::app::project::Project;
+use crate::app::sync::Summaries;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::handoff::DoneHandoff;
 use crate::core::prompt::{
     self, ContextPack, DoneIssue, GITHUB_ASSOCIATION_KEY, GITHUB_AUTHOR_KEY, GithubAuthor,
@@ -182,7 +184,7 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
     let done_tasks: Vec<&Task> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::Done && t.issue_number != req.issue)
+        .filter(|t| t.stage() == &Stage::Done && t.issue_number != req.issue)
         .collect();
     let shas: Vec<String> = done_tasks
         .iter()
@@ -331,7 +333,7 @@ pub fn coordination_for(
 
 /// The next attempt `run` would make for a task (1-based).
 pub fn next_attempt(task: &Task) -> u32 {
-    if task.stage == Stage::InProgress {
+    if task.stage() == &Stage::InProgress {
         task.attempts.max(1)
     } else {
         task.attempts + 1
@@ -357,16 +359,15 @@ pub struct ShownPrompt {
 /// exact prompt `run` would send to that agent, and records `context_injected`.
 pub fn show_prompt(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {
-    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     // the summaries the prompt shows, built now if missing and kept in the state
-    crate::app::summary::ensure_summaries(project, feature, &mut txn.state);
-    let Some(task) = txn.state.task(issue).cloned() else {
+    let (mut txn, _) = crate::app::sync::open_synced_for(project, feature, Summaries::All)?;
+    let Some(task) = txn.state().task(issue).cloned() else {
         let known: Vec<String> = txn
-            .state
+            .state()
             .tasks
             .iter()
             .map(|t| t.issue_number.to_string())
@@ -415,13 +416,13 @@ pub fn show_prompt(
         decision.winner
     );
     let coordination = coordination_for(&decision, &agent, &placeholder);
-    match task.stage {
+    match task.stage() {
         Stage::Done => notes.push(format!(
             "issue {issue} is DONE; `run` will not send it a prompt"
         )),
         Stage::Blocked | Stage::Skipped => notes.push(format!(
             "issue {issue} is {}; `run` sends its prompt after `swarm-attack unblock {feature} --issue {issue}`",
-            task.stage
+            task.stage()
         )),
         Stage::Backlog => notes.push(format!(
             "issue {issue} is BACKLOG; `run` sends its prompt once its dependencies are DONE"
@@ -446,12 +447,12 @@ pub fn show_prompt(
             .filter(|n| n.attempt + 1 == attempt)
             .and_then(|n| n.modified_approach.clone()),
     };
-    let built = build_prompt(project, &txn.state, &req);
+    let built = build_prompt(project, txn.state(), &req);
     let mut event = built.event.clone();
     if let Event::ContextInjected { preview, .. } = &mut event {
         *preview = true;
     }
-    txn.events.push(event);
+    txn.push_event(event);
     txn.commit()?;
     Ok(ShownPrompt {
         issue,

@@ -12,6 +12,7 @@
 use crate::app::project::Project;
 use crate::core::commit_message::neutralise;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::github_status::is_status_comment;
 use crate::core::readiness;
 use crate::core::stage::Stage;
@@ -26,7 +27,11 @@ pub type Closed = Vec<(u32, u64, bool)>;
 /// Reads every recorded, still-open pull request of `feature` and records the ones that
 /// ended. Sends one GET per such pull request (and one comment listing per unmerged close);
 /// nothing when no task waits on a pull request.
-pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) -> CmdResult<Closed> {
+pub fn reconcile_pulls(
+    project: &Project,
+    feature: &FeatureId,
+    settings: &Settings,
+) -> CmdResult<Closed> {
     let waiting: Vec<(u32, u64)> =
         match crate::io::state_store::load(&project.paths.state_file(feature)) {
             Ok(Some(s)) => s
@@ -86,7 +91,7 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
     let mut out = Vec::new();
     let mut lessons = Vec::new();
     for (issue, pr, merged, reviewer, feedback) in ended {
-        let Some(t) = txn.state.task_mut(issue) else {
+        let Some(t) = txn.state_mut().task_mut(issue) else {
             continue;
         };
         if t.pull_request != Some(pr) || t.pull_request_state.is_some() {
@@ -96,17 +101,17 @@ pub fn reconcile_pulls(project: &Project, feature: &str, settings: &Settings) ->
             lessons.push((t.clone(), pr, author, body));
         }
         t.pull_request_state = Some(if merged { "merged" } else { "closed" }.into());
-        if !merged && t.stage == Stage::InReview {
+        if !merged && t.stage() == &Stage::InReview {
             let mut reason = format!("pull request #{pr} was closed without merging");
             if let Some(r) = reviewer {
                 reason.push_str(&format!("; the reviewer's last comment:\n{r}"));
             }
             let _ = t.close_review(reason);
         }
-        txn.events.push(Event::PrClosed { issue, pr, merged });
+        txn.push_event(Event::PrClosed { issue, pr, merged });
         out.push((issue, pr, merged));
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     txn.commit()?;
     for (task, pr, author, body) in lessons {
         match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {

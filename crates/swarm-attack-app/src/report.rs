@@ -3,6 +3,7 @@
 //! the state and the repository's URL, and writes the HTML page atomically.
 
 use crate::app::project::Project;
+use crate::core::feature_id::FeatureId;
 use crate::core::report::{Report, ReportBuilder, render_html};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Where the report of `feature` goes by default: `.swarm/reports/<feature>.html`.
-pub fn default_path(project: &Project, feature: &str) -> PathBuf {
+pub fn default_path(project: &Project, feature: &FeatureId) -> PathBuf {
     project
         .paths
         .swarm_dir
@@ -20,8 +21,7 @@ pub fn default_path(project: &Project, feature: &str) -> PathBuf {
 }
 
 /// Reads the log (streaming) and the state, and builds the model.
-pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
-    project.check_feature(feature)?;
+pub fn build(project: &Project, feature: &FeatureId) -> CmdResult<Report> {
     // a state file that cannot be read is an error naming it (exit 2), as for `status`
     let state = project.load_state(feature)?;
     let path = project.paths.events_file(feature);
@@ -68,7 +68,11 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<Report> {
 
 /// Builds the report of `feature` and writes it to `out` (default [`default_path`]),
 /// creating the folder. Returns the path written and the model.
-pub fn write(project: &Project, feature: &str, out: Option<&Path>) -> CmdResult<(PathBuf, Report)> {
+pub fn write(
+    project: &Project,
+    feature: &FeatureId,
+    out: Option<&Path>,
+) -> CmdResult<(PathBuf, Report)> {
     let report = build(project, feature)?;
     let path = match out {
         Some(p) if p.is_relative() => std::env::current_dir().unwrap_or_default().join(p),
@@ -92,7 +96,7 @@ pub fn write(project: &Project, feature: &str, out: Option<&Path>) -> CmdResult<
 
 /// For the Action: writes the report of `feature` to its default path and returns that
 /// path with the step-summary Markdown (compact SVG timeline and the totals table).
-pub fn for_step_summary(project: &Project, feature: &str) -> CmdResult<(PathBuf, String)> {
+pub fn for_step_summary(project: &Project, feature: &FeatureId) -> CmdResult<(PathBuf, String)> {
     let (path, report) = write(project, feature, None)?;
     let shown = project.paths.display(&path);
     let md = crate::core::report::summary_markdown(&report, &shown);

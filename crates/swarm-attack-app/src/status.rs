@@ -2,6 +2,7 @@
 
 use crate::app::project::Project;
 use crate::app::sync::SyncReport;
+use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 
@@ -24,7 +25,7 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
     state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::InProgress)
+        .filter(|t| t.stage() == &Stage::InProgress)
         .filter(|t| match t.owner.as_deref().and_then(Owner::parse) {
             Some(o) => run_lock::liveness(&locks, &o, &host) == Liveness::Dead,
             None => true,
@@ -34,7 +35,7 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
 }
 
 /// Syncs and returns the state of one feature (exit 2 if it has none).
-pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> {
+pub fn status_one(project: &Project, feature: &FeatureId) -> CmdResult<FeatureStatus> {
     let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
     tracing::debug!(
         "status of `{feature}`: state read from {}",
@@ -57,7 +58,7 @@ pub fn status_one(project: &Project, feature: &str) -> CmdResult<FeatureStatus> 
 
 /// Syncs every feature that has a state file; one feature's error (e.g. a corrupt state
 /// file) does not hide the others.
-pub fn status_all(project: &Project) -> CmdResult<Vec<(String, CmdResult<FeatureStatus>)>> {
+pub fn status_all(project: &Project) -> CmdResult<Vec<(FeatureId, CmdResult<FeatureStatus>)>> {
     Ok(project
         .features()?
         .into_iter()

@@ -10,13 +10,17 @@
 //!
 //! Lazy (issue 19): a git sync never builds summaries for the tasks it finds DONE, but for
 //! the ones linked to a GitHub issue (their status comment shows it). The others get theirs
-//! when a prompt needs them: `prompt` and `run`'s claim call [`ensure_summaries`] (one
-//! `git log` for all the missing ones, not two processes per task) under the feature lock,
-//! and the transaction stores them in the state, so each is built once. `run` also builds
-//! one when an issue becomes DONE.
+//! when a prompt needs them (`prompt` and `run`'s claim), and the transaction stores them in
+//! the state, so each is built once. `run` also builds one when an issue becomes DONE.
+//!
+//! No `llm.command` call is made under the feature lock: when summaries may ask it, they are
+//! built first with no lock held ([`prepare`], one `git log` for all the missing ones) and
+//! applied under the transaction ([`apply`]) to the tasks that still lack one for the same
+//! commit. Without `llm.command` they are built from the commit, under the lock.
 
 use crate::app::project::Project;
 use crate::app::task_facts::{file_symbols, task_commit, task_files};
+use crate::core::feature_id::FeatureId;
 use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
@@ -24,6 +28,7 @@ use crate::core::summary::{self, CommitFacts};
 use crate::io::git::commit_info;
 use crate::io::llm::{self, LlmRequest};
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The largest patch handed to `llm.command`, in bytes.
@@ -32,13 +37,110 @@ const MAX_DIFFSTAT_BYTES: usize = 8 * 1024;
 /// The name given as `SWARM_AGENT` to the summary helper.
 pub const SUMMARY_AGENT: &str = "swarm-attack";
 
+/// Summaries built with no feature lock held ([`prepare`]), to be applied under the next
+/// transaction ([`apply`]): the task as filled in, by issue.
+#[derive(Debug, Clone, Default)]
+pub struct Prepared {
+    by_issue: BTreeMap<u32, Task>,
+}
+
+/// Whether a summary may ask `llm.command` (then it is never built under the feature lock).
+pub fn asks_llm(project: &Project) -> bool {
+    project.config.coordination.generate_summaries
+        && project
+            .config
+            .llm
+            .command
+            .as_ref()
+            .is_some_and(|c| !c.is_empty())
+}
+
+/// Builds the summaries of the DONE tasks of `state` lacking one that `wanted` accepts,
+/// without changing `state`. Call it with no feature lock held: it may ask `llm.command`.
+pub fn prepare(
+    project: &Project,
+    feature: &FeatureId,
+    state: &FeatureState,
+    wanted: impl Fn(&Task) -> bool,
+) -> Prepared {
+    let mut tasks: Vec<Task> = state
+        .tasks
+        .iter()
+        .filter(|t| needs_summary(project, t) && wanted(t))
+        .cloned()
+        .collect();
+    fill_all(project, feature, &mut tasks, |_| true);
+    Prepared {
+        by_issue: tasks
+            .into_iter()
+            .filter(|t| t.summary().is_some())
+            .map(|t| (t.issue_number, t))
+            .collect(),
+    }
+}
+
+/// Fills in, under the feature lock, the summaries of the DONE tasks lacking one that
+/// `wanted` accepts: from `prepared` when it holds one built for the task's commit. When
+/// summaries may ask `llm.command`, a task with none prepared (it became DONE after the
+/// summaries were prepared) is left for the next command; otherwise they are built from the
+/// commits now. Returns the issues changed.
+pub fn apply(
+    project: &Project,
+    feature: &FeatureId,
+    prepared: &Prepared,
+    state: &mut FeatureState,
+    wanted: impl Fn(&Task) -> bool,
+) -> Vec<u32> {
+    if !asks_llm(project) {
+        return ensure_summaries_of(project, feature, state, wanted);
+    }
+    let mut changed = Vec::new();
+    for task in &mut state.tasks {
+        if !needs_summary(project, task) || !wanted(task) {
+            continue;
+        }
+        let Some(built) = prepared.by_issue.get(&task.issue_number) else {
+            continue;
+        };
+        if task_commit(built) != task_commit(task) {
+            continue;
+        }
+        if task.outputs.files_created.is_empty() {
+            task.outputs.files_created = built.outputs.files_created.clone();
+        }
+        copy_summary(task, built);
+        changed.push(task.issue_number);
+    }
+    changed
+}
+
+/// Copies `from`'s summary (and its classes, when `from` found some) into `to` when `to`
+/// has none yet.
+pub fn copy_summary(to: &mut Task, from: &Task) {
+    if to.summary().is_none() {
+        to.outputs.semantic_summary = from.outputs.semantic_summary.clone();
+        to.completion_summary = from.completion_summary.clone();
+        if from
+            .outputs
+            .classes_defined
+            .as_object()
+            .is_some_and(|m| !m.is_empty())
+        {
+            to.outputs.classes_defined = from.outputs.classes_defined.clone();
+        }
+    }
+}
+
 /// Fills in summaries for every DONE task that lacks one; returns the issues changed.
 ///
-/// This runs under the feature lock, so the time given to `llm.command` is
-/// bounded: half of `sessions.lock_timeout_seconds` in all (a command waiting for the lock
-/// never times out because of summaries). A task reached after the budget is spent gets the
-/// summary built from its commit.
-pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureState) -> Vec<u32> {
+/// The time given to `llm.command` is bounded: half of `sessions.lock_timeout_seconds` in
+/// all, so a command's summaries never take longer than a lock wait. A task reached after
+/// the budget is spent gets the summary built from its commit.
+pub fn ensure_summaries(
+    project: &Project,
+    feature: &FeatureId,
+    state: &mut FeatureState,
+) -> Vec<u32> {
     ensure_summaries_of(project, feature, state, |_| true)
 }
 
@@ -46,23 +148,32 @@ pub fn ensure_summaries(project: &Project, feature: &str, state: &mut FeatureSta
 /// passes the ones linked to a GitHub issue).
 pub fn ensure_summaries_of(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     state: &mut FeatureState,
+    wanted: impl Fn(&Task) -> bool,
+) -> Vec<u32> {
+    fill_all(project, feature, &mut state.tasks, wanted)
+}
+
+/// [`ensure_summaries_of`] over a list of tasks.
+fn fill_all(
+    project: &Project,
+    feature: &FeatureId,
+    tasks: &mut [Task],
     wanted: impl Fn(&Task) -> bool,
 ) -> Vec<u32> {
     let budget = Duration::from_secs(project.config.sessions.lock_timeout_seconds) / 2;
     let per_call = Duration::from_secs(project.config.llm.timeout_seconds);
     let start = Instant::now();
     // the commits of every task that needs a summary, read with one git process
-    let shas: Vec<String> = state
-        .tasks
+    let shas: Vec<String> = tasks
         .iter()
         .filter(|t| needs_summary(project, t) && wanted(t))
         .filter_map(|t| task_commit(t).map(str::to_string))
         .collect();
     let mut infos = commit_info::commit_infos(&project.root, &shas);
     let mut changed = Vec::new();
-    for task in &mut state.tasks {
+    for task in tasks.iter_mut() {
         if !needs_summary(project, task) || !wanted(task) {
             continue;
         }
@@ -80,7 +191,7 @@ pub fn ensure_summaries_of(
 
 /// Whether `task` gets a summary now: DONE, none yet, summaries on.
 fn needs_summary(project: &Project, task: &Task) -> bool {
-    task.stage == Stage::Done
+    task.stage() == &Stage::Done
         && task.summary().is_none()
         && project.config.coordination.generate_summaries
 }
@@ -98,7 +209,7 @@ fn commit_facts(i: commit_info::CommitInfo) -> CommitFacts {
 /// Fills in the task's summary (`completion_summary`, `outputs.semantic_summary`) when it
 /// is DONE, has none, and `coordination.generate_summaries` is on. Returns whether it
 /// changed the task.
-pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool {
+pub fn ensure_summary(project: &Project, feature: &FeatureId, task: &mut Task) -> bool {
     ensure_summary_in(project, feature, task, &project.root)
 }
 
@@ -106,7 +217,7 @@ pub fn ensure_summary(project: &Project, feature: &str, task: &mut Task) -> bool
 /// `run` passes the worktree holding the verified commit, before it lands.
 pub fn ensure_summary_in(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &mut Task,
     files_root: &std::path::Path,
 ) -> bool {
@@ -124,7 +235,7 @@ pub fn ensure_summary_in(
 /// `llm.command` may take (`None`: no time left, build it from the commit).
 fn fill(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &mut Task,
     facts: Option<CommitFacts>,
     files_root: &std::path::Path,
@@ -183,7 +294,7 @@ fn fill(
 /// usable (with a warning naming the issue).
 fn llm_summary(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     task: &Task,
     facts: &CommitFacts,
     llm_time: Option<Duration>,
@@ -192,7 +303,7 @@ fn llm_summary(
     config.llm.command.as_ref().filter(|c| !c.is_empty())?;
     let Some(llm_time) = llm_time else {
         project.ui.warn(format_args!(
-            "summary of issue {} in `{feature}`: no time left for llm.command in this sync (it holds the feature lock); using the summary built from the commit",
+            "summary of issue {} in `{feature}`: no time left for llm.command (its summaries take at most half of sessions.lock_timeout_seconds); using the summary built from the commit",
             task.issue_number
         ));
         return None;

@@ -4,11 +4,11 @@
 use crate::app::project::{FeatureTxn, Project};
 use crate::core::events::Event;
 use crate::core::evidence::{self, EvidenceRule};
+use crate::core::feature_id::FeatureId;
 use crate::core::ledger;
-use crate::core::state::FeatureState;
+use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::history::{self, PendingCache};
-use crate::io::lock::FeatureLock;
 use crate::io::state_store::StateId;
 use std::path::PathBuf;
 
@@ -32,7 +32,7 @@ pub struct SyncReport {
 }
 
 /// The history cache file of a feature.
-pub fn history_cache_path(project: &Project, feature: &str) -> PathBuf {
+pub fn history_cache_path(project: &Project, feature: &FeatureId) -> PathBuf {
     project
         .paths
         .cache_dir()
@@ -48,35 +48,99 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
     )
 }
 
+/// The DONE tasks whose missing summaries a command fills in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Summaries {
+    /// The ones linked to a GitHub issue (their status comment shows them): every sync.
+    Linked,
+    /// All of them (a prompt shows them): `prompt` and `run`'s claim.
+    All,
+}
+
+impl Summaries {
+    fn wants(self, task: &Task) -> bool {
+        self == Summaries::All || task.github_issue.is_some()
+    }
+}
+
 /// Begins a transaction on an existing feature (exit 2 when it has no state) and syncs it
 /// from git: the start of every command that reads or changes a feature.
 pub fn open_synced<'p>(
     project: &'p Project,
-    feature: &str,
+    feature: &FeatureId,
 ) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    open_synced_for(project, feature, Summaries::Linked)
+}
+
+/// [`open_synced`], filling in the summaries `wanted` (built before the feature lock is
+/// taken when they may ask `llm.command`, see [`prepare_summaries`]).
+pub fn open_synced_for<'p>(
+    project: &'p Project,
+    feature: &FeatureId,
+    wanted: Summaries,
+) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
+    let prepared = prepare_summaries(project, feature, wanted)?;
     let mut txn = project.begin(feature)?;
-    let report = sync_txn(&mut txn)?;
+    let report = sync_only(&mut txn)?;
+    if wanted == Summaries::All || txn.project().config.coordination.auto_sync_from_git {
+        crate::app::summary::apply(project, feature, &prepared, txn.state_mut(), |t| {
+            wanted.wants(t)
+        });
+    }
     Ok((txn, report))
 }
 
-/// [`open_synced`] for a feature that may have no state yet (it starts from an empty one).
-pub fn open_or_new_synced<'p>(
-    project: &'p Project,
-    feature: &str,
-) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
-    let mut txn = project.begin_or_new(feature)?;
-    let report = sync_txn(&mut txn)?;
-    Ok((txn, report))
+/// The summaries `wanted` of `feature` as its next sync will leave it, built with no feature
+/// lock held (nothing when they cannot ask `llm.command`: they are then built from the
+/// commits under the lock). A look at the state synced in memory under the lock, released
+/// before any summary is built; nothing is written.
+pub fn prepare_summaries(
+    project: &Project,
+    feature: &FeatureId,
+    wanted: Summaries,
+) -> CmdResult<crate::app::summary::Prepared> {
+    if !crate::app::summary::asks_llm(project) || !project.paths.state_file(feature).exists() {
+        return Ok(Default::default());
+    }
+    let state = {
+        let Ok(mut peek) = project.begin(feature) else {
+            return Ok(Default::default());
+        };
+        sync_only(&mut peek)?;
+        peek.into_state()
+    };
+    Ok(crate::app::summary::prepare(
+        project,
+        feature,
+        &state,
+        |t| wanted.wants(t),
+    ))
 }
 
 /// Syncs an open transaction from git when `coordination.auto_sync_from_git` is on (else
 /// only readiness is recomputed), then fills in the missing semantic summaries of the DONE
 /// tasks linked to a GitHub issue (their status comment shows them; the others are built
-/// when a prompt needs them, see [`crate::app::summary`]). The history cache is written when
+/// when a prompt needs them, see [`crate::app::summary`]) from `prepared`, made by
+/// [`prepare_summaries`] before the transaction began. The history cache is written when
 /// the transaction commits.
-pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
-    if !txn.project.config.coordination.auto_sync_from_git {
-        crate::core::readiness::recompute(&mut txn.state);
+pub fn sync_txn(
+    txn: &mut FeatureTxn<'_>,
+    prepared: &crate::app::summary::Prepared,
+) -> CmdResult<SyncReport> {
+    let report = sync_only(txn)?;
+    if txn.project().config.coordination.auto_sync_from_git {
+        let (project, feature) = (txn.project(), txn.feature().clone());
+        crate::app::summary::apply(project, &feature, prepared, txn.state_mut(), |t| {
+            Summaries::Linked.wants(t)
+        });
+    }
+    Ok(report)
+}
+
+/// [`sync_txn`] without the summaries.
+fn sync_only(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
+    if !txn.project().config.coordination.auto_sync_from_git {
+        crate::core::readiness::recompute(txn.state_mut());
         return Ok(Default::default());
     }
     // the file's identity stands for the state only while nothing changed it in memory
@@ -86,17 +150,10 @@ pub fn sync_txn(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
     } else {
         txn.loaded_id().copied()
     };
-    let mut report = sync_feature(
-        txn.project,
-        &txn.lock,
-        &mut txn.state,
-        loaded.as_ref(),
-        &mut txn.events,
-    )?;
-    txn.history_cache = report.history_cache.take();
-    crate::app::summary::ensure_summaries_of(txn.project, &txn.feature, &mut txn.state, |t| {
-        t.github_issue.is_some()
-    });
+    let (project, feature) = (txn.project(), txn.feature().clone());
+    let (state, events) = txn.state_and_events();
+    let mut report = sync_feature(project, &feature, state, loaded.as_ref(), events)?;
+    txn.set_history_cache(report.history_cache.take());
     Ok(report)
 }
 
@@ -145,10 +202,10 @@ pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<Evidence
 /// `loaded` is the identity of the state file `state` was loaded from, still unchanged:
 /// when the history cache names that file as in line with the history and no new commit
 /// carries evidence or a revert, the ledger is neither read nor applied (it would change
-/// nothing).
-pub fn sync_feature(
+/// nothing). Called with the feature lock held (by [`sync_only`], in a transaction).
+fn sync_feature(
     project: &Project,
-    _lock: &FeatureLock,
+    feature: &FeatureId,
     state: &mut FeatureState,
     loaded: Option<&StateId>,
     events: &mut Vec<Event>,
@@ -161,7 +218,7 @@ pub fn sync_feature(
         project.config.git.done_patterns,
         rule.links
     );
-    let cache_path = history_cache_path(project, &state.feature_id);
+    let cache_path = history_cache_path(project, feature);
     let cached = history::load_cache(&cache_path);
     let outcome = history::scan(
         &project.root,

@@ -4,6 +4,7 @@
 
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -32,20 +33,21 @@ pub fn parse_raise(text: &str) -> Result<f64, String> {
 
 pub fn unblock(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     raise_usd: Option<f64>,
 ) -> CmdResult<UnblockReport> {
     let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
-    let Some(task) = txn.state.task_mut(issue) else {
+    let (state, events) = txn.state_and_events();
+    let Some(task) = state.task_mut(issue) else {
         return Err(CommandError::input(format!(
             "feature `{feature}` has no issue {issue} ({state_file})"
         )));
     };
-    let from = task.stage.clone();
+    let from = task.stage().clone();
     if let Some(usd) = raise_usd {
-        txn.events.push(Event::BudgetRaised { issue, usd });
+        events.push(Event::BudgetRaised { issue, usd });
         if !matches!(from, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
             // only the limit changes
             txn.commit()?;
@@ -68,13 +70,13 @@ pub fn unblock(
         )));
     }
     let unblocked = task.unblock()?;
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     let to = txn
-        .state
+        .state()
         .task(issue)
-        .map(|t| t.stage.to_string())
+        .map(|t| t.stage().to_string())
         .unwrap_or_default();
-    txn.events.push(unblocked);
+    txn.push_event(unblocked);
     txn.mirror_after_commit();
     txn.commit()?;
     Ok(UnblockReport {

@@ -7,6 +7,7 @@
 //! issue G), a body, a blank line, and the trailers `Swarm-Feature: <feature>` and
 //! `Swarm-Issue: <N>`.
 
+use crate::feature_id::FeatureId;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -21,7 +22,7 @@ pub fn subject(feature: &str, issue: u32, github_issue: Option<u64>) -> String {
 /// The whole message: subject, blank line, body (if any), blank line, trailers. The body
 /// (issue text, agent output) is [`neutralise`]d: the message is evidence for exactly
 /// (`feature`, `issue`) and names no other issue with a closing keyword.
-pub fn message(feature: &str, issue: u32, github_issue: Option<u64>, body: &str) -> String {
+pub fn message(feature: &FeatureId, issue: u32, github_issue: Option<u64>, body: &str) -> String {
     let mut m = subject(feature, issue, github_issue);
     m.push_str("\n\n");
     let body = neutralise(body);
@@ -84,7 +85,7 @@ pub fn neutralise(text: &str) -> String {
 /// Which form of the tool's commit `message` is for issue `issue` of `feature`: `subject`
 /// (rule 1) or `trailers` (rule 2); `None` when neither. The rule itself is
 /// [`crate::evidence`]'s.
-pub fn implements(message: &str, feature: &str, issue: u32) -> Option<&'static str> {
+pub fn implements(message: &str, feature: &FeatureId, issue: u32) -> Option<&'static str> {
     use crate::evidence::{EvidenceRule, Source};
     EvidenceRule::new(feature)
         .matches(message)
@@ -117,6 +118,7 @@ pub fn still_counts(commit: &str, reverts: &[(String, String)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fid;
 
     #[test]
     fn issue_text_is_defused_visibly() {
@@ -144,32 +146,32 @@ mod tests {
 
     #[test]
     fn message_has_subject_body_and_trailers() {
-        let m = message("auth", 3, Some(42), "Add login\n\nFiles: a.rs");
+        let m = message(&fid("auth"), 3, Some(42), "Add login\n\nFiles: a.rs");
         assert!(m.starts_with("feat(auth): Implement issue #3 (#42)\n\nAdd login\n"));
         assert!(m.ends_with("\n\nSwarm-Feature: auth\nSwarm-Issue: 3\n"));
-        assert_eq!(implements(&m, "auth", 3), Some("subject"));
-        assert_eq!(implements(&m, "auth", 33), None);
-        assert_eq!(implements(&m, "aut", 3), None);
+        assert_eq!(implements(&m, &fid("auth"), 3), Some("subject"));
+        assert_eq!(implements(&m, &fid("auth"), 33), None);
+        assert_eq!(implements(&m, &fid("aut"), 3), None);
     }
 
     #[test]
     fn recognises_forms() {
         assert_eq!(
-            implements("FEAT(auth): implement ISSUE #2 and more", "auth", 2),
+            implements("FEAT(auth): implement ISSUE #2 and more", &fid("auth"), 2),
             Some("subject")
         );
         assert_eq!(
-            implements("feat(auth): Implement issue #22", "auth", 2),
+            implements("feat(auth): Implement issue #22", &fid("auth"), 2),
             None
         );
         assert_eq!(
-            implements("feat(auth): Implement issue #2x", "auth", 2),
+            implements("feat(auth): Implement issue #2x", &fid("auth"), 2),
             None
         );
         assert_eq!(
             implements(
                 "chore: x\n\nbody\n\nSwarm-Feature: auth\nSwarm-Issue: 2\n",
-                "auth",
+                &fid("auth"),
                 2
             ),
             Some("trailers")
@@ -178,7 +180,7 @@ mod tests {
         assert_eq!(
             implements(
                 "chore: x\n\nSwarm-Feature: auth\nSwarm-Issue: 2\n\nmore",
-                "auth",
+                &fid("auth"),
                 2
             ),
             None
@@ -232,7 +234,7 @@ mod tests {
             linked in proptest::option::of(1u64..50),
         ) {
             let body = format!("{title}\n\n{summary}");
-            let m = message("auth", issue, linked, &body);
+            let m = message(&fid("auth"), issue, linked, &body);
             // every issue number 1..200 is linked to a GitHub issue of the same number, so a
             // closing keyword on any of them would show up as evidence
             let mut rule = EvidenceRule::new("auth");

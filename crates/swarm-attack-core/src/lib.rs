@@ -18,6 +18,7 @@ pub mod evidence;
 pub mod failure_analysis;
 pub mod failure_class;
 pub mod fallback_chain;
+pub mod feature_id;
 pub mod files_rule;
 pub mod fold;
 pub mod gates;
@@ -56,3 +57,9 @@ pub mod summary;
 pub mod test_report;
 pub mod transition;
 pub mod unified_diff;
+
+/// A feature id for unit tests (panics on an invalid one).
+#[cfg(test)]
+pub(crate) fn fid(id: &str) -> feature_id::FeatureId {
+    feature_id::FeatureId::parse(id).expect("a valid feature id")
+}

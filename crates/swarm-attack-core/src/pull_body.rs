@@ -28,6 +28,9 @@ pub struct PullFacts<'a> {
     /// (docs/coordination.md "Many candidates, one result" `on_low_convergence: land`), flagged in
     /// the body.
     pub low_convergence: Option<f64>,
+    /// The review gate's verdict and counted findings (the status comment's `**Review:**`
+    /// text), when the gate ran.
+    pub review: Option<&'a str>,
 }
 
 /// The hidden marker in the body of the tool's pull requests.
@@ -77,6 +80,13 @@ pub fn pull_body(f: &PullFacts<'_>) -> String {
             "**Low convergence:** the candidates disagreed (mean similarity {score:.2}); compare before merging\n\n"
         ));
     }
+    if let Some(r) = f.review.map(str::trim).filter(|r| !r.is_empty()) {
+        // a reviewer's words: neutralised like the summary
+        out.push_str(&format!(
+            "**Review:** {}\n\n",
+            commit_message::neutralise(r)
+        ));
+    }
     let cost = f
         .cost_usd
         .map_or_else(|| "unknown".to_string(), |c| format!("${c:.2}"));
@@ -114,6 +124,7 @@ mod tests {
             cost_usd: None,
             risk: &[],
             low_convergence: None,
+            review: None,
         };
         assert_eq!(pull_title(&f), "feat(auth): Implement issue #2 (#42)");
         let body = pull_body(&f);
@@ -141,6 +152,16 @@ mod tests {
         assert!(hits.iter().all(|h| h.issue == 2), "{hits:?}");
         assert!(revert_targets(&message).is_empty());
         assert!(!body.contains("**Risk:**"), "{body}");
+        assert!(!body.contains("**Review:**"), "{body}");
+        let reviewed = pull_body(&PullFacts {
+            review: Some("pass_with_risk (single): [minor] src/a.py:3 — closes #9"),
+            ..f.clone()
+        });
+        assert!(
+            reviewed
+                .contains("**Review:** pass_with_risk (single): [minor] src/a.py:3 — closes # 9"),
+            "{reviewed}"
+        );
     }
 
     #[test]

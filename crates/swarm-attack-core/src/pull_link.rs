@@ -9,6 +9,7 @@
 //! someone (an agent or a person) is already on it.
 
 use crate::evidence::{EvidenceRule, Source};
+use crate::feature_id::FeatureId;
 use std::collections::BTreeMap;
 
 /// What the gate needs to know about an open pull request.
@@ -26,7 +27,7 @@ pub struct OpenPull {
 }
 
 /// The branch a PR landing pushes issue `issue` of `feature` to.
-pub fn branch_name(feature: &str, issue: u32) -> String {
+pub fn branch_name(feature: &FeatureId, issue: u32) -> String {
     format!("swarm/{feature}/issue-{issue}")
 }
 
@@ -119,7 +120,7 @@ mod tests {
 
     #[test]
     fn branch_names_round_trip_and_are_exact() {
-        assert_eq!(branch_name("auth", 7), "swarm/auth/issue-7");
+        assert_eq!(branch_name(&crate::fid("auth"), 7), "swarm/auth/issue-7");
         assert_eq!(issue_of_branch("auth", "swarm/auth/issue-7"), Some(7));
         assert_eq!(issue_of_branch("auth", "swarm/auth/issue-07"), None);
         assert_eq!(issue_of_branch("auth", "swarm/auth/issue-7x"), None);

@@ -61,7 +61,10 @@ fn empty_object() -> Value {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
     pub issue_number: u32,
-    pub stage: Stage,
+    /// Private to the core: it changes only through the transitions of
+    /// [`crate::transition`] (and readiness, the evidence ledger, the greenlight merge);
+    /// read it with [`Task::stage`].
+    pub(crate) stage: Stage,
     #[serde(default, deserialize_with = "or_default")]
     pub title: String,
     #[serde(default, deserialize_with = "or_default")]
@@ -182,6 +185,11 @@ pub struct Task {
 }
 
 impl Task {
+    /// The task's stage (set only by the core's state machine).
+    pub fn stage(&self) -> &Stage {
+        &self.stage
+    }
+
     /// A new task in BACKLOG with only the essentials set.
     pub fn new(issue_number: u32, title: impl Into<String>) -> Self {
         Task {

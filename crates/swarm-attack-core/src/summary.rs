@@ -3,6 +3,7 @@
 //! to `llm.command` and the cleaning of its answer. Pure; the app layer reads git and runs the
 //! command.
 
+use crate::feature_id::FeatureId;
 use crate::prompt::sanitize::{sanitize_line, strip_hidden_chars};
 use crate::registry::Symbol;
 
@@ -102,7 +103,7 @@ pub fn deterministic_summary(
 
 /// The question for `llm.command` (purpose `summary`).
 pub fn llm_question(
-    feature: &str,
+    feature: &FeatureId,
     issue: u32,
     title: &str,
     subject: &str,
@@ -216,7 +217,7 @@ mod tests {
     #[test]
     fn the_question_carries_diffstat_and_patch() {
         let q = llm_question(
-            "auth",
+            &crate::fid("auth"),
             3,
             "Add login",
             "feat: x",

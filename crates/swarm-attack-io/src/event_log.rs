@@ -13,6 +13,7 @@
 //!   masked in every record, as a last line of defence: no event ever contains a secret.
 
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::io::file_error::FileError;
 use crate::io::lock::FeatureLock;
 use crate::io::ui::Ui;
@@ -36,16 +37,16 @@ pub enum EventLogError {
 #[derive(Debug, Clone)]
 pub struct EventLog {
     path: PathBuf,
-    feature: String,
+    feature: FeatureId,
     session: String,
     enabled: bool,
 }
 
 impl EventLog {
-    pub fn new(path: PathBuf, feature: &str, session: &str, enabled: bool) -> Self {
+    pub fn new(path: PathBuf, feature: &FeatureId, session: &str, enabled: bool) -> Self {
         EventLog {
             path,
-            feature: feature.to_string(),
+            feature: feature.clone(),
             session: session.to_string(),
             enabled,
         }
@@ -122,7 +123,7 @@ impl EventLog {
         let mut rec = Map::new();
         rec.insert("ts".into(), Value::String(ts.to_string()));
         rec.insert("event".into(), Value::String(event.as_str().to_string()));
-        rec.insert("feature".into(), Value::String(self.feature.clone()));
+        rec.insert("feature".into(), Value::String(self.feature.to_string()));
         rec.insert("session".into(), Value::String(self.session.clone()));
         rec.insert("seq".into(), Value::from(seq));
         if let Ok(Value::Object(body)) = serde_json::to_value(event) {
@@ -313,6 +314,7 @@ fn move_aside(path: &Path, torn: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fid;
     use std::time::Duration;
 
     fn ui() -> crate::io::ui::Ui {
@@ -321,11 +323,16 @@ mod tests {
 
     fn setup() -> (tempfile::TempDir, EventLog, FeatureLock) {
         let dir = tempfile::tempdir().unwrap();
-        let log = EventLog::new(dir.path().join("events/f1.jsonl"), "f1", "sess-1", true);
+        let log = EventLog::new(
+            dir.path().join("events/f1.jsonl"),
+            &fid("f1"),
+            "sess-1",
+            true,
+        );
         let lock = FeatureLock::acquire(
             &ui(),
             &dir.path().join("locks/f1.lock"),
-            "f1",
+            &fid("f1"),
             Duration::from_secs(5),
         )
         .unwrap();
@@ -461,7 +468,7 @@ mod tests {
     #[test]
     fn a_disabled_log_writes_nothing() {
         let (d, _log, lock) = setup();
-        let off = EventLog::new(d.path().join("events/off.jsonl"), "off", "s", false);
+        let off = EventLog::new(d.path().join("events/off.jsonl"), &fid("off"), "s", false);
         off.append(&ui(), &lock, "t", &[started(1)]).unwrap();
         assert!(!off.path().exists());
     }

@@ -87,7 +87,7 @@ pub fn update_lessons<T>(
     timeout: Duration,
     change: impl FnOnce(&mut Vec<Lesson>) -> (bool, T),
 ) -> Result<T, LessonsFileError> {
-    let _held = FeatureLock::acquire(ui, lock, "lessons", timeout)?;
+    let _held = FeatureLock::acquire_named(ui, lock, "lessons", timeout)?;
     let mut lessons = load_lessons(path);
     let (changed, out) = change(&mut lessons);
     if changed {

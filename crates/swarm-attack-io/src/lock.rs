@@ -2,6 +2,7 @@
 //! that is never renamed or deleted, so a crashed holder releases it with its process. The holder
 //! writes who it is into the file, so a waiter that times out can name it.
 
+use crate::core::feature_id::FeatureId;
 use crate::io::file_error::FileError;
 use crate::io::ui::Ui;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -36,6 +37,17 @@ impl FeatureLock {
     /// Acquires the lock at `path`, waiting up to `timeout`; then fails with exit 3 naming
     /// the holder.
     pub fn acquire(
+        ui: &Ui,
+        path: &Path,
+        feature: &FeatureId,
+        timeout: Duration,
+    ) -> Result<FeatureLock, LockError> {
+        Self::acquire_named(ui, path, feature, timeout)
+    }
+
+    /// [`FeatureLock::acquire`] of a lock that is not a feature's (e.g. the lessons file's),
+    /// named `feature` in the messages.
+    pub fn acquire_named(
         ui: &Ui,
         path: &Path,
         feature: &str,

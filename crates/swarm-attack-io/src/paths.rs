@@ -1,5 +1,6 @@
 //! Where things live in a user's repository (docs/state.md "Files").
 
+use crate::core::feature_id::FeatureId;
 use std::path::{Path, PathBuf};
 
 /// The file layout of one project.
@@ -18,16 +19,16 @@ impl Paths {
             swarm_dir: root.join(swarm_dir),
         }
     }
-    pub fn issues_file(&self, feature: &str) -> PathBuf {
+    pub fn issues_file(&self, feature: &FeatureId) -> PathBuf {
         self.specs_dir.join(feature).join("issues.json")
     }
     pub fn state_dir(&self) -> PathBuf {
         self.swarm_dir.join("state")
     }
-    pub fn state_file(&self, feature: &str) -> PathBuf {
+    pub fn state_file(&self, feature: &FeatureId) -> PathBuf {
         self.state_dir().join(format!("{feature}.json"))
     }
-    pub fn events_file(&self, feature: &str) -> PathBuf {
+    pub fn events_file(&self, feature: &FeatureId) -> PathBuf {
         self.swarm_dir
             .join("events")
             .join(format!("{feature}.jsonl"))
@@ -36,11 +37,11 @@ impl Paths {
     pub fn locks_dir(&self) -> PathBuf {
         self.swarm_dir.join("locks")
     }
-    pub fn lock_file(&self, feature: &str) -> PathBuf {
+    pub fn lock_file(&self, feature: &FeatureId) -> PathBuf {
         self.locks_dir().join(format!("{feature}.lock"))
     }
     /// The lock a GitHub session of a feature holds.
-    pub fn github_lock_file(&self, feature: &str) -> PathBuf {
+    pub fn github_lock_file(&self, feature: &FeatureId) -> PathBuf {
         self.locks_dir()
             .join("github")
             .join(format!("{feature}.lock"))
@@ -56,12 +57,12 @@ impl Paths {
     pub fn cache_dir(&self) -> PathBuf {
         self.swarm_dir.join("cache")
     }
-    pub fn outbox_file(&self, feature: &str) -> PathBuf {
+    pub fn outbox_file(&self, feature: &FeatureId) -> PathBuf {
         self.swarm_dir
             .join("outbox")
             .join(format!("{feature}.jsonl"))
     }
-    pub fn attempt_dir(&self, feature: &str, issue: u32, attempt: u32) -> PathBuf {
+    pub fn attempt_dir(&self, feature: &FeatureId, issue: u32, attempt: u32) -> PathBuf {
         self.swarm_dir
             .join("runs")
             .join(feature)
@@ -69,7 +70,7 @@ impl Paths {
             .join(format!("attempt-{attempt}"))
     }
     /// The marker written while an issue's commit is landing.
-    pub fn landing_marker(&self, feature: &str, issue: u32) -> PathBuf {
+    pub fn landing_marker(&self, feature: &FeatureId, issue: u32) -> PathBuf {
         self.swarm_dir
             .join("runs")
             .join(feature)
@@ -82,25 +83,5 @@ impl Paths {
             .unwrap_or(p)
             .display()
             .to_string()
-    }
-}
-
-/// Whether `id` is a valid feature id: `^[a-z0-9][a-z0-9._-]{0,62}[a-z0-9]$`.
-pub fn is_valid_feature_id(id: &str) -> bool {
-    let b = id.as_bytes();
-    let edge = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    let mid = |c: u8| edge(c) || c == b'.' || c == b'_' || c == b'-';
-    (2..=64).contains(&b.len()) && edge(b[0]) && edge(b[b.len() - 1]) && b.iter().all(|c| mid(*c))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_valid_feature_id as ok;
-
-    #[test]
-    fn feature_ids() {
-        assert!(ok("auth") && ok("a1") && ok("my.feature-2_x"));
-        assert!(!ok("a") && !ok("-a") && !ok("a-") && !ok("Auth") && !ok("a/b") && !ok("../x"));
-        assert!(ok(&"a".repeat(64)) && !ok(&"a".repeat(65)));
     }
 }

@@ -359,7 +359,7 @@ mod tests {
     /// The lock of feature `f` in `dir`.
     fn lock_in(dir: &std::path::Path) -> FeatureLock {
         let ui = crate::io::ui::Ui::captured(Default::default());
-        FeatureLock::acquire(&ui, &dir.join("f.lock"), "f", Duration::from_secs(5)).unwrap()
+        FeatureLock::acquire_named(&ui, &dir.join("f.lock"), "f", Duration::from_secs(5)).unwrap()
     }
 
     #[test]

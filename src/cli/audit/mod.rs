@@ -13,6 +13,7 @@ mod tests;
 use crate::app::project::Project;
 use crate::cli::{GlobalArgs, JsonFlag};
 use crate::core::audit::{AuditReport, Auditor};
+use crate::core::feature_id::FeatureId;
 use crate::core::record::Record;
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
@@ -25,7 +26,7 @@ use store::{AuditStore, Mode};
 #[derive(Debug, Args)]
 pub struct AuditArgs {
     /// The feature id (its folder under specs/, e.g. `auth`).
-    pub feature: String,
+    pub feature: FeatureId,
     #[command(flatten)]
     pub json: JsonFlag,
 }
@@ -58,7 +59,7 @@ pub fn audit(g: &GlobalArgs, ui: &Ui, a: AuditArgs) -> CmdResult<u8> {
 
 /// Reads the feature's log (streaming, no lock) and aggregates it, with titles from the
 /// state when there is one.
-pub fn build(project: &Project, feature: &str) -> CmdResult<AuditReport> {
+pub fn build(project: &Project, feature: &FeatureId) -> CmdResult<AuditReport> {
     read(&project.ui, project, feature, None)
 }
 
@@ -67,10 +68,9 @@ pub fn build(project: &Project, feature: &str) -> CmdResult<AuditReport> {
 fn read(
     ui: &Ui,
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     mut store: Option<&mut AuditStore>,
 ) -> CmdResult<AuditReport> {
-    project.check_feature(feature)?;
     // Titles from the state, when there is one (read only). A state file that cannot be
     // read is an error naming it (exit 2), as for `status` and `run`: read first, so the
     // log is not read for nothing.

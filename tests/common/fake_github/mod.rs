@@ -462,6 +462,16 @@ impl FakeGithub {
             .collect()
     }
 
+    /// The reviews posted on pull request `n` (GitHub's shape, with the posted
+    /// `comments`), oldest first.
+    pub fn pull_reviews(&self, n: u64) -> Vec<serde_json::Value> {
+        self.w()
+            .pulls
+            .get(&n)
+            .map(|m| m.reviews.clone())
+            .unwrap_or_default()
+    }
+
     /// Opens a pull request as a person would (not through the tool).
     pub fn open_pull(&self, title: &str, head: &str, base: &str, body: &str) -> u64 {
         let n = self.add_item(title, &[], body, true);
@@ -473,6 +483,7 @@ impl FakeGithub {
                 merged_at: None,
                 merge_method: None,
                 commits: Vec::new(),
+                reviews: Vec::new(),
             },
         );
         n

@@ -20,6 +20,8 @@ pub struct PullMeta {
     pub merge_method: Option<String>,
     /// Its commits, oldest first: (sha, message). The last one is the head.
     pub commits: Vec<(String, String)>,
+    /// Its reviews as posted (`POST …/reviews`), in GitHub's shape.
+    pub reviews: Vec<Value>,
 }
 
 const ZERO_SHA: &str = "0000000000000000000000000000000000000000";
@@ -137,6 +139,7 @@ impl World {
                         merged_at: None,
                         merge_method: None,
                         commits: Vec::new(),
+                        reviews: Vec::new(),
                     },
                 );
                 json_reply(201, &self.pull_json(number, true))
@@ -157,6 +160,11 @@ impl World {
                             .collect();
                         self.page(items, sub, query)
                     }
+                    ("GET", ["reviews"]) => {
+                        let items = self.pulls[&number].reviews.clone();
+                        self.page(items, sub, query)
+                    }
+                    ("POST", ["reviews"]) => self.post_review(number, input),
                     ("PATCH", []) => {
                         let now = self.now();
                         let i = self.issues.get_mut(&number).expect("present");
@@ -196,6 +204,51 @@ impl World {
             }
             _ => message(404, "Not Found"),
         }
+    }
+
+    /// `POST /pulls/{n}/reviews` as GitHub validates it: `event` one of `APPROVE`,
+    /// `REQUEST_CHANGES`, `COMMENT` (a review without one stays `PENDING`), each inline
+    /// comment with a `path`, a `body` and a positive `line`; a comment whose `line` is
+    /// above 1000 stands for a line outside the diff (422, "Line could not be resolved").
+    fn post_review(&mut self, number: u64, input: &Value) -> Reply {
+        let state = match input["event"].as_str() {
+            Some("APPROVE") => "APPROVED",
+            Some("REQUEST_CHANGES") => "CHANGES_REQUESTED",
+            Some("COMMENT") => "COMMENTED",
+            None => "PENDING",
+            Some(_) => return message(422, "Unprocessable Entity"),
+        };
+        let comments = input["comments"].as_array().cloned().unwrap_or_default();
+        for c in &comments {
+            let ok = c["path"].as_str().is_some()
+                && c["body"].as_str().is_some()
+                && c["line"].as_u64().is_some_and(|l| l > 0);
+            if !ok {
+                return message(422, "Unprocessable Entity");
+            }
+            if c["line"].as_u64().is_some_and(|l| l > 1000) {
+                return message(422, "Line could not be resolved");
+            }
+        }
+        let id = self.id();
+        let review = json!({
+            "id": id,
+            "node_id": format!("PRR_kwDO{id}"),
+            "user": self.user("swarm-bot"),
+            "body": input["body"].as_str().unwrap_or_default(),
+            "state": state,
+            "commit_id": input["commit_id"].as_str().unwrap_or(ZERO_SHA),
+            "html_url": format!("https://github.com/{}/{}/pull/{number}#pullrequestreview-{id}", self.owner, self.name),
+            "submitted_at": self.now(),
+            "author_association": "OWNER",
+            "comments": comments,
+        });
+        self.pulls
+            .get_mut(&number)
+            .expect("present")
+            .reviews
+            .push(review.clone());
+        json_reply(200, &review)
     }
 
     /// One item of `GET /pulls/{n}/commits`, in GitHub's shape.

@@ -46,6 +46,12 @@ impl WriteRule {
             content: content.into(),
         }
     }
+
+    /// Not a write: when the user text contains `needle`, the model answers `text` and ends
+    /// its turn, calling no tool (Claude Code's Messages API only; e.g. a reviewer's JSON).
+    pub fn reply(needle: &str, text: &str) -> Self {
+        WriteRule::new(needle, "", text)
+    }
 }
 
 /// On the Messages API, the final text of a turn whose user text contains every one of
@@ -338,10 +344,22 @@ fn overloaded() -> Reply {
     )
 }
 
-/// The rules whose needle is in the last user message's text.
+/// The write rules whose needle is in the last user message's text.
 pub(super) fn matching<'a>(body: &Value, rules: &'a [WriteRule]) -> Vec<&'a WriteRule> {
     let texts = user_texts(body).join("\n");
-    rules.iter().filter(|r| texts.contains(&r.needle)).collect()
+    rules
+        .iter()
+        .filter(|r| !r.path.is_empty() && texts.contains(&r.needle))
+        .collect()
+}
+
+/// The text of the first reply rule ([`WriteRule::reply`]) whose needle is in the user text.
+fn reply_for<'a>(body: &Value, rules: &'a [WriteRule]) -> Option<&'a str> {
+    let texts = user_texts(body).join("\n");
+    rules
+        .iter()
+        .find(|r| r.path.is_empty() && texts.contains(&r.needle))
+        .map(|r| r.content.as_str())
 }
 
 fn sse(events: &[Value]) -> String {
@@ -360,7 +378,8 @@ fn anthropic(body: &Value, rules: &[WriteRule], replies: &[ReplyRule]) -> Reply 
         .and_then(|m| m.last())
         .and_then(|m| m["content"].as_array())
         .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"));
-    let writes = if has_tools && !last_is_result {
+    let reply = reply_for(body, rules);
+    let writes = if has_tools && !last_is_result && reply.is_none() {
         matching(body, rules)
     } else {
         Vec::new()
@@ -380,11 +399,14 @@ fn anthropic(body: &Value, rules: &[WriteRule], replies: &[ReplyRule]) -> Reply 
         );
     }
     if blocks.is_empty() {
+        // a reply rule of the write rules first, then one of the reply rules, else "Done."
         let texts = user_texts(body).join("\n");
-        let text = replies
-            .iter()
-            .find(|r| r.needles.iter().all(|n| texts.contains(n)))
-            .map_or("Done.", |r| r.text.as_str());
+        let text = reply.unwrap_or_else(|| {
+            replies
+                .iter()
+                .find(|r| r.needles.iter().all(|n| texts.contains(n)))
+                .map_or("Done.", |r| r.text.as_str())
+        });
         blocks.push(json!({"type": "text", "text": text}));
     }
     let stop = if writes.is_empty() {

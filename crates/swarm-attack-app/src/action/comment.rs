@@ -2,8 +2,8 @@
 //! the author's write access, and `status`, `plan`, `retry`, `unblock`, `skip` applied to the task.
 
 use super::{
-    ActionOutcome, GithubPort, collect_outputs, is_trusted, log_received, received, report,
-    upsert_task,
+    ActionOutcome, GithubPort, begin_named, collect_outputs, is_trusted, log_received, received,
+    report, upsert_task,
 };
 use crate::app::project::Project;
 use crate::core::action::{self, ActionEvent, IssueSnapshot, SwarmCommand};
@@ -24,13 +24,12 @@ pub(super) fn on_comment(
     run_agents: bool,
     out: &mut ActionOutcome,
 ) -> CmdResult<()> {
-    let feature =
-        action::feature_from_labels(&issue.labels, &project.config.github.default_feature);
+    let named = action::feature_from_labels(&issue.labels, &project.config.github.default_feature);
     let command = match (action_name, action::parse_command(body)) {
         ("created", Some(Ok(c))) => c,
         ("created", Some(Err(word))) => {
             out.note(format!("unknown command `/swarm {word}` from @{author}; known: status, plan, retry, unblock, skip"));
-            return log_received(project, event, &feature, false);
+            return log_received(project, event, &named, false);
         }
         _ => {
             out.note("the comment holds no `/swarm` command; nothing to do");
@@ -44,7 +43,7 @@ pub(super) fn on_comment(
             issue.number,
             command.as_str()
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let (trusted, why) = is_trusted(gh, author, association)?;
     if !trusted {
@@ -52,12 +51,11 @@ pub(super) fn on_comment(
             "ignored `/swarm {}` from @{author}: no write access ({why})",
             command.as_str()
         ));
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
-    project.check_feature(&feature)?;
-    let mut txn = project.begin_or_new(&feature)?;
+    let (feature, prepared, mut txn) = begin_named(project, &named)?;
     let tracked = txn
-        .state
+        .state()
         .tasks
         .iter()
         .any(|t| t.github_issue == Some(issue.number));
@@ -67,19 +65,19 @@ pub(super) fn on_comment(
             issue.number, project.config.github.trigger_label
         ));
         drop(txn);
-        return log_received(project, event, &feature, false);
+        return log_received(project, event, &named, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
-    crate::app::sync::sync_txn(&mut txn)?;
+    crate::app::sync::sync_txn(&mut txn, &prepared)?;
     let stage = txn
-        .state
+        .state()
         .task(number)
-        .map(|t| t.stage.clone())
+        .map(|t| t.stage().clone())
         .unwrap_or(Stage::Backlog);
     let note = match command {
         SwarmCommand::Status => format!("status: {stage}"),
         SwarmCommand::Plan => {
-            let task = txn.state.task(number).cloned();
+            let task = txn.state().task(number).cloned();
             match task {
                 Some(t) => {
                     let d = crate::app::plan::decide_for_task(project, &feature, &t);
@@ -93,7 +91,7 @@ pub(super) fn on_comment(
                             .unwrap_or_default(),
                         d.reason
                     );
-                    txn.events.push(d.event(number));
+                    txn.push_event(d.event(number));
                     note
                 }
                 None => "plan: no task".into(),
@@ -101,19 +99,17 @@ pub(super) fn on_comment(
         }
         SwarmCommand::Retry | SwarmCommand::Unblock => {
             if matches!(stage, Stage::Blocked | Stage::Skipped | Stage::Interrupted) {
-                if let Some(t) = txn.state.task_mut(number) {
-                    txn.events.extend(t.unblock().ok());
-                }
-                readiness::recompute(&mut txn.state);
+                txn.change_task(number, |t| t.unblock().ok());
+                readiness::recompute(txn.state_mut());
                 if command == SwarmCommand::Retry && run_agents {
                     out.to_run.push((feature.clone(), number));
                 }
                 format!(
                     "{}: {stage} → {}",
                     command.as_str(),
-                    txn.state
+                    txn.state()
                         .task(number)
-                        .map(|t| t.stage.to_string())
+                        .map(|t| t.stage().to_string())
                         .unwrap_or_default()
                 )
             } else {
@@ -124,20 +120,18 @@ pub(super) fn on_comment(
             if matches!(stage, Stage::Done | Stage::Skipped) {
                 format!("skip: the issue is {stage}; nothing to do")
             } else {
-                if let Some(t) = txn.state.task_mut(number) {
-                    txn.events.extend(
-                        t.skip(format!("skipped by @{author} with /swarm skip"))
-                            .ok(),
-                    );
-                }
-                readiness::recompute(&mut txn.state);
+                txn.change_task(number, |t| {
+                    t.skip(format!("skipped by @{author} with /swarm skip"))
+                        .ok()
+                });
+                readiness::recompute(txn.state_mut());
                 format!("skip: {stage} → SKIPPED")
             }
         }
     };
     report(out, &feature, &txn, number, &note);
     out.handled = true;
-    txn.events.push(received(event, true));
+    txn.push_event(received(event, true));
     collect_outputs(out, &txn);
     txn.commit()?;
     gh.sync(project, &feature, &[issue.number])

@@ -74,7 +74,7 @@ pub fn run_triggered(
         if let Ok(Some(state)) = crate::io::state_store::load(&project.paths.state_file(&feature)) {
             for t in &state.tasks {
                 let Some(g) = t.github_issue else { continue };
-                match t.stage {
+                match t.stage() {
                     crate::core::stage::Stage::Done => out.issues_done.push(g),
                     crate::core::stage::Stage::Blocked => out.issues_blocked.push(g),
                     _ => {}

@@ -5,6 +5,7 @@ use crate::app::action::GithubPort;
 use crate::app::github::session::{Session, settings_or_exit};
 use crate::app::project::Project;
 use crate::core::action::IssueSnapshot;
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
@@ -89,7 +90,7 @@ impl GithubPort for LiveGithub {
 
     /// Syncs the feature's linked issues (only `only` when given); anything left undone is
     /// an error, because an Action's `.swarm/` (and so its outbox) does not outlive the run.
-    fn sync(&self, project: &Project, feature: &str, only: &[u64]) -> CmdResult<()> {
+    fn sync(&self, project: &Project, feature: &FeatureId, only: &[u64]) -> CmdResult<()> {
         let Some(state) = state_store::load(&project.paths.state_file(feature))? else {
             return Ok(());
         };
@@ -124,7 +125,7 @@ impl GithubPort for OfflineGithub {
     fn labeled_issues(&self, _label: &str) -> CmdResult<Vec<IssueSnapshot>> {
         Ok(Vec::new())
     }
-    fn sync(&self, project: &Project, _feature: &str, _only: &[u64]) -> CmdResult<()> {
+    fn sync(&self, project: &Project, _feature: &FeatureId, _only: &[u64]) -> CmdResult<()> {
         project.ui.info(
             "GitHub is not configured (no token or repository); labels and comments not updated",
         );

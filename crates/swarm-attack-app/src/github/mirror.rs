@@ -13,6 +13,7 @@
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::session::Session;
 use crate::app::project::Project;
+use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
 use crate::io::github::settings;
 use crate::io::state_store;
@@ -23,7 +24,7 @@ const SKIPPED_NOTICE: &str = "github-sync-skipped";
 
 /// The finish hook: mirrors `feature` to GitHub (see the module docs). Its error (the
 /// state could not be read, the sync could not start) is shown as a warning by the caller.
-pub fn mirror(ui: &Ui, project: &Project, feature: &str) -> CmdResult<()> {
+pub fn mirror(ui: &Ui, project: &Project, feature: &FeatureId) -> CmdResult<()> {
     mirror_report(ui, project, feature).map(|_| ())
 }
 
@@ -31,7 +32,7 @@ pub fn mirror(ui: &Ui, project: &Project, feature: &str) -> CmdResult<()> {
 pub fn mirror_report(
     ui: &Ui,
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
 ) -> CmdResult<Option<GithubSyncReport>> {
     if !project.config.coordination.github_sync_enabled {
         return Ok(None);

@@ -8,6 +8,7 @@ use crate::app::github::report::GithubSyncReport;
 use crate::app::github::session::{Session, Target, settings_or_exit, synced_state};
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::github_status::task_marker;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
@@ -17,8 +18,7 @@ use std::collections::BTreeMap;
 
 /// `github publish <feature>`: publish, record, then sync the linked issues (labels and
 /// status comments) when `coordination.github_sync_enabled`.
-pub fn publish(project: &Project, feature: &str) -> CmdResult<GithubSyncReport> {
-    project.check_feature(feature)?;
+pub fn publish(project: &Project, feature: &FeatureId) -> CmdResult<GithubSyncReport> {
     let settings = settings_or_exit(project)?;
     let state = synced_state(project, feature, false)?;
     let mut session = Session::open(project, feature, settings, false)?;
@@ -138,7 +138,7 @@ pub(crate) fn publish_tasks(
     record_links(session, state, &links)
 }
 
-fn markers(feature: &str, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
+fn markers(feature: &FeatureId, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
     let prefix = format!("<!-- swarm-attack:task {feature}#");
     let mut out = BTreeMap::new();
     // oldest first, so the first issue ever created for a task wins
@@ -161,7 +161,7 @@ fn markers(feature: &str, issues: &[IssueInfo]) -> BTreeMap<u32, u64> {
 /// (issues updated in the last ten minutes) before trying again.
 fn create_issue(
     session: &mut Session<'_>,
-    feature: &str,
+    feature: &FeatureId,
     n: u32,
     title: &str,
     body: &str,
@@ -205,13 +205,13 @@ fn record_links(
 ) -> CmdResult<FeatureState> {
     let mut txn = session.project.begin(&session.feature)?;
     for (n, g, created) in links {
-        let Some(task) = txn.state.task_mut(*n) else {
+        let Some(task) = txn.state_mut().task_mut(*n) else {
             continue;
         };
         match task.github_issue {
             None => {
                 task.github_issue = Some(*g);
-                txn.events.push(Event::GithubSync {
+                txn.push_event(Event::GithubSync {
                     issue: *n,
                     github_issue: *g,
                     action: if *created { "published" } else { "linked" }.into(),
@@ -226,8 +226,8 @@ fn record_links(
             Some(_) => {}
         }
     }
-    txn.events.append(&mut session.events);
-    let state = txn.state.clone();
+    txn.events_mut().append(&mut session.events);
+    let state = txn.state().clone();
     txn.commit()?;
     Ok(state)
 }

@@ -2,6 +2,7 @@
 //! what is left in the outbox. Filled by a [`Session`](crate::app::github::session::Session),
 //! printed by the CLI.
 
+use crate::core::feature_id::FeatureId;
 use crate::io::github::outbox::OutboxEntry;
 use serde::Serialize;
 
@@ -32,7 +33,7 @@ pub struct PlannedRequest {
 /// What a `github sync` (or the sync part of `github publish`) did.
 #[derive(Debug, Clone, Serialize)]
 pub struct GithubSyncReport {
-    pub feature: String,
+    pub feature: FeatureId,
     pub repo: String,
     pub dry_run: bool,
     pub issues: Vec<IssueReport>,

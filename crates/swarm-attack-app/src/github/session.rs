@@ -12,6 +12,7 @@
 use crate::app::github::report::{GithubSyncReport, PlannedRequest};
 use crate::app::project::Project;
 use crate::core::events::Event;
+use crate::core::feature_id::FeatureId;
 use crate::core::github_plan::plan_labels;
 use crate::core::github_status::{Desired, label_spec};
 use crate::core::state::FeatureState;
@@ -41,11 +42,11 @@ pub fn settings_or_exit(project: &Project) -> CmdResult<Settings> {
 /// Reads and git-syncs the state under the feature lock (released before any request).
 pub(crate) fn synced_state(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     dry_run: bool,
 ) -> CmdResult<FeatureState> {
     let (txn, _) = crate::app::sync::open_synced(project, feature)?;
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     if dry_run {
         drop(txn);
     } else {
@@ -68,7 +69,7 @@ pub struct Target<'a> {
 /// One sync or publish run against one repository.
 pub struct Session<'p> {
     pub project: &'p Project,
-    pub feature: String,
+    pub feature: FeatureId,
     pub api: Api,
     pub dry_run: bool,
     pub(crate) cache: SyncCache,
@@ -91,7 +92,7 @@ pub struct Session<'p> {
 impl<'p> Session<'p> {
     pub fn open(
         project: &'p Project,
-        feature: &str,
+        feature: &FeatureId,
         settings: Settings,
         dry_run: bool,
     ) -> CmdResult<Session<'p>> {
@@ -115,7 +116,7 @@ impl<'p> Session<'p> {
         let client = Client::new(settings)?;
         Ok(Session {
             project,
-            feature: feature.to_string(),
+            feature: feature.clone(),
             api: Api::new(client),
             dry_run,
             labels_ready: cache.labels_ok,
@@ -126,7 +127,7 @@ impl<'p> Session<'p> {
             done_keys: BTreeSet::new(),
             events: Vec::new(),
             report: GithubSyncReport {
-                feature: feature.to_string(),
+                feature: feature.clone(),
                 repo,
                 dry_run,
                 issues: Vec::new(),
@@ -367,7 +368,7 @@ impl<'p> Session<'p> {
                 .map_err(FileError::at("write", &cache_path))?;
             if !self.events.is_empty() {
                 let mut txn = self.project.begin(&self.feature)?;
-                txn.events = std::mem::take(&mut self.events);
+                *txn.events_mut() = std::mem::take(&mut self.events);
                 txn.commit_events_only()?;
             }
         }

@@ -13,12 +13,12 @@ use crate::app::github::publish::publish_tasks;
 use crate::app::github::report::GithubSyncReport;
 use crate::app::github::session::{Session, settings_or_exit, synced_state};
 use crate::app::project::Project;
+use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 
 /// `github sync <feature> [--dry-run]`.
-pub fn sync(project: &Project, feature: &str, dry_run: bool) -> CmdResult<GithubSyncReport> {
-    project.check_feature(feature)?;
+pub fn sync(project: &Project, feature: &FeatureId, dry_run: bool) -> CmdResult<GithubSyncReport> {
     let settings = settings_or_exit(project)?;
     if !dry_run {
         crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings)?;

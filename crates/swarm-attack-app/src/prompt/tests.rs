@@ -26,16 +26,10 @@ fn write(dir: &Path, rel: &str, text: &[u8]) {
 
 fn state() -> FeatureState {
     let mut s = FeatureState::new("auth", "2026-01-01T00:00:00Z");
-    let mut t1 = Task {
-        stage: Stage::Done,
-        ..Task::new(1, "User model")
-    };
+    let mut t1 = crate::task_in(Stage::Done, Task::new(1, "User model"));
     t1.outputs.files_created = vec!["src/user.rs".into(), "app/models.py".into()];
     t1.completion_summary = Some("Adds the User model.".into());
-    let mut t2 = Task {
-        stage: Stage::Ready,
-        ..Task::new(2, "Login")
-    };
+    let mut t2 = crate::task_in(Stage::Ready, Task::new(2, "Login"));
     t2.dependencies = vec![1];
     t2.body = Some("Add a login endpoint.\n\n## Acceptance Criteria\n\n- [ ] it works\n".into());
     s.tasks = vec![t1, t2];

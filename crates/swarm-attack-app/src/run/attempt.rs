@@ -71,6 +71,8 @@ pub struct Passed {
     pub pending_events: Vec<Event>,
     /// The handoff the agent's final text ended with (docs/learning.md "Handoffs"), neutralised.
     pub handoff: Option<crate::core::handoff::Handoff>,
+    /// The review gate's result on this commit, once the gate ran (docs/review.md).
+    pub review: Option<Box<crate::core::review::Reviewed>>,
 }
 
 /// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.
@@ -526,6 +528,7 @@ pub fn run_attempt(
             handoff: crate::core::handoff::parse(&crate::core::agent_report::unwrap_text(
                 &outcome.stdout,
             )),
+            review: None,
         }),
     ))
 }

@@ -26,13 +26,13 @@ fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger 
     crate::app::ledger::refresh(
         &ctx.project.paths.events_file(&ctx.feature),
         &ctx.project.config,
-        &mut txn.state,
+        txn.state_mut(),
     );
-    let mut ledger = txn.state.ledger.clone().unwrap_or_default();
+    let mut ledger = txn.state().ledger.clone().unwrap_or_default();
     let price = |agent: &str, model: Option<&str>| {
         crate::app::ledger::price_for(&ctx.project.config, agent, model)
     };
-    for e in &txn.events {
+    for e in txn.events() {
         if let Ok(v) = serde_json::to_value(e) {
             ledger.apply(&v, &price);
         }
@@ -58,7 +58,7 @@ pub fn start_agent(
         });
     }
     crate::app::run::record::with_txn(ctx, |txn| {
-        txn.events.extend(events);
+        txn.events_mut().extend(events);
         let ledger = ledger_now(ctx, txn);
         Ok(RunLimits::for_issue(
             &ledger,
@@ -74,7 +74,7 @@ pub fn start_agent(
 /// left as it was. Returns the reason.
 pub fn record(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32, e: &Exceeded) -> String {
     let reason = e.reason();
-    txn.events.push(Event::BudgetExceeded {
+    txn.push_event(Event::BudgetExceeded {
         issue,
         kind: e.kind.to_string(),
         spent: e.spent,
@@ -84,8 +84,6 @@ pub fn record(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32, e: &Ex
         ctx.breaker.trip(format!("stopped: {reason}"));
         return reason;
     }
-    if let Some(t) = txn.state.task_mut(issue) {
-        txn.events.extend(t.block(reason.clone()).ok());
-    }
+    txn.change_task(issue, |t| t.block(reason.clone()).ok());
     reason
 }

@@ -6,6 +6,7 @@
 
 use crate::app::project::FeatureTxn;
 use crate::app::run::{Progress, RunContext, budget_gate, worktrees};
+use crate::app::sync::{Summaries, open_synced_for};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -54,20 +55,21 @@ pub enum ClaimResult {
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
 pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
-    let (mut txn, report) = crate::app::sync::open_synced(ctx.project, &ctx.feature)?;
+    // the summaries the prompts show, built now if missing and kept in the state
+    let (mut txn, report) = open_synced_for(ctx.project, &ctx.feature, Summaries::All)?;
     let synced_head = report.head.filter(|_| {
         ctx.project.config.coordination.auto_sync_from_git
             && ctx.project.config.git.sync_refs.iter().any(|r| r == "HEAD")
     });
     recover_stale(ctx, &mut txn);
     if first {
-        remove_leftover_worktrees(ctx, &txn.state);
+        remove_leftover_worktrees(ctx, txn.state());
     }
-    readiness::recompute(&mut txn.state);
+    readiness::recompute(txn.state_mut());
     let open_prs = supersession_gate(ctx, &mut txn)?;
     let issue = loop {
         let pick = match only {
-            Some(n) => match check_requested(ctx, &txn.state, n, first)? {
+            Some(n) => match check_requested(ctx, txn.state(), n, first)? {
                 Ok(()) => match open_prs.get(&n) {
                     Some(pr) => {
                         txn.commit()?;
@@ -82,10 +84,10 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
                     return Ok(ClaimResult::Nothing(why));
                 }
             },
-            None => readiness::next_dispatchable_except(&txn.state, &open_prs),
+            None => readiness::next_dispatchable_except(txn.state(), &open_prs),
         };
         let Some(issue) = pick else {
-            let mut why = nothing_reason(&txn.state);
+            let mut why = nothing_reason(txn.state());
             if !open_prs.is_empty() {
                 let held: Vec<String> = open_prs
                     .iter()
@@ -103,7 +105,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         if let Some(e) = budget_gate::over_limit(ctx, &mut txn, issue) {
             let reason = budget_gate::record(ctx, &mut txn, issue, &e);
             if e.is_feature_limit() || only.is_some() {
-                readiness::recompute(&mut txn.state);
+                readiness::recompute(txn.state_mut());
                 txn.commit()?;
                 return Ok(ClaimResult::Nothing(reason));
             }
@@ -121,23 +123,23 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         }
     };
     let owner = ctx.owner_now();
-    let Some(task) = txn.state.task_mut(issue) else {
+    let Some(task) = txn.state_mut().task_mut(issue) else {
         txn.commit()?;
         return Ok(ClaimResult::Nothing(format!("issue {issue} is gone")));
     };
-    let resumed = task.stage == Stage::Interrupted;
+    let resumed = task.stage() == &Stage::Interrupted;
     let started = task.claim(owner.clone())?;
     let attempt = task.attempts;
     let retries = task.retries;
     let task_snapshot = task.clone();
-    if matches!(txn.state.phase, Phase::ReadyToImplement) {
-        txn.state.phase = Phase::Implementing;
+    if matches!(txn.state().phase, Phase::ReadyToImplement) {
+        txn.state_mut().phase = Phase::Implementing;
     }
-    txn.events.push(started);
+    txn.push_event(started);
     // risk routing (docs/gates.md "Risk routing"): recorded at each dispatch of a risky issue
     let risk = crate::app::gates::risk_of(ctx.project, &task_snapshot);
     if risk.is_risky() {
-        txn.events.push(Event::RiskFlagged {
+        txn.push_event(Event::RiskFlagged {
             issue,
             signals: risk.lines(),
         });
@@ -157,9 +159,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
         // show the issue as in progress on GitHub while the agents work
         txn.mirror_after_commit();
     }
-    // the summaries the prompts show, built now if missing and kept in the state
-    crate::app::summary::ensure_summaries(ctx.project, &ctx.feature, &mut txn.state);
-    let state = txn.state.clone();
+    let state = txn.state().clone();
     txn.commit()?;
     Ok(ClaimResult::Claimed(Box::new(Claim {
         issue,
@@ -193,22 +193,23 @@ fn specify_gate<'p>(
 ) -> CmdResult<Gated<'p>> {
     use crate::core::gates::specify::{self, Check};
     let cfg = ctx.project.config.gates.specify;
-    let Some(task) = txn.state.task(issue).cloned() else {
+    let Some(task) = txn.state().task(issue).cloned() else {
         return Ok(Gated::Pass(Box::new(txn)));
     };
     match specify::check(&task, &cfg) {
         Check::Pass => Ok(Gated::Pass(Box::new(txn))),
         Check::Hold(reason) => {
             // a kept low score (e.g. the task was made READY by hand): held again
-            if let Some(t) = txn.state.task_mut(issue)
+            if let Some(t) = txn.state_mut().task_mut(issue)
                 && let Ok(ev) = t.hold(reason.clone())
             {
-                txn.events.push(ev);
-                if t.github_issue.is_some() {
+                let linked = t.github_issue.is_some();
+                txn.push_event(ev);
+                if linked {
                     txn.mirror_after_commit();
                 }
             }
-            readiness::recompute(&mut txn.state);
+            readiness::recompute(txn.state_mut());
             txn.commit()?;
             Ok(Gated::Held(ClaimResult::Held {
                 issue,
@@ -224,7 +225,7 @@ fn specify_gate<'p>(
             let rec = crate::app::gates::score(ctx.project, &ctx.feature, &task);
             let mut txn = ctx.project.begin(&ctx.feature)?;
             let notices = crate::app::gates::record(&mut txn, vec![(issue, rec)]);
-            let now = txn.state.task(issue).cloned();
+            let now = txn.state().task(issue).cloned();
             if now.as_ref().is_some_and(|t| t.github_issue.is_some()) {
                 txn.mirror_after_commit();
             }
@@ -253,20 +254,20 @@ fn supersession_gate(
     ctx: &RunContext<'_>,
     txn: &mut FeatureTxn<'_>,
 ) -> CmdResult<std::collections::BTreeMap<u32, u64>> {
-    let gate = crate::app::pull_gate::open_pull_links(ctx.project, &txn.state)?;
+    let gate = crate::app::pull_gate::open_pull_links(ctx.project, txn.state())?;
     if let Some(w) = gate.warning {
         ctx.report(Progress::Notice(w));
     }
     let mut links = gate.links;
     links.retain(|n, _| {
-        txn.state
+        txn.state()
             .task(*n)
-            .is_some_and(|t| readiness::dispatchable(&txn.state, t))
+            .is_some_and(|t| readiness::dispatchable(txn.state(), t))
     });
     let mut gated = ctx.gated.lock().unwrap_or_else(|e| e.into_inner());
     for (issue, pr) in &links {
         if gated.insert(*issue) {
-            txn.events.push(Event::DuplicateDetected {
+            txn.push_event(Event::DuplicateDetected {
                 issue: *issue,
                 git: serde_json::Value::Null,
                 tests: serde_json::Value::Null,
@@ -303,9 +304,9 @@ fn check_requested(
         return Ok(Ok(()));
     }
     if !first {
-        return Ok(Err(format!("issue {n} is {}", t.stage)));
+        return Ok(Err(format!("issue {n} is {}", t.stage())));
     }
-    if t.is_manual() && t.stage != Stage::Done {
+    if t.is_manual() && t.stage() != &Stage::Done {
         return Err(CommandError::input(format!(
             "issue {n} of `{}` is manual (automation_type: manual): it waits for a person and is never sent to an agent",
             ctx.feature
@@ -315,7 +316,7 @@ fn check_requested(
             ctx.feature
         )));
     }
-    match &t.stage {
+    match &t.stage() {
         Stage::Done => Ok(Err(format!("issue {n} is already DONE"))),
         Stage::InProgress => Err(CommandError::locked(format!(
             "issue {n} of `{}` is IN_PROGRESS in another run ({})",
@@ -326,7 +327,7 @@ fn check_requested(
         Stage::Blocked | Stage::Skipped => Err(CommandError::input(format!(
             "issue {n} of `{}` is {}{}",
             ctx.feature,
-            t.stage,
+            t.stage(),
             t.blocked_reason
                 .as_deref()
                 .map(|r| format!(": {r}"))
@@ -357,12 +358,12 @@ fn check_requested(
 
 /// Why nothing can be claimed, in one sentence.
 pub fn nothing_reason(state: &FeatureState) -> String {
-    let count = |s: Stage| state.tasks.iter().filter(|t| t.stage == s).count();
+    let count = |s: Stage| state.tasks.iter().filter(|t| *t.stage() == s).count();
     let list = |s: Stage| {
         state
             .tasks
             .iter()
-            .filter(|t| t.stage == s)
+            .filter(|t| *t.stage() == s)
             .map(|t| format!("#{}", t.issue_number))
             .collect::<Vec<_>>()
             .join(", ")
@@ -385,7 +386,7 @@ pub fn nothing_reason(state: &FeatureState) -> String {
     let manual: Vec<String> = state
         .tasks
         .iter()
-        .filter(|t| t.is_manual() && t.stage == Stage::Ready)
+        .filter(|t| t.is_manual() && t.stage() == &Stage::Ready)
         .map(|t| format!("#{}", t.issue_number))
         .collect();
     if !manual.is_empty() {
@@ -405,8 +406,8 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
     let now = clock::now();
     let timeout = ctx.project.config.sessions.stale_timeout_minutes;
     let mut recovered = Vec::new();
-    for t in txn.state.tasks.iter_mut() {
-        if t.stage != Stage::InProgress {
+    for t in txn.state_mut().tasks.iter_mut() {
+        if t.stage() != &Stage::InProgress {
             continue;
         }
         let parsed = t.owner.as_deref().and_then(Owner::parse);
@@ -462,7 +463,7 @@ fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
             .and_then(|n| n.parse::<u32>().ok());
         let busy = issue
             .and_then(|n| state.task(n))
-            .is_some_and(|t| t.stage == Stage::InProgress);
+            .is_some_and(|t| t.stage() == &Stage::InProgress);
         if !busy {
             ctx.git.remove_worktree(&e.path());
         }

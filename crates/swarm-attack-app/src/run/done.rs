@@ -11,7 +11,7 @@ use crate::app::summary;
 use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
-use crate::core::state::{EvidenceRecord, Task};
+use crate::core::state::EvidenceRecord;
 use crate::error::CmdResult;
 use std::path::Path;
 
@@ -28,7 +28,7 @@ pub(super) fn record_duplicate(
     done.commit = evidence.commit.clone().or(done.commit);
     summary::ensure_summary(ctx.project, &ctx.feature, &mut done);
     record::with_txn(ctx, |txn| {
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
@@ -36,20 +36,20 @@ pub(super) fn record_duplicate(
         if !t.evidence.contains(&evidence) {
             t.evidence.push(evidence.clone());
         }
-        copy_summary(t, &done);
+        summary::copy_summary(t, &done);
         let done_event = t.done(evidence.commit.clone(), None, None)?;
         let commit = t.commit.clone();
-        txn.events.push(Event::DuplicateDetected {
+        txn.push_event(Event::DuplicateDetected {
             issue,
             git: duplicate::DuplicateReport::to_json(&dup.git),
             tests: duplicate::DuplicateReport::to_json(&dup.tests),
             files: duplicate::DuplicateReport::to_json(&dup.files),
             pr: None,
         });
-        txn.events.push(done_event);
-        readiness::recompute(&mut txn.state);
-        if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
-            txn.state.phase = crate::core::stage::Phase::Complete;
+        txn.push_event(done_event);
+        readiness::recompute(txn.state_mut());
+        if txn.state().tasks.iter().all(|t| t.stage() == &Stage::Done) {
+            txn.state_mut().phase = crate::core::stage::Phase::Complete;
         }
         Ok(Outcome::AlreadyImplemented {
             check: check.to_string(),
@@ -57,21 +57,6 @@ pub(super) fn record_duplicate(
             commit,
         })
     })
-}
-
-fn copy_summary(t: &mut Task, from: &Task) {
-    if t.summary().is_none() {
-        t.outputs.semantic_summary = from.outputs.semantic_summary.clone();
-        t.completion_summary = from.completion_summary.clone();
-        if from
-            .outputs
-            .classes_defined
-            .as_object()
-            .is_some_and(|m| !m.is_empty())
-        {
-            t.outputs.classes_defined = from.outputs.classes_defined.clone();
-        }
-    }
 }
 
 /// The worktree a passed attempt's commit was made in, as [`finish_done`] gets it.
@@ -138,10 +123,10 @@ pub(super) fn finish_done(
     // what the landed attempt followed: its failures (for a `retry_fixed` lesson)
     let mut followed: Option<(u32, u32, Option<String>)> = None;
     let outcome = record::with_txn(ctx, |txn| {
-        txn.events.extend(p.pending_events.iter().cloned());
+        txn.events_mut().extend(p.pending_events.iter().cloned());
         // the task's cost (in `issue_done`) holds this attempt's agents
-        record::fold_spend(ctx, &mut txn.state);
-        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+        record::fold_spend(ctx, txn.state_mut());
+        if record::owned(txn.state_mut(), issue, &claim.owner).is_none() {
             return Ok(Some(Outcome::Lost {
                 reason: "another run took the issue over; this run's work was not landed".into(),
             }));
@@ -154,7 +139,7 @@ pub(super) fn finish_done(
             None => land::PickIn::Take(&take),
         };
         let landed = land::land(ctx, pick_in, &p.commit, base, issue)?;
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(None);
         };
         t.last_mode = Some(mode.to_string());
@@ -169,7 +154,8 @@ pub(super) fn finish_done(
                 let reason = format!(
                     "implemented and verified in commit {short}, but it could not land on the checked-out branch ({message}); commit or stash your changes, then run `git merge --ff-only {keep_ref}`"
                 );
-                txn.events.extend(t.block(reason.clone()).ok());
+                let blocked = t.block(reason.clone()).ok();
+                txn.events_mut().extend(blocked);
                 Ok(Some(Outcome::Blocked { reason }))
             }
             Landed::Landed { commit } => {
@@ -177,7 +163,7 @@ pub(super) fn finish_done(
                 t.outputs.files_created = p.files_created.clone();
                 t.outputs.semantic_summary = None;
                 t.completion_summary = None;
-                copy_summary(t, &done);
+                summary::copy_summary(t, &done);
                 if commit != p.commit {
                     // replayed onto a moved branch: the summary names the landed commit
                     let (old, new) = (
@@ -203,13 +189,15 @@ pub(super) fn finish_done(
                 if p.handoff.is_some() {
                     t.handoff = p.handoff.clone();
                 }
+                // the status comment's `**Review:**` line
+                t.review = p.review.as_ref().map(|r| r.line.clone());
                 followed = Some((t.attempts, t.retries, t.last_failure.clone()));
                 let cost = t.cost_usd;
                 let done_event = t.done(Some(commit.clone()), cost, convergence.clone())?;
-                txn.events.push(done_event);
-                readiness::recompute(&mut txn.state);
-                if txn.state.tasks.iter().all(|t| t.stage == Stage::Done) {
-                    txn.state.phase = crate::core::stage::Phase::Complete;
+                txn.push_event(done_event);
+                readiness::recompute(txn.state_mut());
+                if txn.state().tasks.iter().all(|t| t.stage() == &Stage::Done) {
+                    txn.state_mut().phase = crate::core::stage::Phase::Complete;
                 }
                 Ok(Some(Outcome::Done {
                     commit,

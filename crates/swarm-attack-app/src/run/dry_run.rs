@@ -6,6 +6,7 @@ use crate::app::plan;
 use crate::app::project::Project;
 use crate::app::run::claim;
 use crate::app::run::{RunOptions, RunReport};
+use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
@@ -48,9 +49,9 @@ pub struct Plan {
     pub in_progress: Vec<u32>,
 }
 
-pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<RunReport> {
+pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdResult<RunReport> {
     let (txn, _) = crate::app::sync::open_synced(project, feature)?;
-    let mut state = txn.state.clone();
+    let mut state = txn.state().clone();
     drop(txn); // nothing is committed
     readiness::recompute(&mut state);
     if let Some(n) = opts.issue
@@ -63,7 +64,7 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
     let in_progress: Vec<u32> = state
         .tasks
         .iter()
-        .filter(|t| t.stage == Stage::InProgress)
+        .filter(|t| t.stage() == &Stage::InProgress)
         .map(|t| t.issue_number)
         .collect();
     let mut steps: Vec<PlannedIssue> = Vec::new();
@@ -94,7 +95,7 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
                 .collect(),
             agent: decision.winner.clone(),
             mode: decision.mode.as_str().to_string(),
-            resumed: t.stage == Stage::Interrupted,
+            resumed: t.stage() == &Stage::Interrupted,
             attempt: t.attempts + 1,
             worst_case_usd: None,
             spent_usd: None,
@@ -108,10 +109,10 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
     }
     let nothing = steps.is_empty().then(|| {
         opts.issue
-            .and_then(|n| state.task(n).map(|t| format!("issue {n} is {}", t.stage)))
+            .and_then(|n| state.task(n).map(|t| format!("issue {n} is {}", t.stage())))
             .unwrap_or_else(|| claim::nothing_reason(&state))
     });
-    let worst_case_usd = estimate(project, &mut state, &mut steps);
+    let worst_case_usd = estimate(project, feature, &mut state, &mut steps);
     Ok(RunReport {
         feature: feature.to_string(),
         branch: None,
@@ -131,6 +132,7 @@ pub fn plan(project: &Project, feature: &str, opts: &RunOptions) -> CmdResult<Ru
 /// budget caps the total. `None` without USD limits.
 fn estimate(
     project: &Project,
+    feature: &FeatureId,
     state: &mut crate::core::state::FeatureState,
     steps: &mut [PlannedIssue],
 ) -> Option<f64> {
@@ -139,7 +141,7 @@ fn estimate(
     if limits.issue_usd.is_none() && limits.feature_usd.is_none() {
         return None;
     }
-    let events_file = project.paths.events_file(&state.feature_id);
+    let events_file = project.paths.events_file(feature);
     crate::app::ledger::refresh(&events_file, &project.config, state);
     let ledger = state.ledger.clone().unwrap_or_default();
     let max = project.config.sessions.max_implementation_retries + 1;

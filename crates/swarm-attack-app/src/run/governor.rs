@@ -145,10 +145,10 @@ pub fn before_attempt(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Result<T
     }
     let reason = ctx.breaker.tripped().unwrap_or_default();
     record::with_txn(ctx, |txn| {
-        if let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) {
+        if let Some(t) = record::owned(txn.state_mut(), claim.issue, &claim.owner) {
             let _ = t.stop();
         }
-        readiness::recompute(&mut txn.state);
+        readiness::recompute(txn.state_mut());
         Ok(())
     })?;
     Ok(Err(Outcome::Stopped { reason }))
@@ -203,22 +203,23 @@ pub fn after_limit(
         }
     };
     let outcome = record::with_txn(ctx, |txn| {
-        txn.events.extend(failed.pending_events.iter().cloned());
-        txn.events.push(analyzed.clone());
-        txn.events.push(Event::RateLimited {
+        txn.events_mut()
+            .extend(failed.pending_events.iter().cloned());
+        txn.push_event(analyzed.clone());
+        txn.push_event(Event::RateLimited {
             issue,
             agent: hit.agent.clone(),
             retry_after_ms: wait_ms,
             workers,
         });
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
         };
         t.last_mode = Some(mode.to_string());
         let _ = t.stop();
-        readiness::recompute(&mut txn.state);
+        readiness::recompute(txn.state_mut());
         Ok(match decision {
             Decision::Wait { .. } => Outcome::RateLimited {
                 agent: hit.agent.clone(),

@@ -526,42 +526,14 @@ fn solo_attempt(
     };
     let res = match (res, strategy) {
         (AttemptResult::Passed(p), Some(strategy)) => {
-            let issue_text = review::Issue {
-                strategy,
-                title: &task.title,
-                body: task
-                    .github_body
-                    .as_deref()
-                    .or(task.body.as_deref())
-                    .unwrap_or(""),
+            let issue_text = review::Issue::of(task, strategy);
+            let implementer = review::Implementer {
+                agent,
+                role: "primary",
+                prompt: &built_text,
             };
-            let mut fix = |lines: &str, round: u32| {
-                let fix_spec = AttemptSpec {
-                    artifacts: review::fix_dir(&spec.artifacts, round),
-                    ..spec.clone()
-                };
-                attempt::run_attempt(
-                    ctx,
-                    &fix_spec,
-                    Candidate {
-                        agent,
-                        role: "primary",
-                        prompt: format!("{}{}", built_text, review::fix_section(lines, round)),
-                        pre_events: Vec::new(),
-                    },
-                )
-            };
-            match review::gate(ctx, &spec, agent, &issue_text, p, &mut fix)? {
-                review::Gate::Land { passed, line, .. } => {
-                    // kept on the task for the status comment's `**Review:**` line
-                    record::with_txn(ctx, |txn| {
-                        if let Some(t) = record::owned(&mut txn.state, claim.issue, &claim.owner) {
-                            t.review = Some(line);
-                        }
-                        Ok(())
-                    })?;
-                    AttemptResult::Passed(passed)
-                }
+            match review::gate_candidate(ctx, &spec, &implementer, &issue_text, p)? {
+                review::Gate::Land(passed) => AttemptResult::Passed(passed),
                 review::Gate::Fail(f) => AttemptResult::Failed(f),
                 review::Gate::Block(reason) => {
                     return Ok(Step::End(record::block_now(

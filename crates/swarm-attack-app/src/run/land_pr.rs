@@ -15,6 +15,7 @@ use crate::core::pull_link;
 use crate::error::{CmdResult, CommandError};
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
+use crate::io::github::errors::FailureKind;
 use crate::io::github::settings;
 
 /// A pull request that carries an issue's commit.
@@ -27,6 +28,69 @@ pub struct Opened {
     pub reused: bool,
 }
 
+/// The GitHub settings a `pr` landing needs.
+fn github_settings(ctx: &RunContext<'_>) -> CmdResult<settings::Settings> {
+    let project = ctx.project;
+    match settings::resolve(&project.config, &project.root)? {
+        Ok(s) => Ok(s),
+        Err(missing) => Err(CommandError::input(format!(
+            "git.landing is `pr`, but GitHub is not configured: {} is missing",
+            missing.join(" and ")
+        ))
+        .with_hint("set GITHUB_TOKEN and github.repo (or an origin remote on GitHub), or use git.landing: commit")),
+    }
+}
+
+/// Posts the review gate's counted findings on pull request `pr` as one review of
+/// `commit` (event `COMMENT`, inline comments on their lines), unless the tool already
+/// reviewed that commit there (a rerun that reuses the pull request, or a post that failed
+/// after GitHub may have applied it). `Ok(false)`: nothing to post, or posted before.
+/// Inline comments GitHub refuses (a line outside the diff it shows) → the review again
+/// with the findings in its body only.
+pub fn post_review(
+    ctx: &RunContext<'_>,
+    pr: u64,
+    commit: &str,
+    reviewed: &crate::core::review::Reviewed,
+) -> CmdResult<bool> {
+    use crate::core::review::pull;
+    let Some(review) = pull::review(commit, &reviewed.line, &reviewed.counted()) else {
+        return Ok(false);
+    };
+    let settings = github_settings(ctx)?;
+    let (repo, source) = (settings.repo.clone(), settings.token.source);
+    let client = Client::new(settings)?;
+    let mut api = Api::new(client);
+    let what = format!("the reviews of pull request #{pr}");
+    let gh_err = |e: crate::io::github::errors::GithubError| {
+        CommandError::work(e.sentence(&repo, source, &what, true))
+    };
+    let earlier = api.pull_review_bodies(pr).map_err(gh_err)?;
+    if earlier.iter().any(|b| pull::is_review_of(b, commit)) {
+        return Ok(false);
+    }
+    let mut posted = api.comment_review(pr, commit, &review.body, &review.comments);
+    if let Err(e) = &posted
+        && e.kind == FailureKind::Validation
+        && !review.comments.is_empty()
+    {
+        posted = api.comment_review(pr, commit, &review.body, &[]);
+    }
+    match posted {
+        Ok(()) => Ok(true),
+        Err(e) if e.maybe_applied => {
+            // the review may be there already: look before posting it again
+            let now = api.pull_review_bodies(pr).map_err(gh_err)?;
+            if !now.iter().any(|b| pull::is_review_of(b, commit)) {
+                api.comment_review(pr, commit, &review.body, &review.comments)
+                    .map_err(gh_err)?;
+            }
+            Ok(true)
+        }
+        Err(e) => Err(gh_err(e)),
+    }
+}
+
 /// Pushes `commit` and opens (or reuses) the issue's pull request into `base`.
 pub fn open_pull(
     ctx: &RunContext<'_>,
@@ -35,16 +99,7 @@ pub fn open_pull(
     base: &str,
 ) -> CmdResult<Opened> {
     let project = ctx.project;
-    let settings = match settings::resolve(&project.config, &project.root)? {
-        Ok(s) => s,
-        Err(missing) => {
-            return Err(CommandError::input(format!(
-                "git.landing is `pr`, but GitHub is not configured: {} is missing",
-                missing.join(" and ")
-            ))
-            .with_hint("set GITHUB_TOKEN and github.repo (or an origin remote on GitHub), or use git.landing: commit"));
-        }
-    };
+    let settings = github_settings(ctx)?;
     let branch = pull_link::branch_name(&ctx.feature, facts.issue);
     let server = settings::web_base(&settings.api_url);
     crate::io::git::push::push_commit(
@@ -130,17 +185,18 @@ pub fn finish_in_review(
         cost_usd: p.cost_usd,
         risk: &risk,
         low_convergence,
+        review: p.review.as_ref().map(|r| r.line.as_str()),
     };
-    record::with_txn(ctx, |txn| {
-        txn.events.extend(p.pending_events.iter().cloned());
-        if record::owned(&mut txn.state, issue, &claim.owner).is_none() {
+    let outcome = record::with_txn(ctx, |txn| {
+        txn.events_mut().extend(p.pending_events.iter().cloned());
+        if record::owned(txn.state_mut(), issue, &claim.owner).is_none() {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over; this run's work was not pushed".into(),
             });
         }
-        let base = crate::app::run::stack::pull_base(ctx, claim, &txn.state);
+        let base = crate::app::run::stack::pull_base(ctx, claim, txn.state());
         let opened = open_pull(ctx, &p.commit, &facts, &base)?;
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
@@ -150,15 +206,33 @@ pub fn finish_in_review(
         if p.handoff.is_some() {
             t.handoff = p.handoff.clone();
         }
+        t.review = p.review.as_ref().map(|r| r.line.clone());
         t.outputs.files_created = p.files_created.clone();
         t.outputs.semantic_summary = done.outputs.semantic_summary.clone();
         t.completion_summary = done.completion_summary.clone();
-        txn.events.push(opened_event);
+        txn.push_event(opened_event);
         Ok(Outcome::InReview {
             pr: opened.pr,
             branch: opened.branch,
             commit: opened.commit,
             reused: opened.reused,
         })
-    })
+    })?;
+    // the review gate's findings as one pull-request review (best effort: the pull request
+    // is open either way)
+    if let (Outcome::InReview { pr, commit, .. }, Some(r)) = (&outcome, &p.review)
+        && ctx.project.config.review.post_to_pr
+    {
+        match post_review(ctx, *pr, commit, r) {
+            Ok(true) => ctx.report(crate::app::run::Progress::Notice(format!(
+                "issue #{issue}: the review's findings were posted on pull request #{pr}"
+            ))),
+            Ok(false) => {}
+            Err(e) => ctx.report(crate::app::run::Progress::Notice(format!(
+                "issue #{issue}: the review's findings could not be posted on pull request #{pr}: {}",
+                e.message
+            ))),
+        }
+    }
+    Ok(outcome)
 }

@@ -37,6 +37,7 @@ pub mod verify;
 pub mod worktrees;
 
 use crate::app::project::Project;
+use crate::core::feature_id::FeatureId;
 use crate::io::git::Git;
 use crate::io::run_lock::RunLock;
 use serde::Serialize;
@@ -267,7 +268,7 @@ impl Breaker {
 /// Everything the workers of one run share.
 pub struct RunContext<'p> {
     pub project: &'p Project,
-    pub feature: String,
+    pub feature: FeatureId,
     pub git: Git,
     /// This run's owner identity (written into claimed tasks).
     pub host: String,

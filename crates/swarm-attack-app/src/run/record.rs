@@ -40,7 +40,7 @@ pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
 pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option<&'a mut Task> {
     state
         .task_mut(issue)
-        .filter(|t| t.stage == Stage::InProgress && t.owner.as_deref() == Some(owner))
+        .filter(|t| t.stage() == &Stage::InProgress && t.owner.as_deref() == Some(owner))
 }
 
 /// Folds the log records the state's ledger has not seen yet into it, and so into the
@@ -65,7 +65,7 @@ pub fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 /// run retries it) with the error as the last failure. Best effort.
 pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error: &str) {
     let _ = with_txn(ctx, |txn| {
-        if let Some(t) = owned(&mut txn.state, issue, owner)
+        if let Some(t) = owned(txn.state_mut(), issue, owner)
             && t.interrupt().is_ok()
         {
             t.last_failure = Some(error.to_string());
@@ -86,8 +86,8 @@ pub(super) fn block_now(
 ) -> CmdResult<crate::app::run::Outcome> {
     with_txn(ctx, |txn| {
         // the task's cost holds the attempt's agents (the ledger reads their events)
-        fold_spend(ctx, &mut txn.state);
-        let Some(t) = owned(&mut txn.state, issue, owner) else {
+        fold_spend(ctx, txn.state_mut());
+        let Some(t) = owned(txn.state_mut(), issue, owner) else {
             return Ok(crate::app::run::Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
@@ -95,8 +95,9 @@ pub(super) fn block_now(
         if let Some(mode) = mode {
             t.last_mode = Some(mode.to_string());
         }
-        txn.events.extend(t.block(reason.clone()).ok());
-        crate::core::readiness::recompute(&mut txn.state);
+        let blocked = t.block(reason.clone()).ok();
+        txn.events_mut().extend(blocked);
+        crate::core::readiness::recompute(txn.state_mut());
         Ok(crate::app::run::Outcome::Blocked { reason })
     })
 }

@@ -18,7 +18,7 @@ use crate::app::run::{RunContext, budget_gate, record, worktrees};
 use crate::core::agent_report;
 use crate::core::config::{ReviewOnError, ReviewStrategy};
 use crate::core::events::{AgentFinishedReport, Event};
-use crate::core::review::{self, Anchors, Finding, Verdict, answer, prompt};
+use crate::core::review::{self, Anchors, Finding, Reviewed, Verdict, answer, prompt};
 use crate::core::unified_diff;
 use crate::error::{CmdResult, CommandError};
 use crate::io::agent::{self, AgentRun};
@@ -31,14 +31,8 @@ use std::sync::Mutex;
 #[derive(Debug)]
 pub enum Gate {
     /// It lands (`pass`, `pass_with_risk`, or `unreviewed` with `on_error: land`); `passed`
-    /// is the last round's commit (a fix round makes a new one).
-    Land {
-        passed: Passed,
-        verdict: Verdict,
-        findings: Vec<Finding>,
-        /// The status comment's `**Review:**` text.
-        line: String,
-    },
+    /// is the last round's commit (a fix round makes a new one), its `review` set.
+    Land(Passed),
     /// The attempt failed: `fail` after the last round (the findings fed to the retry), or
     /// a fix round that broke the tests or the integrity checks.
     Fail(Failed),
@@ -98,6 +92,56 @@ pub struct Issue<'a> {
     pub strategy: ReviewStrategy,
 }
 
+impl<'a> Issue<'a> {
+    /// The issue of `task` (its GitHub body when it has one).
+    pub fn of(task: &'a crate::core::state::Task, strategy: ReviewStrategy) -> Issue<'a> {
+        Issue {
+            strategy,
+            title: &task.title,
+            body: task
+                .github_body
+                .as_deref()
+                .or(task.body.as_deref())
+                .unwrap_or(""),
+        }
+    }
+}
+
+/// Who made a candidate, for its fix rounds: the agent, its role and its prompt.
+pub struct Implementer<'a> {
+    pub agent: &'a AgentConfig,
+    pub role: &'static str,
+    pub prompt: &'a str,
+}
+
+/// [`gate`] with the fix rounds run by `who` in the candidate's worktree: its prompt plus
+/// the findings (`fix-<round>/` in the attempt's folder).
+pub fn gate_candidate(
+    ctx: &RunContext<'_>,
+    spec: &AttemptSpec<'_>,
+    who: &Implementer<'_>,
+    issue: &Issue<'_>,
+    passed: Passed,
+) -> CmdResult<Gate> {
+    let mut fix = |lines: &str, round: u32| {
+        let fix_spec = AttemptSpec {
+            artifacts: fix_dir(&spec.artifacts, round),
+            ..spec.clone()
+        };
+        crate::app::run::attempt::run_attempt(
+            ctx,
+            &fix_spec,
+            crate::app::run::attempt::Candidate {
+                agent: who.agent,
+                role: who.role,
+                prompt: format!("{}{}", who.prompt, fix_section(lines, round)),
+                pre_events: Vec::new(),
+            },
+        )
+    };
+    gate(ctx, spec, who.agent, issue, passed, &mut fix)
+}
+
 /// Runs the gate on a passed candidate. `fix(findings_text, round)` runs the implementer
 /// again in the candidate's worktree with the findings (verification and integrity
 /// included) and returns its result.
@@ -133,12 +177,14 @@ pub fn gate(
             emit_verdict(ctx, spec, round, Verdict::Unreviewed, &r.strategy, 0)?;
             return Ok(match cfg.on_error {
                 ReviewOnError::Block => Gate::Block(format!("review could not run: {}", r.errors)),
-                ReviewOnError::Land => Gate::Land {
-                    passed,
-                    verdict: Verdict::Unreviewed,
-                    findings: Vec::new(),
-                    line: format!("unreviewed (no reviewer gave a valid answer: {})", r.errors),
-                },
+                ReviewOnError::Land => Gate::Land(Passed {
+                    review: Some(Box::new(Reviewed {
+                        verdict: Verdict::Unreviewed,
+                        findings: Vec::new(),
+                        line: format!("unreviewed (no reviewer gave a valid answer: {})", r.errors),
+                    })),
+                    ..passed
+                }),
             });
         };
         crate::app::lessons::learn_fixed(
@@ -155,12 +201,14 @@ pub fn gate(
         save_round(&spec.artifacts, round, verdict, &r.strategy, &findings);
         if verdict != Verdict::Fail {
             let line = review::status_line(verdict, &r.strategy, &findings);
-            return Ok(Gate::Land {
-                passed,
-                verdict,
-                findings,
-                line,
-            });
+            return Ok(Gate::Land(Passed {
+                review: Some(Box::new(Reviewed {
+                    verdict,
+                    line,
+                    findings,
+                })),
+                ..passed
+            }));
         }
         let blocking = review::blocking(&findings, &cfg.block_on);
         let lines = review::finding_lines(&blocking, 600);
@@ -480,7 +528,7 @@ impl NoAnswer {
 }
 
 /// A reviewer's validated findings, or why it gave none.
-type Reviewed = Result<Vec<Finding>, NoAnswer>;
+type Answered = Result<Vec<Finding>, NoAnswer>;
 
 /// One reviewer: one run, and one re-prompt when its answer cannot be read. Returns its
 /// validated findings or why it gave none, and what it cost.
@@ -488,7 +536,7 @@ fn run_reviewer(
     ctx: &RunContext<'_>,
     input: &RoundInput<'_>,
     reviewer: &AgentConfig,
-) -> CmdResult<(Reviewed, Option<f64>)> {
+) -> CmdResult<(Answered, Option<f64>)> {
     let spec = input.spec;
     let name = reviewer.name.clone();
     let dir = spec

@@ -11,6 +11,7 @@ use crate::app::run::{
     Breaker, IssueResult, Outcome, Progress, RunContext, RunOptions, RunReport, dry_run, issue,
     record, verify,
 };
+use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::git::Git;
 use crate::io::run_lock::{self, RunLock};
@@ -33,11 +34,10 @@ enum Msg {
 /// Runs the feature's READY issues (docs/run.md "The flow of one issue").
 pub fn run(
     project: &Project,
-    feature: &str,
+    feature: &FeatureId,
     opts: &RunOptions,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> CmdResult<RunReport> {
-    project.check_feature(feature)?;
     if opts.workers == 0 {
         return Err(CommandError::input("--workers must be at least 1"));
     }
@@ -108,7 +108,7 @@ pub fn run(
     let branch = git.branch(&project.root);
     let ctx = RunContext {
         project,
-        feature: feature.to_string(),
+        feature: feature.clone(),
         git,
         host: run_lock::hostname(),
         session,

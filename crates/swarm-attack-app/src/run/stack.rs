@@ -83,7 +83,9 @@ pub fn pull_base(ctx: &RunContext<'_>, claim: &Claim, now: &FeatureState) -> Str
         return base;
     };
     match now.task(dependency) {
-        Some(t) if t.stage != Stage::Done && t.pull_request_state.as_deref() != Some("merged") => {
+        Some(t)
+            if t.stage() != &Stage::Done && t.pull_request_state.as_deref() != Some("merged") =>
+        {
             pull_link::branch_name(&ctx.feature, dependency)
         }
         _ => base,

@@ -94,7 +94,7 @@ pub fn run_command_stoppable(
     }
     let argv = cmd.to_argv();
     let mut env = BTreeMap::new();
-    env.insert("SWARM_FEATURE".to_string(), ctx.feature.clone());
+    env.insert("SWARM_FEATURE".to_string(), ctx.feature.to_string());
     env.insert("SWARM_ISSUE".to_string(), issue.to_string());
     let spec = ProcessSpec {
         argv: &argv,

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::app::project::ProjectOptions;
+use crate::fid;
 use std::path::Path;
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -47,10 +48,7 @@ fn project(dir: &Path) -> Project {
 }
 
 fn done_task(sha: &str) -> Task {
-    let mut t = Task {
-        stage: Stage::Done,
-        ..Task::new(3, "Add login")
-    };
+    let mut t = crate::task_in(Stage::Done, Task::new(3, "Add login"));
     t.commit = Some(sha.to_string());
     t
 }
@@ -68,7 +66,7 @@ fn deterministic_summary_from_the_commit_and_outputs_filled() {
     let (dir, sha) = repo();
     let p = project(dir.path());
     let mut t = done_task(&sha);
-    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(ensure_summary(&p, &fid("auth"), &mut t));
     let expected = format!(
         "Issue #3 (Add login) was implemented in commit {} \"feat(auth): Implement issue #3\". It adds `src/login.rs` (Session and login); changes `src/lib.rs`.",
         &sha[..7]
@@ -84,7 +82,7 @@ fn deterministic_summary_from_the_commit_and_outputs_filled() {
         serde_json::json!({"src/login.rs": ["Session", "login"]})
     );
     // Idempotent: a task with a summary is left alone.
-    assert!(!ensure_summary(&p, "auth", &mut t));
+    assert!(!ensure_summary(&p, &fid("auth"), &mut t));
 }
 
 #[test]
@@ -102,7 +100,7 @@ fn llm_command_is_asked_with_diffstat_and_patch() {
     let mut p = project(dir.path());
     p.config.llm.command = Some(vec![cmd]);
     let mut t = done_task(&sha);
-    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(ensure_summary(&p, &fid("auth"), &mut t));
     assert_eq!(
         t.outputs.semantic_summary.as_deref(),
         Some("Adds `login()` returning a `Session`.")
@@ -134,7 +132,7 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
         let mut p = project(dir.path());
         p.config.llm.command = Some(vec![script(tmp.path(), body)]);
         let mut t = done_task(&sha);
-        assert!(ensure_summary(&p, "auth", &mut t));
+        assert!(ensure_summary(&p, &fid("auth"), &mut t));
         let s = t.completion_summary.unwrap();
         assert!(
             s.starts_with("Issue #3 (Add login) was implemented in commit "),
@@ -145,7 +143,7 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
     let mut p = project(dir.path());
     p.config.llm.command = Some(vec!["/definitely/not/here".into()]);
     let mut t = done_task(&sha);
-    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(ensure_summary(&p, &fid("auth"), &mut t));
     assert!(
         t.completion_summary
             .unwrap()
@@ -155,7 +153,7 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
     p.config.llm.command = Some(vec![script(tmp.path(), "#!/bin/sh\nsleep 5\n")]);
     p.config.llm.timeout_seconds = 1;
     let mut t = done_task(&sha);
-    assert!(ensure_summary(&p, "auth", &mut t));
+    assert!(ensure_summary(&p, &fid("auth"), &mut t));
     assert!(
         t.completion_summary
             .unwrap()
@@ -167,18 +165,15 @@ fn failing_or_silent_llm_falls_back_to_the_deterministic_summary() {
 fn nothing_happens_when_disabled_not_done_or_already_summarised() {
     let (dir, sha) = repo();
     let mut p = project(dir.path());
-    let mut t = Task {
-        stage: Stage::Ready,
-        ..done_task(&sha)
-    };
-    assert!(!ensure_summary(&p, "auth", &mut t));
+    let mut t = crate::task_in(Stage::Ready, done_task(&sha));
+    assert!(!ensure_summary(&p, &fid("auth"), &mut t));
     let mut t = done_task(&sha);
     t.outputs.semantic_summary = Some("Already there.".into());
-    assert!(!ensure_summary(&p, "auth", &mut t));
+    assert!(!ensure_summary(&p, &fid("auth"), &mut t));
     assert!(t.completion_summary.is_none());
     p.config.coordination.generate_summaries = false;
     let mut t = done_task(&sha);
-    assert!(!ensure_summary(&p, "auth", &mut t));
+    assert!(!ensure_summary(&p, &fid("auth"), &mut t));
     assert!(t.summary().is_none());
 }
 
@@ -187,13 +182,10 @@ fn ensure_summaries_fills_every_done_task_and_a_task_without_commit() {
     let (dir, sha) = repo();
     let p = project(dir.path());
     let mut s = FeatureState::new("auth", "2026-01-01T00:00:00Z");
-    let mut no_commit = Task {
-        stage: Stage::Done,
-        ..Task::new(1, "Model")
-    };
+    let mut no_commit = crate::task_in(Stage::Done, Task::new(1, "Model"));
     no_commit.files = vec!["src/lib.rs".into()];
     s.tasks = vec![no_commit, done_task(&sha), Task::new(4, "Later")];
-    assert_eq!(ensure_summaries(&p, "auth", &mut s), vec![1, 3]);
+    assert_eq!(ensure_summaries(&p, &fid("auth"), &mut s), vec![1, 3]);
     assert_eq!(
         s.task(1).unwrap().completion_summary.as_deref(),
         Some("Issue #1 (Model) is done. Files: `src/lib.rs` (user and login).")
@@ -221,7 +213,7 @@ fn summaries_during_a_sync_give_llm_command_at_most_half_the_lock_timeout_in_all
     let mut b = done_task(&sha);
     b.issue_number = 4;
     state.tasks = vec![a, b];
-    let changed = ensure_summaries(&p, "auth", &mut state);
+    let changed = ensure_summaries(&p, &fid("auth"), &mut state);
     assert_eq!(changed, vec![3, 4]);
     let made = std::fs::read_to_string(&calls).unwrap_or_default();
     assert_eq!(
@@ -305,10 +297,7 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .iter()
         .enumerate()
         .map(|(i, sha)| {
-            let mut t = Task {
-                stage: Stage::Done,
-                ..Task::new(i as u32 + 1, format!("Task {i}"))
-            };
+            let mut t = crate::task_in(Stage::Done, Task::new(i as u32 + 1, format!("Task {i}")));
             t.commit = Some(if i == 1 {
                 sha[..8].to_string()
             } else {
@@ -319,9 +308,12 @@ fn summaries_of_a_sync_are_the_same_text_as_one_by_one() {
         .collect();
     let mut all = FeatureState::new("auth", "2026-01-01T00:00:00Z");
     all.tasks = tasks.clone();
-    assert_eq!(ensure_summaries(&p, "auth", &mut all).len(), tasks.len());
+    assert_eq!(
+        ensure_summaries(&p, &fid("auth"), &mut all).len(),
+        tasks.len()
+    );
     for (mut one, batched) in tasks.into_iter().zip(&all.tasks) {
-        assert!(ensure_summary(&p, "auth", &mut one));
+        assert!(ensure_summary(&p, &fid("auth"), &mut one));
         assert_eq!(&one, batched, "issue {}", one.issue_number);
         assert!(one.summary().is_some());
     }

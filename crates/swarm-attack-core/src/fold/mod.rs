@@ -295,3 +295,6 @@ mod tests {
         assert!(!run.timed_out);
     }
 }
+
+#[cfg(test)]
+mod agree;

@@ -9,6 +9,7 @@
 //! task ([`check`], [`apply`]). The caller runs the LLM (or [`super::specify_heuristic`]).
 
 use crate::events::Event;
+use crate::feature_id::FeatureId;
 use crate::prompt::sanitize::{sanitize, sanitize_line};
 use crate::stage::Stage;
 use crate::state::Task;
@@ -306,7 +307,7 @@ pub struct Answer {
 }
 
 /// The prompt sent to `llm.command`. The issue text is sanitised and fenced as data.
-pub fn prompt(task: &Task, feature: &str) -> String {
+pub fn prompt(task: &Task, feature: &FeatureId) -> String {
     let body = sanitize(issue_body(task)).replace("<<<", "< < <");
     let title = sanitize_line(&task.title).replace("<<<", "< < <");
     let labels = if task.labels.is_empty() {

@@ -365,6 +365,22 @@ fn issue(out: &mut String, i: &IssueReport, limits: &Limits) {
             esc(r)
         );
     }
+    if let Some(r) = &i.review {
+        let _ = write!(
+            out,
+            r#"<div class="kv" data-review="{}"><b>review</b> {}"#,
+            esc(r),
+            esc(r)
+        );
+        if !i.review_findings.is_empty() {
+            out.push_str("<ul>");
+            for f in &i.review_findings {
+                let _ = write!(out, "<li>{}</li>", esc(f));
+            }
+            out.push_str("</ul>");
+        }
+        out.push_str("</div>");
+    }
     if let Some(sp) = &i.specify {
         let _ = write!(out, r#"<div class="kv"><b>specify</b> {}</div>"#, esc(sp));
     }

@@ -45,6 +45,8 @@ pub(super) struct IssueAcc {
     pub(super) landings: u64,
     /// The attempt (by `attempt_count`) last counted in `cost_unknown_attempts`.
     unknown_counted: Option<u64>,
+    /// The counted findings of the reviews since the last `review_verdict`.
+    review_pending: Vec<String>,
 }
 
 pub(super) fn run(kind: &str, agent: Option<String>, start_ms: u64) -> Run {
@@ -105,6 +107,8 @@ impl IssueAcc {
                 aggregated: None,
                 candidates: None,
                 low_convergence: None,
+                review: None,
+                review_findings: Vec::new(),
             },
             pending_mode: None,
             impl_ms: None,
@@ -113,6 +117,7 @@ impl IssueAcc {
             test_runs: 0,
             landings: 0,
             unknown_counted: None,
+            review_pending: Vec::new(),
         }
     }
 
@@ -296,6 +301,34 @@ impl IssueAcc {
                 self.verification(kind, rec, now)
             }
             EventKind::LowConvergence => self.r.low_convergence = f(rec, "score"),
+            EventKind::ReviewFinished => {
+                let list = rec.get("findings").and_then(Value::as_array);
+                for x in list.into_iter().flatten().filter_map(Value::as_object) {
+                    if x.get("counted").and_then(Value::as_bool) != Some(true) {
+                        continue;
+                    }
+                    let line = format!(
+                        "[{}] {}:{} — {} ({})",
+                        s(x, "severity").unwrap_or_default(),
+                        s(x, "file").unwrap_or_default(),
+                        u(x, "line").unwrap_or_default(),
+                        short(&s(x, "title").unwrap_or_default(), 120),
+                        s(x, "reviewer").unwrap_or_default()
+                    );
+                    if !self.review_pending.contains(&line) {
+                        self.review_pending.push(line);
+                    }
+                }
+            }
+            EventKind::ReviewVerdict => {
+                self.r.review = Some(format!(
+                    "{} ({}), {} counted",
+                    s(rec, "verdict").unwrap_or_default(),
+                    s(rec, "strategy").unwrap_or_default(),
+                    u(rec, "counted").unwrap_or_default()
+                ));
+                self.r.review_findings = std::mem::take(&mut self.review_pending);
+            }
             EventKind::IssueDone => {
                 if let Some(c) = rec.get("convergence").filter(|c| c.is_object()) {
                     self.r.candidates = Some(c.clone());

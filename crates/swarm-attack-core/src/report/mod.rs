@@ -182,6 +182,12 @@ pub struct IssueReport {
     /// The last `low_convergence` score of the issue (flagged).
     #[serde(default)]
     pub low_convergence: Option<f64>,
+    /// The last review verdict (docs/review.md): `pass_with_risk (single), 1 counted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
+    /// The counted findings behind that verdict: `[minor] src/a.rs:3 — title (reviewer)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub review_findings: Vec<String>,
 }
 
 /// One attempt at an issue.

@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod prompt;
+pub mod pull;
 
 use crate::unified_diff::FileDiff;
 use serde::{Deserialize, Serialize};
@@ -254,6 +255,24 @@ pub fn count(findings: &mut [Finding], min_confidence: f64) {
             f.counted = false;
             f.drop_reason = Some(DropReason::BelowConfidence);
         }
+    }
+}
+
+/// The gate's result on a commit that lands: the status comment's `**Review:**` line, the
+/// pull request's body and review, and `report` read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reviewed {
+    pub verdict: Verdict,
+    /// The status comment's `**Review:**` text.
+    pub line: String,
+    /// Every finding of the last round (counted or not).
+    pub findings: Vec<Finding>,
+}
+
+impl Reviewed {
+    /// The counted findings, most severe first.
+    pub fn counted(&self) -> Vec<&Finding> {
+        ranked(&self.findings)
     }
 }
 

@@ -5,7 +5,7 @@ use super::ConfigError;
 use super::ProposalSource;
 use super::walk::error_at;
 use crate::core::agent_preset::Preset;
-use crate::io::paths::is_valid_feature_id;
+use crate::core::feature_id::is_valid as is_valid_feature_id;
 use std::collections::HashMap;
 
 /// What a string value must look like.

@@ -3,6 +3,7 @@
 //! conditional read that GitHub answers `304`) and skip every write when nothing changed.
 //! Losing it costs requests, never correctness: a missing entry means "read everything".
 
+use crate::core::feature_id::FeatureId;
 use crate::io::atomic::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -100,7 +101,7 @@ pub fn save_open_pulls(path: &Path, cache: &OpenPullsCache) -> std::io::Result<(
 }
 
 /// `.swarm/cache/github/<feature>.json`.
-pub fn cache_file(cache_dir: &Path, feature: &str) -> PathBuf {
+pub fn cache_file(cache_dir: &Path, feature: &FeatureId) -> PathBuf {
     cache_dir.join("github").join(format!("{feature}.json"))
 }
 

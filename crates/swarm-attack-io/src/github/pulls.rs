@@ -173,4 +173,42 @@ impl Api {
         );
         Ok(pull_of(&self.client.send(&req)?.body))
     }
+
+    /// The bodies of a pull request's reviews
+    /// (`GET /repos/{o}/{r}/pulls/{n}/reviews`, paginated).
+    pub fn pull_review_bodies(&mut self, number: u64) -> Result<Vec<String>, GithubError> {
+        let items = self.get_all(self.path(&format!("/pulls/{number}/reviews?per_page=100")))?;
+        Ok(items
+            .iter()
+            .filter_map(|r| r["body"].as_str().map(str::to_string))
+            .collect())
+    }
+
+    /// Posts a review of `commit` on pull request `number` with event `COMMENT` (the only
+    /// event the tool uses: it never approves nor requests changes) and inline comments on
+    /// lines of the new version.
+    pub fn comment_review(
+        &mut self,
+        number: u64,
+        commit: &str,
+        body: &str,
+        comments: &[crate::core::review::pull::Inline],
+    ) -> Result<(), GithubError> {
+        let comments: Vec<Value> = comments
+            .iter()
+            .map(|c| json!({"path": c.path, "line": c.line, "side": "RIGHT", "body": c.body}))
+            .collect();
+        let req = Request::write(
+            Method::POST,
+            self.path(&format!("/pulls/{number}/reviews")),
+            Some(json!({
+                "commit_id": commit,
+                "body": body,
+                "event": crate::core::review::pull::EVENT,
+                "comments": comments,
+            })),
+        );
+        self.client.send(&req)?;
+        Ok(())
+    }
 }

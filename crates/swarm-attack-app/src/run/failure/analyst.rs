@@ -48,7 +48,7 @@ pub fn analyse(ctx: &RunContext<'_>, a: &Asked<'_>) -> Analysis {
         .tasks
         .iter()
         .filter(|t| t.issue_number != a.task.issue_number)
-        .map(|t| format!("#{} {} [{}]", t.issue_number, t.title.trim(), t.stage))
+        .map(|t| format!("#{} {} [{}]", t.issue_number, t.title.trim(), t.stage()))
         .collect();
     let body = a
         .task

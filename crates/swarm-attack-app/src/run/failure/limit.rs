@@ -61,16 +61,17 @@ pub(in crate::run) fn limit_fallback(
     );
     let reason = format!("{} ({why})", class.kind);
     let next = record::with_txn(ctx, |txn| {
-        txn.events.extend(failed.pending_events.iter().cloned());
-        txn.events
+        txn.events_mut()
+            .extend(failed.pending_events.iter().cloned());
+        txn.events_mut()
             .push(analyzed_event(issue, at.attempt, class, &analysis));
-        txn.events.push(Event::RateLimited {
+        txn.push_event(Event::RateLimited {
             issue,
             agent: hit.agent.clone(),
             retry_after_ms: 0,
             workers: ctx.governor.workers(),
         });
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Next::End(crate::app::run::Outcome::Lost {
                 reason: "another run took the issue over".into(),
             }));
@@ -79,11 +80,11 @@ pub(in crate::run) fn limit_fallback(
         t.attempts += 1;
         let next = t.attempts;
         // a new attempt, not a retry (`retry_started` would count one)
-        txn.events.push(Event::IssueStarted {
+        txn.push_event(Event::IssueStarted {
             issue,
             attempt: next,
         });
-        txn.events.push(Event::AgentFallback {
+        txn.push_event(Event::AgentFallback {
             issue,
             attempt: next,
             from: from.to_string(),

@@ -149,7 +149,7 @@ fn graph(state: &FeatureState) -> BTreeMap<u32, (crate::core::stage::Stage, Vec<
     state
         .tasks
         .iter()
-        .map(|t| (t.issue_number, (t.stage.clone(), t.dependencies.clone())))
+        .map(|t| (t.issue_number, (t.stage().clone(), t.dependencies.clone())))
         .collect()
 }
 
@@ -179,9 +179,10 @@ fn record_failure(
     let max = ctx.project.config.sessions.max_implementation_retries;
     let tripped = ctx.breaker.tripped();
     record::with_txn(ctx, |txn| {
-        txn.events.extend(failed.pending_events.iter().cloned());
+        txn.events_mut()
+            .extend(failed.pending_events.iter().cloned());
         let over_budget =
-            if txn.state.task(issue).is_some_and(|t| {
+            if txn.state().task(issue).is_some_and(|t| {
                 t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max
             }) {
                 crate::app::run::budget_gate::over_limit(ctx, txn, issue)
@@ -189,25 +190,26 @@ fn record_failure(
                 None
             };
         if let Some(e) = over_budget {
-            txn.events
+            txn.events_mut()
                 .push(analyzed_event(issue, at.attempt, class, &analysis));
-            if let Some(t) = txn.state.task_mut(issue) {
+            if let Some(t) = txn.state_mut().task_mut(issue) {
                 let feedback = failed.feedback(t.attempts);
                 t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
                 t.last_mode = Some(at.executed.to_string());
             }
             let reason = crate::app::run::budget_gate::record(ctx, txn, issue, &e);
             if e.is_feature_limit() {
-                if let Some(t) = txn.state.task_mut(issue) {
+                if let Some(t) = txn.state_mut().task_mut(issue) {
                     let _ = t.stop();
                 }
-                readiness::recompute(&mut txn.state);
+                readiness::recompute(txn.state_mut());
                 return Ok(Next::End(Outcome::Stopped { reason }));
             }
             return Ok(Next::End(Outcome::Blocked { reason }));
         }
-        let tasks = graph(&txn.state);
-        let Some(t) = record::owned(&mut txn.state, issue, &claim.owner) else {
+        let tasks = graph(txn.state());
+        let (state, events) = txn.state_and_events();
+        let Some(t) = record::owned(state, issue, &claim.owner) else {
             return Ok(Next::End(Outcome::Lost {
                 reason: "another run took the issue over".into(),
             }));
@@ -221,8 +223,7 @@ fn record_failure(
                 "{}; the run stopped, the issue is READY with its retries unchanged",
                 failed.reason
             );
-            txn.events
-                .push(analyzed_event(issue, at.attempt, class, &analysis));
+            events.push(analyzed_event(issue, at.attempt, class, &analysis));
             let _ = t.stop();
             return Ok(Next::End(Outcome::Stopped {
                 reason: tripped.clone().unwrap_or_default(),
@@ -232,8 +233,7 @@ fn record_failure(
         t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
         let free = |a: &str| !ctx.governor.agent_waiting(a);
         let decision = decide(t, failed, at, class, &mut analysis, mem, max, &tasks, &free);
-        txn.events
-            .push(analyzed_event(issue, at.attempt, class, &analysis));
+        events.push(analyzed_event(issue, at.attempt, class, &analysis));
         let note = Note {
             attempt: at.attempt,
             agent: at
@@ -257,11 +257,11 @@ fn record_failure(
         match decision {
             Decision::Block(reason) => {
                 mem.retries = t.retries;
-                Ok(block(t, reason, &mut txn.events))
+                Ok(block(t, reason, events))
             }
             Decision::Skip(reason) => {
-                txn.events.extend(t.skip(reason.clone()).ok());
-                readiness::recompute(&mut txn.state);
+                events.extend(t.skip(reason.clone()).ok());
+                readiness::recompute(txn.state_mut());
                 Ok(Next::End(Outcome::Skipped { reason }))
             }
             Decision::Depend(on) => {
@@ -275,12 +275,12 @@ fn record_failure(
                 // back to BACKLOG (READY, then readiness sees the new dependency); the
                 // attempt's retry is given back: no retry is counted
                 let _ = t.stop();
-                txn.events.push(Event::DependencyAdded {
+                events.push(Event::DependencyAdded {
                     issue,
                     depends_on: on,
                     reason: analysis.reason.clone(),
                 });
-                readiness::recompute(&mut txn.state);
+                readiness::recompute(txn.state_mut());
                 Ok(Next::End(Outcome::Deferred {
                     depends_on: on,
                     reason: analysis.reason.clone(),
@@ -297,12 +297,12 @@ fn record_failure(
                 }
                 t.attempts += 1;
                 let next = t.attempts;
-                txn.events.push(Event::RetryStarted {
+                events.push(Event::RetryStarted {
                     issue,
                     attempt: next,
                 });
                 if let (Some(to), Some(from)) = (&to, at.agent) {
-                    txn.events.push(Event::AgentFallback {
+                    events.push(Event::AgentFallback {
                         issue,
                         attempt: next,
                         from: from.to_string(),

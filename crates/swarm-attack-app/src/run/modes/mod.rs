@@ -31,6 +31,7 @@
 //! `attempt-<k>/candidates.json` (the join's record, the same as `issue_done.convergence`).
 
 mod parallel;
+mod reviewed;
 mod select;
 mod synthesis;
 
@@ -114,6 +115,11 @@ pub struct PairOutcome {
 enum End {
     Result(AttemptResult),
     Error(String),
+    /// Passed, but no reviewer gave a valid answer and `review.on_error` is `block`.
+    Blocked {
+        reason: String,
+        cost_usd: Option<f64>,
+    },
 }
 
 impl End {
@@ -129,6 +135,7 @@ impl End {
             End::Result(AttemptResult::Failed(_)) => "failed",
             End::Result(AttemptResult::Stopped { .. }) => "stopped",
             End::Error(_) => "error",
+            End::Blocked { .. } => "blocked",
         }
     }
     fn reason(&self) -> Option<String> {
@@ -137,7 +144,7 @@ impl End {
             End::Result(AttemptResult::Stopped { .. }) => {
                 Some("stopped: the other candidate passed first".into())
             }
-            End::Error(e) => Some(e.clone()),
+            End::Error(e) | End::Blocked { reason: e, .. } => Some(e.clone()),
             End::Result(AttemptResult::Passed(_)) => None,
         }
     }
@@ -145,7 +152,9 @@ impl End {
         match self {
             End::Result(AttemptResult::Passed(p)) => p.cost_usd,
             End::Result(AttemptResult::Failed(f)) => f.cost_usd,
-            End::Result(AttemptResult::Stopped { cost_usd }) => *cost_usd,
+            End::Result(AttemptResult::Stopped { cost_usd }) | End::Blocked { cost_usd, .. } => {
+                *cost_usd
+            }
             End::Error(_) => None,
         }
     }
@@ -262,23 +271,10 @@ fn prompt_for(
     (built.text, built.event)
 }
 
-/// Runs a candidate (in the calling thread); errors and panics become [`End::Error`].
-fn run_slot(
-    ctx: &RunContext<'_>,
-    at: &PairAttempt<'_>,
-    slot: &Slot<'_>,
-    prompt: String,
-    pre_events: Vec<Event>,
-    mode: &str,
-) -> End {
+/// Where and for what candidate `slot` runs.
+fn slot_spec<'a>(at: &'a PairAttempt<'_>, slot: &'a Slot<'_>) -> AttemptSpec<'a> {
     let task = &at.claim.task;
-    ctx.report(Progress::AgentStarted {
-        issue: at.claim.issue,
-        agent: slot.agent.name.clone(),
-        mode: format!("{mode}, {}", slot.role),
-        attempt: at.attempt,
-    });
-    let spec = AttemptSpec {
+    AttemptSpec {
         issue: at.claim.issue,
         attempt: at.attempt,
         title: &task.title,
@@ -292,7 +288,25 @@ fn run_slot(
         stop: Some(&slot.stop),
         tag_agent: true,
         builds_on: slot.builds_on.as_deref(),
-    };
+    }
+}
+
+/// Runs a candidate (in the calling thread); errors and panics become [`End::Error`].
+fn run_slot(
+    ctx: &RunContext<'_>,
+    at: &PairAttempt<'_>,
+    slot: &Slot<'_>,
+    prompt: String,
+    pre_events: Vec<Event>,
+    mode: &str,
+) -> End {
+    ctx.report(Progress::AgentStarted {
+        issue: at.claim.issue,
+        agent: slot.agent.name.clone(),
+        mode: format!("{mode}, {}", slot.role),
+        attempt: at.attempt,
+    });
+    let spec = slot_spec(at, slot);
     let cand = Candidate {
         agent: slot.agent,
         role: slot.role,

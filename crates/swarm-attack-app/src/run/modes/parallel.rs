@@ -56,6 +56,8 @@ pub(super) fn parallel(
         .iter()
         .map(|s| prompt_for(ctx, &at, pair.decision, &s.agent.name, ""))
         .collect();
+    // each candidate's prompt, for its review fix rounds
+    let texts: Vec<String> = prompts.iter().map(|(t, _)| t.clone()).collect();
     let mode = "PARALLEL";
     let (tx, rx) = mpsc::channel::<(usize, End)>();
     let collected = std::thread::scope(|scope| {
@@ -72,7 +74,7 @@ pub(super) fn parallel(
         let pending = (0..slots.len()).map(|_| None).collect();
         collect(ctx, at.base, &slots, &rx, join, pending, slot_free)
     });
-    let outcome = decide_parallel(ctx, pair, &at, &slots, collected, join, None);
+    let outcome = decide_parallel(ctx, pair, &at, &slots, &texts, collected, join, None);
     for w in extra {
         discard_worktree(ctx, w);
     }

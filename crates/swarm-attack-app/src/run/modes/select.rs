@@ -3,9 +3,10 @@
 //! the low-convergence check and its action (`land`, `review`, `block`), and the record of the join
 //! (`candidates.json`, `issue_done.convergence`).
 
-use super::{End, Pair, PairAttempt, PairOutcome, PairResult, Slot};
+use super::{End, Pair, PairAttempt, PairOutcome, PairResult, Slot, reviewed};
 use crate::app::run::attempt::{AttemptResult, Failed, Passed};
-use crate::app::run::{RunContext, record};
+use crate::app::run::{RunContext, record, review};
+use crate::core::config::ReviewStrategy;
 use crate::core::convergence;
 use crate::core::coordination::selection::{self, CandidateFacts, Selection};
 use crate::core::events::Event;
@@ -60,9 +61,62 @@ impl Collected {
             passed: d.is_some(),
             changed_lines: d.map_or(0, |d| d.lines),
             tokens: d.map(|d| d.tokens.clone()).unwrap_or_default(),
-            review: None,
+            review: self
+                .ends
+                .get(j)
+                .and_then(End::passed)
+                .and_then(reviewed::facts_of),
         }
     }
+
+    /// The diffs of the passing candidates that have none yet (and none for the others).
+    fn refresh_diffs(&mut self, ctx: &RunContext<'_>, base: &str) {
+        for (end, diff) in self.ends.iter().zip(self.diffs.iter_mut()) {
+            match end.passed() {
+                Some(p) if diff.is_none() => *diff = Some(Diff::of(ctx, base, &p.commit)),
+                Some(_) => {}
+                None => *diff = None,
+            }
+        }
+    }
+
+    /// Reviews candidate `i` ([`reviewed::review_end`]); a fix round's new commit gets its
+    /// diff again. Returns whether it still passes.
+    fn review(
+        &mut self,
+        ctx: &RunContext<'_>,
+        at: &PairAttempt<'_>,
+        s: Review<'_, '_>,
+        i: usize,
+    ) -> CmdResult<bool> {
+        let before = self.ends[i].passed().map(|p| p.commit.clone());
+        if let Some(reason) = reviewed::review_end(
+            ctx,
+            at,
+            &s.slots[i],
+            &s.prompts[i],
+            s.strategy,
+            &mut self.ends[i],
+        )? {
+            s.blocked.borrow_mut().get_or_insert(reason);
+        }
+        let after = self.ends[i].passed().map(|p| p.commit.clone());
+        if after != before {
+            self.diffs[i] = None;
+        }
+        self.refresh_diffs(ctx, at.base);
+        Ok(after.is_some())
+    }
+}
+
+/// What reviewing a candidate of the join needs.
+#[derive(Clone, Copy)]
+struct Review<'s, 'a> {
+    slots: &'s [Slot<'a>],
+    prompts: &'s [String],
+    strategy: ReviewStrategy,
+    /// The first `review could not run:` reason.
+    blocked: &'s std::cell::RefCell<Option<String>>,
 }
 
 pub(super) fn candidate_record(slot: &Slot<'_>, end: &End, diff_lines: Option<usize>) -> Value {
@@ -82,6 +136,9 @@ pub(super) fn candidate_record(slot: &Slot<'_>, end: &End, diff_lines: Option<us
     }
     if let Some(n) = diff_lines {
         v["changed_lines"] = json!(n);
+    }
+    if let Some(r) = end.passed().and_then(|p| p.review.as_ref()) {
+        v["review"] = json!({"verdict": r.verdict.as_str(), "counted": r.counted().len()});
     }
     v
 }
@@ -203,23 +260,77 @@ pub(super) fn decide_parallel(
     pair: Pair<'_>,
     at: &PairAttempt<'_>,
     slots: &[Slot<'_>],
+    prompts: &[String],
     mut collected: Collected,
     join: JoinStrategy,
     fallback: Option<&str>,
 ) -> CmdResult<PairOutcome> {
     let coordination = &ctx.project.config.coordination;
     let n = slots.len();
-    for (end, diff) in collected.ends.iter().zip(collected.diffs.iter_mut()) {
-        if diff.is_none()
-            && let Some(p) = end.passed()
-        {
-            *diff = Some(Diff::of(ctx, at.base, &p.commit));
+    collected.refresh_diffs(ctx, at.base);
+    let strategy = review::strategy_for(ctx, &at.claim.task);
+    let blocked = std::cell::RefCell::new(None);
+    let rev = |strategy| Review {
+        slots,
+        prompts,
+        strategy,
+        blocked: &blocked,
+    };
+    // with the gate on and a join that waited for its candidates, every candidate the
+    // selection may pick is reviewed first: the selection compares their verdicts
+    if let Some(s) = strategy.filter(|_| join != JoinStrategy::First) {
+        let pool: Vec<usize> = match (&collected.group, join) {
+            (Some(g), JoinStrategy::Quorum) => g.clone(),
+            _ => (0..n).collect(),
+        };
+        for i in pool {
+            collected.review(ctx, at, rev(s), i)?;
         }
     }
     let facts: Vec<CandidateFacts> = (0..n).map(|j| collected.facts(slots, j)).collect();
     let all = selection::select(&facts);
-    let (chosen, selected_by) = choose(&facts, &all, &collected, join);
+    let (mut chosen, mut selected_by) = choose(&facts, &all, &collected, join);
     let passing = facts.iter().filter(|f| f.passed).count();
+    let low = (passing >= 2)
+        .then(|| selection::low_convergence(&all, coordination.min_convergence))
+        .flatten();
+    let action = coordination.on_low_convergence;
+    if let Some(score) = low {
+        record::emit(
+            ctx,
+            vec![Event::LowConvergence {
+                issue: at.claim.issue,
+                attempt: at.attempt,
+                score,
+            }],
+        )?;
+    }
+    // the candidate that would land is reviewed when it was not yet: join `first`, or low
+    // convergence with `review` (the gate runs on the selection even when it is off); a
+    // failing one leaves the choice to the next passing candidate
+    let lazy = strategy.or_else(|| {
+        (low.is_some() && action == OnLowConvergence::Review)
+            .then_some(ctx.project.config.review.strategy)
+    });
+    if let (Some(s), false) = (lazy, low.is_some() && action == OnLowConvergence::Block) {
+        while let Some(i) = chosen {
+            if collected.ends[i]
+                .passed()
+                .is_none_or(|p| p.review.is_some())
+                || collected.review(ctx, at, rev(s), i)?
+            {
+                break;
+            }
+            if collected.first == Some(i) {
+                collected.first = None;
+            }
+            let facts: Vec<CandidateFacts> = (0..n).map(|j| collected.facts(slots, j)).collect();
+            let again = selection::select(&facts);
+            chosen = choose(&facts, &again, &collected, join).0;
+            selected_by = chosen.map(|_| "review");
+        }
+    }
+    let blocked = blocked.into_inner();
     let mut record = json!({
         "mode": pair.decision.mode.as_str(),
         "join": join.as_str(),
@@ -261,29 +372,12 @@ pub(super) fn decide_parallel(
         ),
         None => format!("PARALLEL {who} (join {join_word})"),
     };
-    let low = (passing >= 2)
-        .then(|| selection::low_convergence(&all, coordination.min_convergence))
-        .flatten();
-    let action = coordination.on_low_convergence;
     if let Some(score) = low {
-        record::emit(
-            ctx,
-            vec![Event::LowConvergence {
-                issue: at.claim.issue,
-                attempt: at.attempt,
-                score,
-            }],
-        )?;
         record["low_convergence"] = json!({
             "score": score,
             "min_convergence": coordination.min_convergence,
             "action": action.as_str(),
         });
-        if action == OnLowConvergence::Review {
-            // the plug-in point of the review gate: it runs on the selection even when
-            // `review.enabled` is false
-            record["review_required"] = json!(true);
-        }
         executed_prefix.push_str(&format!(
             "; low convergence {score:.2} (below coordination.min_convergence {:.2})",
             coordination.min_convergence
@@ -347,6 +441,14 @@ pub(super) fn decide_parallel(
                 convergence: record,
             })
         }
+        None if blocked.is_some() => Ok(PairOutcome {
+            result: PairResult::Blocked {
+                reason: blocked.unwrap_or_default(),
+                cost_usd: cost,
+            },
+            executed: format!("{executed_prefix}: blocked, the review could not run"),
+            convergence: record,
+        }),
         None => {
             let ends: Vec<End> = ends
                 .into_iter()

@@ -2,6 +2,7 @@
 //! first, then the runner-up on top of its result in the same worktree; the wait's fallback to
 //! PARALLEL and the runner-up's to SOLO.
 
+use super::reviewed::review_result;
 use super::select::{Collected, candidate_record, decide_parallel, failed_result, save_candidates};
 use super::{
     End, Pair, PairAttempt, PairOutcome, PairResult, Slot, add_runner_worktree, discard_worktree,
@@ -71,6 +72,9 @@ pub(super) fn synthesis(
         },
     ];
     let (p0, e0) = prompt_for(ctx, &at, pair.decision, &pair.primary.name, "");
+    // the prompts, for the review's fix rounds
+    let text0 = p0.clone();
+    let mut text1 = String::new();
     let pre0 = vec![e0];
     let (tx, rx) = mpsc::channel::<(usize, End)>();
     let mut runner_wt = None;
@@ -115,6 +119,7 @@ pub(super) fn synthesis(
                 let mut pdec = pair.decision.clone();
                 pdec.mode = Mode::Parallel;
                 let (p1, e1) = prompt_for(ctx, at_ref, &pdec, &pair.runner.name, "");
+                text1 = p1.clone();
                 let runner_slot = Slot {
                     agent: pair.runner,
                     role: "runner-up",
@@ -151,7 +156,9 @@ pub(super) fn synthesis(
         }
     })?;
     match flow {
-        Ok(winner_end) => synthesis_on_top(ctx, pair, &at, &mut slots, winner_end, slot_free),
+        Ok(winner_end) => {
+            synthesis_on_top(ctx, pair, &at, &mut slots, (winner_end, &text0), slot_free)
+        }
         Err((ends, first, reason)) => {
             let out = if runner_wt.is_some() {
                 slots[1].worktree = runner_wt.clone().unwrap_or_default();
@@ -160,12 +167,18 @@ pub(super) fn synthesis(
                     pair,
                     &at,
                     &slots,
+                    &[text0, text1],
                     Collected::from_ends(ends.into(), first),
                     ctx.project.config.coordination.join,
                     Some(&reason),
                 )
             } else {
-                solo_of_winner(ctx, pair, &at, &slots, ends, &reason, slot_free)
+                solo_of_winner(ctx, pair, &at, &slots, ends, &reason, slot_free).and_then(
+                    |mut o| {
+                        o.result = review_result(ctx, &at, &slots[0], &text0, o.result)?;
+                        Ok(o)
+                    },
+                )
             };
             if let Some(w) = runner_wt {
                 discard_worktree(ctx, w);
@@ -259,7 +272,7 @@ fn synthesis_on_top(
     pair: Pair<'_>,
     at: &PairAttempt<'_>,
     slots: &mut [Slot<'_>; 2],
-    mut winner: End,
+    (mut winner, text0): (End, &str),
     slot_free: &dyn Fn(),
 ) -> CmdResult<PairOutcome> {
     let issue = at.claim.issue;
@@ -272,6 +285,7 @@ fn synthesis_on_top(
         // runner-up sees what a `git commit` leaves
         let _ = ctx.git.sync_index(&slots[1].worktree);
     }
+    let text1 = p1.clone();
     let mut runner = run_slot(ctx, at, &slots[1], p1, vec![e1], "SYNTHESIS");
     let _ = record::emit(ctx, runner.take_events());
     let winner_commit = winner.passed().map(|p| p.commit.clone());
@@ -298,14 +312,27 @@ fn synthesis_on_top(
             record["winner"] = json!(format!("{name0}+{name1}"));
             record["landed"] = json!("both contributions");
             slot_free();
-            executed = format!("SYNTHESIS {name0} then {name1}: both contributions landed");
             let _ = w;
-            result = PairResult::Passed {
-                passed: Passed {
-                    cost_usd: total_cost,
-                    ..p2
+            // the one result goes through the review gate; the runner-up, whose run made
+            // it, does the fix rounds
+            result = review_result(
+                ctx,
+                at,
+                &slots[1],
+                &text1,
+                PairResult::Passed {
+                    passed: Passed {
+                        cost_usd: total_cost,
+                        ..p2
+                    },
+                    worktree: slots[1].worktree.clone(),
                 },
-                worktree: slots[1].worktree.clone(),
+            )?;
+            executed = match &result {
+                PairResult::Passed { .. } => {
+                    format!("SYNTHESIS {name0} then {name1}: both contributions landed")
+                }
+                _ => format!("SYNTHESIS {name0} then {name1}: the review stopped the result"),
             };
         }
         (End::Result(AttemptResult::Passed(p1)), r) => {
@@ -322,16 +349,26 @@ fn synthesis_on_top(
             // back to the winner's commit (the runner-up's changes are discarded)
             ctx.git.discard_changes(&slots[0].worktree, &p1.commit)?;
             slot_free();
-            executed = format!(
-                "SYNTHESIS {name0} then {name1} → fallback solo: {name0}'s result landed ({name1} did not pass)"
-            );
-            result = PairResult::Passed {
-                passed: Passed {
-                    cost_usd: total_cost,
-                    ..p1
+            result = review_result(
+                ctx,
+                at,
+                &slots[0],
+                text0,
+                PairResult::Passed {
+                    passed: Passed {
+                        cost_usd: total_cost,
+                        ..p1
+                    },
+                    worktree: slots[0].worktree.clone(),
                 },
-                worktree: slots[0].worktree.clone(),
+            )?;
+            let end = match &result {
+                PairResult::Passed { .. } => format!("{name0}'s result landed"),
+                _ => format!("the review stopped {name0}'s result"),
             };
+            executed = format!(
+                "SYNTHESIS {name0} then {name1} → fallback solo: {end} ({name1} did not pass)"
+            );
         }
         (w, r) => {
             record["winner"] = Value::Null;
