@@ -280,7 +280,11 @@ fn the_cycle_finder_finds_a_cycle() {
 /// relative to the workspace root and its code.
 fn sources() -> Vec<(String, String)> {
     let mut files = Vec::new();
-    for dir in ["src", "crates/swarm-attack-io/src", "crates/swarm-attack-app/src"] {
+    for dir in [
+        "src",
+        "crates/swarm-attack-io/src",
+        "crates/swarm-attack-app/src",
+    ] {
         rust_files(&root().join(dir), &mut files);
     }
     files
@@ -362,7 +366,14 @@ fn each_crate_depends_only_on_the_floors_below_it() {
             .collect()
     };
     let core = names(&deps("crates/swarm-attack-core/Cargo.toml"));
-    for heavy in ["swarm-attack-io", "swarm-attack-app", "tokio", "gix", "octocrab", "clap"] {
+    for heavy in [
+        "swarm-attack-io",
+        "swarm-attack-app",
+        "tokio",
+        "gix",
+        "octocrab",
+        "clap",
+    ] {
         assert!(!core.iter().any(|d| d == heavy), "core depends on {heavy}");
     }
     let io = names(&deps("crates/swarm-attack-io/Cargo.toml"));

@@ -14,7 +14,6 @@ pub use swarm_attack_io as io;
 
 pub mod error;
 
-
 pub mod action;
 pub mod demo;
 pub mod doctor;
@@ -40,3 +39,18 @@ pub mod summary;
 pub mod sync;
 pub mod task_facts;
 pub mod unblock;
+
+/// A feature id for unit tests (panics on an invalid one).
+#[cfg(test)]
+pub(crate) fn fid(id: &str) -> core::feature_id::FeatureId {
+    core::feature_id::FeatureId::parse(id).expect("a valid feature id")
+}
+
+/// `task` in `stage`, as a state file holding it would load (for unit tests: outside the
+/// core a stage changes only through its transitions).
+#[cfg(test)]
+pub(crate) fn task_in(stage: core::stage::Stage, task: core::state::Task) -> core::state::Task {
+    let mut v = serde_json::to_value(task).expect("a task serialises");
+    v["stage"] = serde_json::to_value(stage).expect("a stage serialises");
+    serde_json::from_value(v).expect("a task deserialises")
+}

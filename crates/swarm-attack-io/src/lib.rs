@@ -4,12 +4,12 @@
 // `eprintln!` everywhere else.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// The pure floor: `crate::core::…` names it.
-use swarm_attack_core as core;
 /// `crate::io::…` paths name this crate's own modules (they were written when the adapters
 /// were a module of the binary's crate).
 #[allow(unused_imports)]
 use crate as io;
+/// The pure floor: `crate::core::…` names it.
+use swarm_attack_core as core;
 
 pub mod agent;
 pub mod agent_pid;
@@ -44,3 +44,9 @@ pub mod state_store;
 pub mod state_writer;
 pub mod test_hooks;
 pub mod ui;
+
+/// A feature id for unit tests (panics on an invalid one).
+#[cfg(test)]
+pub(crate) fn fid(id: &str) -> core::feature_id::FeatureId {
+    core::feature_id::FeatureId::parse(id).expect("a valid feature id")
+}
