@@ -111,7 +111,7 @@ fn status_piped_into_head_exits_0_or_by_sigpipe_never_with_a_panic() {
 #[test]
 fn a_worker_that_panics_ends_the_run_with_an_error_and_its_issue_interrupted() {
     let s = Setup::new("boom", json!([{"order": 1, "title": "A"}]), GOOD_AGENT, "");
-    // the panic is injected by a test hook of debug builds (src/io/test_hooks.rs)
+    // the panic is injected by a test hook of debug builds (crates/swarm-attack-io/src/test_hooks.rs)
     let t0 = Instant::now();
     let r: crate::common::env::Run = s
         .env

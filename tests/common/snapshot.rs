@@ -14,7 +14,7 @@ pub const FIXED_GIT_DATE: &str = "2026-01-02T03:04:05+00:00";
 
 impl TestEnv {
     /// Fixes the tool's clock at [`FIXED_NOW`] (`SWARM_ATTACK_NOW`, honoured by
-    /// `src/io/clock.rs`) and git's commit dates, so timestamps, session ids and commit shas
+    /// `crates/swarm-attack-io/src/clock.rs`) and git's commit dates, so timestamps, session ids and commit shas
     /// are the same on every run.
     pub fn fixed_clock(mut self) -> Self {
         for (k, v) in [

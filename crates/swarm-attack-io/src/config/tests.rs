@@ -9,7 +9,7 @@ fn ok(text: &str) -> LoadedConfig {
     parse(text, "config.yaml").unwrap_or_else(|e| panic!("expected ok, got: {e}"))
 }
 
-/// The error message (asserting a user error, which exits 2 (src/error.rs), and one line).
+/// The error message (asserting a user error, which exits 2 (crates/swarm-attack-app/src/error.rs), and one line).
 #[track_caller]
 fn err(text: &str) -> String {
     let e = parse(text, "config.yaml").expect_err("expected an error");

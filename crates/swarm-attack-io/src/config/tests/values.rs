@@ -173,7 +173,7 @@ fn no_agents_is_an_error() {
         e.to_string(),
         "config.yaml:1: `agents` is empty; a swarm needs at least one agent"
     );
-    // the variant that src/error.rs gives a hint (tested there)
+    // the variant that crates/swarm-attack-app/src/error.rs gives a hint (tested there)
     assert!(matches!(e, ConfigError::NoAgents(_)), "{e:?}");
 }
 
