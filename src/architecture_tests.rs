@@ -81,6 +81,14 @@ fn app_paths(code: &str) -> Vec<Vec<String>> {
     out
 }
 
+/// The app crate's own paths (`crate::run::…`) written as `crate::app::run::…`, the way the
+/// graph names its modules; `crate::io::…` and `crate::core::…` are the floors below.
+fn in_app_terms(code: &str) -> String {
+    code.replace("crate::", "crate::app::")
+        .replace("crate::app::io::", "crate::io::")
+        .replace("crate::app::core::", "crate::core::")
+}
+
 /// The members of a `{...}` use group that starts right after `{` in `group`, each appended to
 /// `prefix` (nested groups included; `self` names the prefix itself).
 fn expand_group(prefix: &[String], group: &str, out: &mut Vec<Vec<String>>) {
@@ -156,7 +164,7 @@ fn app_graph() -> BTreeMap<String, BTreeSet<String>> {
         if module.ends_with("::tests") || module.contains("::tests::") {
             continue;
         }
-        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        let code = in_app_terms(&code_of(&std::fs::read_to_string(file).unwrap()));
         let mut targets = BTreeSet::new();
         let mut named: Vec<Vec<String>> = app_paths(&code);
         // `super::x` from `a::b::c` names `a::b::x`

@@ -10,7 +10,6 @@
 mod comment;
 pub mod triggered;
 
-use crate::app::project::{FeatureTxn, Project};
 use crate::core::action::{
     self, ActionEvent, IssueSnapshot, SenderVerdict, Trigger, Trust, permission_grants_write,
 };
@@ -21,6 +20,7 @@ use crate::core::stage::Stage;
 use crate::core::state::Task;
 use crate::error::{CmdResult, CommandError};
 use crate::io::ui::Ui;
+use crate::project::{FeatureTxn, Project};
 use comment::on_comment;
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -298,13 +298,10 @@ fn log_received(
 fn begin_named<'p>(
     project: &'p Project,
     named: &str,
-) -> CmdResult<(FeatureId, crate::app::summary::Prepared, FeatureTxn<'p>)> {
+) -> CmdResult<(FeatureId, crate::summary::Prepared, FeatureTxn<'p>)> {
     let feature = FeatureId::parse(named)?;
-    let prepared = crate::app::sync::prepare_summaries(
-        project,
-        &feature,
-        crate::app::sync::Summaries::Linked,
-    )?;
+    let prepared =
+        crate::sync::prepare_summaries(project, &feature, crate::sync::Summaries::Linked)?;
     let txn = project.begin_or_new(&feature)?;
     Ok((feature, prepared, txn))
 }
@@ -457,7 +454,7 @@ fn on_issue(
     match action_name {
         "opened" | "labeled" | "reopened" if triggered => {
             number = upsert_task(&mut txn, issue, true);
-            crate::app::sync::sync_txn(&mut txn, &prepared)?;
+            crate::sync::sync_txn(&mut txn, &prepared)?;
             if action_name == "reopened"
                 && let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(reopened) = t.reopen()
@@ -479,7 +476,7 @@ fn on_issue(
         }
         "closed" if tracked || triggered => {
             number = upsert_task(&mut txn, issue, false);
-            crate::app::sync::sync_txn(&mut txn, &prepared)?;
+            crate::sync::sync_txn(&mut txn, &prepared)?;
             let closer = event.sender.login.clone();
             if let Some(t) = txn.state_mut().task_mut(number)
                 && let Ok(skipped) = t.skip(format!(
@@ -502,7 +499,7 @@ fn on_issue(
                     event.sender.login
                 )
             };
-            crate::app::sync::sync_txn(&mut txn, &prepared)?;
+            crate::sync::sync_txn(&mut txn, &prepared)?;
             readiness::recompute(txn.state_mut());
             if trusted && let Some(gated) = specify_gate(project, &feature, &mut txn, number) {
                 note = format!("{note}; {gated}");
@@ -555,11 +552,11 @@ fn specify_gate(
     number: u32,
 ) -> Option<String> {
     let task = txn.state().task(number)?.clone();
-    if crate::app::gates::to_rescore(project, std::slice::from_ref(&task), true).is_empty() {
+    if crate::gates::to_rescore(project, std::slice::from_ref(&task), true).is_empty() {
         return None;
     }
-    let rec = crate::app::gates::score(project, feature, &task);
-    let notices = crate::app::gates::record(txn, vec![(number, rec)]);
+    let rec = crate::gates::score(project, feature, &task);
+    let notices = crate::gates::record(txn, vec![(number, rec)]);
     let t = txn.state().task(number)?;
     let score = t
         .specify
@@ -598,11 +595,8 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
     }
     for (feature, issues) in by_feature {
         // the summaries the sync fills in, built before the feature lock is taken
-        let prepared = crate::app::sync::prepare_summaries(
-            project,
-            &feature,
-            crate::app::sync::Summaries::Linked,
-        )?;
+        let prepared =
+            crate::sync::prepare_summaries(project, &feature, crate::sync::Summaries::Linked)?;
         let mut txn = project.begin_or_new(&feature)?;
         for issue in &issues {
             upsert_task(&mut txn, issue, false);
@@ -614,7 +608,7 @@ fn reconcile_all(project: &Project, gh: &dyn GithubPort, out: &mut ActionOutcome
             .filter(|t| t.stage() == &Stage::Done)
             .map(|t| t.issue_number)
             .collect();
-        crate::app::sync::sync_txn(&mut txn, &prepared)?;
+        crate::sync::sync_txn(&mut txn, &prepared)?;
         let numbers: Vec<u32> = txn.state().tasks.iter().map(|t| t.issue_number).collect();
         for n in numbers {
             let newly = !before.contains(&n)

@@ -5,12 +5,12 @@
 //! stale git lock files. `run` (and the Action's agent runs) make the same checks first: a
 //! problem is exit 2 before any attempt, so it never consumes a retry.
 
-use crate::app::project::Project;
 use crate::core::command_line::CommandLine;
 use crate::core::config::AgentConfig;
 use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
+use crate::project::Project;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

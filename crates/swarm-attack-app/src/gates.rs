@@ -9,7 +9,6 @@
 //! - **Risk**: [`risk_of`] is the one place the app asks whether an issue is risky (the
 //!   review gate reads it too); [`landing_for`] is how a task lands.
 
-use crate::app::project::{FeatureTxn, Project};
 use crate::core::config::Landing;
 use crate::core::feature_id::FeatureId;
 use crate::core::gates::risk::{self, Risk};
@@ -19,6 +18,7 @@ use crate::core::readiness;
 use crate::core::state::Task;
 use crate::error::CmdResult;
 use crate::io::llm::{self, LlmRequest};
+use crate::project::{FeatureTxn, Project};
 
 /// The name `SWARM_AGENT` carries for a gate request.
 const GATE_AGENT: &str = "specify-gate";
@@ -50,7 +50,7 @@ pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyReco
         };
         let (answer, call) = llm::ask_call(&project.config, &project.root, &req);
         // the call is charged to the issue (docs/budgets.md)
-        let events = crate::app::llm_calls::charged(
+        let events = crate::llm_calls::charged(
             &project.config,
             GATE_AGENT,
             specify::PURPOSE,

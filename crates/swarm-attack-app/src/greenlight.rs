@@ -1,15 +1,15 @@
 //! `greenlight <feature>`: git sync, then merge issues.json into the state keeping every
 //! task's progress; reports the plan. Idempotent.
 
-use crate::app::plan::{self, PlannedIssue};
-use crate::app::project::Project;
-use crate::app::sync::SyncReport;
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
 use crate::core::greenlight::{self, MergeReport};
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
 use crate::io::issues_file;
+use crate::plan::{self, PlannedIssue};
+use crate::project::Project;
+use crate::sync::SyncReport;
 
 #[derive(Debug)]
 pub struct GreenlightOutcome {
@@ -46,11 +46,11 @@ pub fn greenlight(
     }
     // the summaries the sync fills in, built before the feature lock is taken
     let prepared =
-        crate::app::sync::prepare_summaries(project, feature, crate::app::sync::Summaries::Linked)?;
+        crate::sync::prepare_summaries(project, feature, crate::sync::Summaries::Linked)?;
     let mut txn = project.begin_or_new(feature)?;
     let merge = greenlight::merge(txn.state_mut(), &doc.issues);
 
-    let sync = crate::app::sync::sync_txn(&mut txn, &prepared)?;
+    let sync = crate::sync::sync_txn(&mut txn, &prepared)?;
     if txn.state().first_greenlight_commit().is_none() {
         // the `files` check counts only changes after this commit
         // (docs/run.md "The flow of one issue", duplicate detection)
@@ -87,7 +87,7 @@ pub fn greenlight(
         txn.commit()?;
         // the specify gate: a held issue whose text changed is scored again
         // (docs/gates.md "The specify gate")
-        let notices = crate::app::gates::rescore_changed(project, feature)?;
+        let notices = crate::gates::rescore_changed(project, feature)?;
         if !notices.is_empty() {
             for n in &notices {
                 project.ui.info(n);

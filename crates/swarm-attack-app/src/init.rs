@@ -1,14 +1,14 @@
 //! `init <feature>`: creates `specs/<feature>/issues.json` (if missing, a template with one
 //! example issue) and the state; for a new project also `config.yaml` and
-//! `.swarm/.gitignore` (docs/cli.md "init", see [`crate::app::setup`]).
+//! `.swarm/.gitignore` (docs/cli.md "init", see [`crate::setup`]).
 
-use crate::app::project::Project;
-use crate::app::setup::{self, DetectedTests};
 use crate::core::feature_id::FeatureId;
 use crate::core::greenlight;
 use crate::error::CmdResult;
 use crate::io::file_error::FileError;
 use crate::io::{atomic, clock, issues_file};
+use crate::project::Project;
+use crate::setup::{self, DetectedTests};
 use serde::Serialize;
 
 #[derive(Debug, Serialize)]

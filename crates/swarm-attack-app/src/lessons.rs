@@ -6,7 +6,6 @@
 //! `app::pull_reconcile`) and `person` (`lessons add`). Issue text and comments of people without
 //! write access never become a lesson.
 
-use crate::app::project::Project;
 use crate::core::events::{Event, EventKind};
 use crate::core::feature_id::FeatureId;
 use crate::core::lessons::{
@@ -15,6 +14,7 @@ use crate::core::lessons::{
 use crate::core::state::Task;
 use crate::error::{CmdResult, CommandError};
 use crate::io::{clock, jsonl};
+use crate::project::Project;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -278,7 +278,7 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
         },
     );
     // the call is charged to the issue (docs/budgets.md)
-    let events = crate::app::llm_calls::charged(
+    let events = crate::llm_calls::charged(
         &project.config,
         LESSON_AGENT,
         "lesson",
@@ -448,7 +448,7 @@ pub fn pr_feedback(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::app::project::ProjectOptions;
+    use crate::project::ProjectOptions;
 
     fn project(dir: &std::path::Path) -> Project {
         std::fs::create_dir_all(dir.join(".swarm")).unwrap();

@@ -3,10 +3,6 @@
 // Printing goes through `io::ui::Ui` (secrets masked).
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// `crate::app::…` paths name this crate's own modules (they were written when the use
-/// cases were a module of the binary's crate).
-#[allow(unused_imports)]
-use crate as app;
 /// The pure floor: `crate::core::…` names it.
 pub use swarm_attack_core as core;
 /// The adapters: `crate::io::…` names them.

@@ -21,7 +21,7 @@ pub fn charged(
     let Some(call) = call else {
         return Vec::new();
     };
-    let priced = crate::app::ledger::priced_cost(config, agent, &call.report);
+    let priced = crate::ledger::priced_cost(config, agent, &call.report);
     vec![Event::LlmCalled {
         issue,
         agent: agent.to_string(),

@@ -2,13 +2,13 @@
 //! take now (READY, not manual, no open pull request linking them) as a GitHub Actions matrix. In a
 //! workflow (`GITHUB_OUTPUT` set) the matrix is also written there as `matrix`.
 
-use crate::app::project::Project;
-use crate::app::pull_gate::open_pull_links;
-use crate::app::status::status_one;
 use crate::core::feature_id::FeatureId;
 use crate::core::matrix;
 use crate::error::{CmdResult, CommandError};
 use crate::io::gh_actions;
+use crate::project::Project;
+use crate::pull_gate::open_pull_links;
+use crate::status::status_one;
 use serde_json::Value;
 
 /// The matrix and what was left out because a pull request is open.

@@ -2,8 +2,6 @@
 //! `llm` with a per-agent fallback to the heuristic), then the coordination filter; the
 //! `plan` use case; the `agents_selected` events.
 
-use crate::app::project::Project;
-use crate::app::sync::SyncReport;
 use crate::core::coordination::{self, Decision, NamedProposal};
 use crate::core::events::{Event, EventKind};
 use crate::core::feature_id::FeatureId;
@@ -15,6 +13,8 @@ use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{AgentConfig, ProposalSource};
 use crate::io::llm::{self, LlmRequest};
+use crate::project::Project;
+use crate::sync::SyncReport;
 use serde_json::Value;
 
 /// The source name of a heuristic proposal.
@@ -227,11 +227,11 @@ pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
     if !c.learn {
         return;
     }
-    let stats = crate::app::outcomes::stats(&project.paths);
+    let stats = crate::outcomes::stats(&project.paths);
     if stats.by.is_empty() {
         return;
     }
-    let class = crate::app::outcomes::class_of(&project.config, task);
+    let class = crate::outcomes::class_of(&project.config, task);
     crate::core::outcomes::apply(proposals, &class, &stats, c.learn_prior);
 }
 
@@ -245,7 +245,7 @@ pub fn decide_tasks(project: &Project, feature: &FeatureId, tasks: &[&Task]) -> 
             stage: t.stage().clone(),
             decision: decide_for_task(project, feature, t),
             specify: SpecifyView::of(project, t),
-            risk: crate::app::gates::risk_of(project, t).lines(),
+            risk: crate::gates::risk_of(project, t).lines(),
         })
         .collect()
 }
@@ -337,7 +337,7 @@ pub fn changed_since_last(
 /// `plan <feature> [--issue N]`: syncs like `status`, then decides for every READY issue
 /// (or the given issue, whatever its stage) and emits `agents_selected` for each.
 pub fn plan(project: &Project, feature: &FeatureId, issue: Option<u32>) -> CmdResult<PlanOutcome> {
-    let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
+    let (txn, sync) = crate::sync::open_synced(project, feature)?;
     let state = txn.state().clone();
     txn.commit()?;
     let planned = match issue {

@@ -4,7 +4,7 @@
 //!
 //! This is the bottom of `app`: it imports no other `app` module but the leaves `ledger` and
 //! `outcomes`. The git sync that most
-//! transactions start with is [`crate::app::sync::open_synced`]; the finish hook that mirrors
+//! transactions start with is [`crate::sync::open_synced`]; the finish hook that mirrors
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
 use crate::core::events::Event;
@@ -32,7 +32,7 @@ pub struct ProjectOptions {
 
 /// What runs after a transaction that asked for it ([`FeatureTxn::mirror_after_commit`])
 /// has committed and released the feature lock: the GitHub mirror
-/// ([`crate::app::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
+/// ([`crate::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
 /// depend on the GitHub code.
 /// Its errors do not fail the command: they are shown as warnings.
 pub type FinishHook = fn(&Ui, &Project, &FeatureId) -> CmdResult<()>;
@@ -453,7 +453,7 @@ impl<'p> FeatureTxn<'p> {
         // appended outside a transaction are folded by the next one, or by the budget gate,
         // which refreshes before it checks.
         if events.iter().any(|e| e.issue().is_some()) {
-            crate::app::ledger::refresh(
+            crate::ledger::refresh(
                 &self.project.paths.events_file(&self.feature),
                 &self.project.config,
                 &mut self.state,
@@ -461,7 +461,7 @@ impl<'p> FeatureTxn<'p> {
         }
         // the issues these events ended: their outcome records (learning,
         // docs/learning.md "Outcomes")
-        crate::app::outcomes::record(
+        crate::outcomes::record(
             &self.project.ui,
             &self.project.paths,
             &self.project.config,

@@ -6,9 +6,6 @@
 //! `prompt` appends `context_injected` to the event log, like `run` does for each prompt it
 //! sends, so the log records what every shown prompt held (size, what was cut).
 
-use crate::app::project::Project;
-use crate::app::sync::Summaries;
-use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
@@ -22,6 +19,9 @@ use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::git::commit_info;
+use crate::project::Project;
+use crate::sync::Summaries;
+use crate::task_facts::{file_symbols, task_commit, task_files};
 use std::path::Path;
 
 pub use crate::core::prompt::{CoordinationContext, OtherCandidate};
@@ -75,8 +75,7 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
         truncated: built.truncated,
         preview: false,
     };
-    let lessons_used =
-        crate::app::lessons::used_event(req.issue, req.attempt.max(1), &pack.lessons);
+    let lessons_used = crate::lessons::used_event(req.issue, req.attempt.max(1), &pack.lessons);
     BuiltPrompt {
         text: built.text,
         event,
@@ -256,7 +255,7 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
         },
         max_prompt_tokens: config.context.max_prompt_tokens,
         lessons: task
-            .map(|t| crate::app::lessons::select_for(project, t))
+            .map(|t| crate::lessons::select_for(project, t))
             .unwrap_or_default(),
         handoffs: handoffs.into_iter().map(|(_, h)| h).collect(),
     }
@@ -364,7 +363,7 @@ pub fn show_prompt(
     agent: Option<&str>,
 ) -> CmdResult<ShownPrompt> {
     // the summaries the prompt shows, built now if missing and kept in the state
-    let (mut txn, _) = crate::app::sync::open_synced_for(project, feature, Summaries::All)?;
+    let (mut txn, _) = crate::sync::open_synced_for(project, feature, Summaries::All)?;
     let Some(task) = txn.state().task(issue).cloned() else {
         let known: Vec<String> = txn
             .state()
@@ -384,7 +383,7 @@ pub fn show_prompt(
         ))
         .with_hint("add an entry under `agents:` (name, command)"));
     }
-    let decision = crate::app::plan::decide_for_task(project, feature, &task);
+    let decision = crate::plan::decide_for_task(project, feature, &task);
     let agent = agent.map(str::to_string).unwrap_or(decision.winner.clone());
     if !project.config.agents.iter().any(|a| a.name == agent) {
         let names: Vec<&str> = project

@@ -10,8 +10,6 @@
 //! history (docs/git-sync.md "The four rules") still decides what is done, and landing never
 //! duplicates a commit.
 
-use crate::app::project::Project;
-use crate::app::sync::build_rule;
 use crate::core::pull_link;
 use crate::core::pull_link::OpenPull;
 use crate::core::state::FeatureState;
@@ -20,6 +18,8 @@ use crate::io::github::api::{Api, Fetched};
 use crate::io::github::cache::{self, CachedPull};
 use crate::io::github::client::Client;
 use crate::io::github::settings;
+use crate::project::Project;
+use crate::sync::build_rule;
 use std::collections::BTreeMap;
 
 /// Issue → the open pull request linking it, and a warning when GitHub could not be asked.

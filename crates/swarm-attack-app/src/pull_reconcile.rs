@@ -9,7 +9,6 @@
 //! `git.base_branch` (GitHub does this by itself only when the merged branch is deleted; a stacked
 //! pull request left on a merged branch would merge into that branch, not the base).
 
-use crate::app::project::Project;
 use crate::core::commit_message::neutralise;
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
@@ -20,6 +19,7 @@ use crate::error::{CmdResult, CommandError};
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
 use crate::io::github::settings::Settings;
+use crate::project::Project;
 
 /// What a reconcile found, per issue: `(issue, pr, merged)`.
 pub type Closed = Vec<(u32, u64, bool)>;
@@ -114,7 +114,7 @@ pub fn reconcile_pulls(
     readiness::recompute(txn.state_mut());
     txn.commit()?;
     for (task, pr, author, body) in lessons {
-        match crate::app::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {
+        match crate::lessons::pr_feedback(project, feature, &task, pr, &author, &body) {
             Ok(l) => tracing::info!("pull request #{pr}: lesson {} recorded (pr_feedback)", l.id),
             Err(e) => project.ui.warn(format_args!(
                 "pull request #{pr}: the reviewer's comment was not recorded as a lesson: {}",

@@ -2,12 +2,12 @@
 //! event log into the core's [`ReportBuilder`] (memory bounded, no lock), completes it with
 //! the state and the repository's URL, and writes the HTML page atomically.
 
-use crate::app::project::Project;
 use crate::core::feature_id::FeatureId;
 use crate::core::report::{Report, ReportBuilder, render_html};
 use crate::error::{CmdResult, CommandError};
 use crate::io::event_reader::LogReader;
 use crate::io::{atomic, repo_id};
+use crate::project::Project;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -57,8 +57,7 @@ pub fn build(project: &Project, feature: &FeatureId) -> CmdResult<Report> {
         format!("{}/{r}", server.trim_end_matches('/'))
     });
     let mut report = builder.finish(state.as_ref(), repo_url.as_deref());
-    report.learned =
-        crate::core::report::learning::rows(&crate::app::outcomes::stats(&project.paths));
+    report.learned = crate::core::report::learning::rows(&crate::outcomes::stats(&project.paths));
     let limits = project.config.budgets;
     if limits != Default::default() {
         report.limits = Some(limits);

@@ -2,11 +2,11 @@
 //! command and the agents found on PATH, and `.swarm/.gitignore` (so `.swarm/` ignores
 //! itself without touching the user's `.gitignore`).
 
-use crate::app::run::verify::on_path;
 use crate::core::agent_preset::Preset;
 use crate::error::CmdResult;
 use crate::io::atomic;
 use crate::io::file_error::FileError;
+use crate::run::verify::on_path;
 use serde::Serialize;
 use std::path::Path;
 
@@ -82,7 +82,7 @@ pub fn missing_project_file(root: &Path, test_command: &str) -> Option<&'static 
 /// Warns (stderr) when `tests.command` needs a project file the root does not have while
 /// the project is recognisably another kind, e.g. `cargo test` in a Python repository: every
 /// attempt would fail on it. The warning names the command this project's files suggest.
-pub fn warn_missing_project_file(project: &crate::app::project::Project) {
+pub fn warn_missing_project_file(project: &crate::project::Project) {
     let command = &project.config.tests.command;
     let Some(file) = missing_project_file(&project.root, command) else {
         return;

@@ -1,10 +1,10 @@
 //! `status [<feature>]`: sync from git first, then report one feature or all.
 
-use crate::app::project::Project;
-use crate::app::sync::SyncReport;
 use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
+use crate::project::Project;
+use crate::sync::SyncReport;
 
 #[derive(Debug)]
 pub struct FeatureStatus {
@@ -36,14 +36,14 @@ pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
 
 /// Syncs and returns the state of one feature (exit 2 if it has none).
 pub fn status_one(project: &Project, feature: &FeatureId) -> CmdResult<FeatureStatus> {
-    let (txn, sync) = crate::app::sync::open_synced(project, feature)?;
+    let (txn, sync) = crate::sync::open_synced(project, feature)?;
     tracing::debug!(
         "status of `{feature}`: state read from {}",
         project.paths.display(&project.paths.state_file(feature))
     );
     let mut state = txn.commit_synced()?;
     // the spend shown is the log's: fold what the saved ledger has not seen yet (read only)
-    crate::app::ledger::refresh(
+    crate::ledger::refresh(
         &project.paths.events_file(feature),
         &project.config,
         &mut state,

@@ -18,8 +18,6 @@
 //! applied under the transaction ([`apply`]) to the tasks that still lack one for the same
 //! commit. Without `llm.command` they are built from the commit, under the lock.
 
-use crate::app::project::Project;
-use crate::app::task_facts::{file_symbols, task_commit, task_files};
 use crate::core::feature_id::FeatureId;
 use crate::core::registry::Symbol;
 use crate::core::stage::Stage;
@@ -27,6 +25,8 @@ use crate::core::state::{FeatureState, Task};
 use crate::core::summary::{self, CommitFacts};
 use crate::io::git::commit_info;
 use crate::io::llm::{self, LlmRequest};
+use crate::project::Project;
+use crate::task_facts::{file_symbols, task_commit, task_files};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

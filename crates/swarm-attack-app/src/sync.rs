@@ -1,7 +1,6 @@
 //! Git sync (docs/git-sync.md "The four rules"): before `greenlight`, `status`, `run` and the
 //! Action do anything, the state is brought in line with the commits on the configured refs.
 
-use crate::app::project::{FeatureTxn, Project};
 use crate::core::events::Event;
 use crate::core::evidence::{self, EvidenceRule};
 use crate::core::feature_id::FeatureId;
@@ -10,6 +9,7 @@ use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::history::{self, PendingCache};
 use crate::io::state_store::StateId;
+use crate::project::{FeatureTxn, Project};
 use std::path::PathBuf;
 
 /// What a sync did.
@@ -83,7 +83,7 @@ pub fn open_synced_for<'p>(
     let mut txn = project.begin(feature)?;
     let report = sync_only(&mut txn)?;
     if wanted == Summaries::All || txn.project().config.coordination.auto_sync_from_git {
-        crate::app::summary::apply(project, feature, &prepared, txn.state_mut(), |t| {
+        crate::summary::apply(project, feature, &prepared, txn.state_mut(), |t| {
             wanted.wants(t)
         });
     }
@@ -98,8 +98,8 @@ pub fn prepare_summaries(
     project: &Project,
     feature: &FeatureId,
     wanted: Summaries,
-) -> CmdResult<crate::app::summary::Prepared> {
-    if !crate::app::summary::asks_llm(project) || !project.paths.state_file(feature).exists() {
+) -> CmdResult<crate::summary::Prepared> {
+    if !crate::summary::asks_llm(project) || !project.paths.state_file(feature).exists() {
         return Ok(Default::default());
     }
     let state = {
@@ -109,28 +109,25 @@ pub fn prepare_summaries(
         sync_only(&mut peek)?;
         peek.into_state()
     };
-    Ok(crate::app::summary::prepare(
-        project,
-        feature,
-        &state,
-        |t| wanted.wants(t),
-    ))
+    Ok(crate::summary::prepare(project, feature, &state, |t| {
+        wanted.wants(t)
+    }))
 }
 
 /// Syncs an open transaction from git when `coordination.auto_sync_from_git` is on (else
 /// only readiness is recomputed), then fills in the missing semantic summaries of the DONE
 /// tasks linked to a GitHub issue (their status comment shows them; the others are built
-/// when a prompt needs them, see [`crate::app::summary`]) from `prepared`, made by
+/// when a prompt needs them, see [`crate::summary`]) from `prepared`, made by
 /// [`prepare_summaries`] before the transaction began. The history cache is written when
 /// the transaction commits.
 pub fn sync_txn(
     txn: &mut FeatureTxn<'_>,
-    prepared: &crate::app::summary::Prepared,
+    prepared: &crate::summary::Prepared,
 ) -> CmdResult<SyncReport> {
     let report = sync_only(txn)?;
     if txn.project().config.coordination.auto_sync_from_git {
         let (project, feature) = (txn.project(), txn.feature().clone());
-        crate::app::summary::apply(project, &feature, prepared, txn.state_mut(), |t| {
+        crate::summary::apply(project, &feature, prepared, txn.state_mut(), |t| {
             Summaries::Linked.wants(t)
         });
     }

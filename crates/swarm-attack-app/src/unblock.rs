@@ -2,12 +2,12 @@
 //! dependency is not DONE), retries, reason and last failure cleared; a READY or BACKLOG
 //! issue keeps its stage and gets its retries and last failure reset.
 
-use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
+use crate::project::Project;
 
 #[derive(Debug, serde::Serialize)]
 pub struct UnblockReport {
@@ -37,7 +37,7 @@ pub fn unblock(
     issue: u32,
     raise_usd: Option<f64>,
 ) -> CmdResult<UnblockReport> {
-    let (mut txn, _) = crate::app::sync::open_synced(project, feature)?;
+    let (mut txn, _) = crate::sync::open_synced(project, feature)?;
     let state_file = project.paths.display(&project.paths.state_file(feature));
     let (state, events) = txn.state_and_events();
     let Some(task) = state.task_mut(issue) else {

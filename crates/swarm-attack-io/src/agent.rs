@@ -5,10 +5,10 @@
 //! agent's report (cost, tokens, turns, session, error kind, permission denials) read from its
 //! output by `core::agent_report`.
 
+use crate::config::AgentConfig;
 use crate::core::agent_limits::RunLimits;
 use crate::core::agent_report::{self, AgentReport, ErrorKind};
-use crate::io::config::AgentConfig;
-use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
+use crate::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -128,7 +128,7 @@ pub fn agent_env(run: &AgentRun<'_>) -> (BTreeMap<String, String>, Vec<String>) 
     // a token passed through comes from memory: the process's environment holds none
     for v in TOKEN_VARS {
         if run.agent.env_passthrough.iter().any(|p| p == *v)
-            && let Some(value) = crate::io::secrets::get(v)
+            && let Some(value) = crate::secrets::get(v)
         {
             env.insert(v.to_string(), value);
         }
@@ -167,7 +167,7 @@ pub fn run_agent(
 ) -> Result<AgentOutcome, AgentError> {
     let name = run.agent.name.clone();
     let _ = std::fs::create_dir_all(run.artifacts);
-    let _ = crate::io::secrets::write_file(run.artifacts.join("prompt.md"), run.prompt.as_bytes());
+    let _ = crate::secrets::write_file(run.artifacts.join("prompt.md"), run.prompt.as_bytes());
     if run.agent.command.is_empty() {
         return Err(AgentError::NoCommand { agent: name });
     }

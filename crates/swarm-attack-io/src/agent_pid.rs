@@ -16,7 +16,7 @@ pub fn record(attempt_dir: &Path, pid: u32) {
 }
 
 fn start_time(pid: u32) -> Option<u64> {
-    crate::io::contain::tree::stat(pid)
+    crate::contain::tree::stat(pid)
         .filter(|s| s.state != 'Z')
         .map(|s| s.start)
 }
@@ -65,7 +65,7 @@ pub fn stop_leftovers(issue_dir: &Path) -> Vec<u32> {
     };
     let left = gone(Duration::from_secs(3));
     for pid in &left {
-        crate::io::contain::kill_tree(*pid);
+        crate::contain::kill_tree(*pid);
     }
     gone(Duration::from_secs(2))
 }
@@ -77,7 +77,7 @@ mod tests {
     #[test]
     fn a_live_recorded_agent_is_found_and_stopped_and_a_stale_record_is_not() {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = crate::io::contain::direct("sleep", &["30".to_string()])
+        let mut child = crate::contain::direct("sleep", &["30".to_string()])
             .spawn()
             .unwrap();
         record(&dir.path().join("attempt-1"), child.id());

@@ -5,9 +5,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Replaces `path` with `bytes` atomically; a crash leaves either the old or the new file.
-/// Text is masked first ([`crate::io::secrets::mask`]): no secret value reaches a file.
+/// Text is masked first ([`crate::secrets::mask`]): no secret value reaches a file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let bytes = crate::io::secrets::mask_bytes(bytes);
+    let bytes = crate::secrets::mask_bytes(bytes);
     let bytes = bytes.as_ref();
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
@@ -29,7 +29,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// one after a crash, is no cache and costs a rescan). Readers never see a partly written
 /// file while the system runs.
 pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let bytes = crate::io::secrets::mask_bytes(bytes);
+    let bytes = crate::secrets::mask_bytes(bytes);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = temp_beside(path, dir)?;

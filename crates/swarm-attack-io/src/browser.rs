@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 /// Starts the opener and returns without waiting for the browser.
 pub fn open(path: &Path) -> std::io::Result<()> {
-    let program = crate::io::env::var("BROWSER")
+    let program = crate::env::var("BROWSER")
         .ok()
         .filter(|b| !b.trim().is_empty())
         .unwrap_or_else(|| {
@@ -26,7 +26,7 @@ pub fn open(path: &Path) -> std::io::Result<()> {
     for k in crate::core::secrets::TOKEN_ENV_VARS {
         cmd.env_remove(k);
     }
-    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
+    cmd.env_remove(crate::secrets::SECRETS_FD_VAR);
     let mut child = cmd.spawn()?;
     // reap it in the background so no zombie is left while the command finishes
     std::thread::spawn(move || child.wait());

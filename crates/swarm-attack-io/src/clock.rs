@@ -5,7 +5,7 @@ use time::format_description::well_known::Rfc3339;
 
 /// Now, in UTC.
 pub fn now() -> OffsetDateTime {
-    if let Ok(fixed) = crate::io::env::var("SWARM_ATTACK_NOW")
+    if let Ok(fixed) = crate::env::var("SWARM_ATTACK_NOW")
         && let Ok(t) = OffsetDateTime::parse(&fixed, &Rfc3339)
     {
         return t;

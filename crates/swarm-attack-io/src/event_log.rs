@@ -9,14 +9,14 @@
 //!   complete object that only lacks its newline is kept and the newline added;
 //! - each record (with its newline) is written with one `write_all`, then the file is
 //!   `fdatasync`ed; a new file's folder is fsynced too;
-//! - every secret value (`GITHUB_TOKEN`, `GH_TOKEN`, ... see [`crate::io::secrets`]) is
+//! - every secret value (`GITHUB_TOKEN`, `GH_TOKEN`, ... see [`crate::secrets`]) is
 //!   masked in every record, as a last line of defence: no event ever contains a secret.
 
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
-use crate::io::file_error::FileError;
-use crate::io::lock::FeatureLock;
-use crate::io::ui::Ui;
+use crate::file_error::FileError;
+use crate::lock::FeatureLock;
+use crate::ui::Ui;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::fs::{File, OpenOptions};
@@ -107,13 +107,13 @@ impl EventLog {
         for event in events {
             seq += 1;
             let line = self.record_line(ts, seq, event);
-            let line = crate::io::secrets::mask(&line);
+            let line = crate::secrets::mask(&line);
             // One write per record: a reader or a crash sees all of it or a torn tail.
             file.write_all(line.as_bytes()).map_err(err)?;
         }
         file.sync_data().map_err(err)?;
         if created && let Some(dir) = self.path.parent() {
-            crate::io::atomic::sync_dir(dir).map_err(err)?;
+            crate::atomic::sync_dir(dir).map_err(err)?;
         }
         Ok(())
     }
@@ -317,8 +317,8 @@ mod tests {
     use crate::fid;
     use std::time::Duration;
 
-    fn ui() -> crate::io::ui::Ui {
-        crate::io::ui::Ui::captured(Default::default())
+    fn ui() -> crate::ui::Ui {
+        crate::ui::Ui::captured(Default::default())
     }
 
     fn setup() -> (tempfile::TempDir, EventLog, FeatureLock) {

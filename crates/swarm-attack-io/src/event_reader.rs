@@ -16,7 +16,7 @@
 
 use crate::core::event_filter::{Filter, Prefilter};
 use crate::core::record::{NotARecord, Record};
-use crate::io::ui::Ui;
+use crate::ui::Ui;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};

@@ -1,13 +1,13 @@
 //! GitHub Actions runner I/O: the step summary (`GITHUB_STEP_SUMMARY`), outputs
 //! (`GITHUB_OUTPUT`) and workflow-command annotations (`::error::`, `::warning::`).
 
-use crate::io::ui::Ui;
+use crate::ui::Ui;
 use std::io::Write;
 use std::path::Path;
 
 /// Appends Markdown to the step summary file, if `GITHUB_STEP_SUMMARY` is set.
 pub fn append_summary(markdown: &str) -> std::io::Result<()> {
-    match crate::io::env::var_os("GITHUB_STEP_SUMMARY") {
+    match crate::env::var_os("GITHUB_STEP_SUMMARY") {
         Some(p) if !p.is_empty() => append(Path::new(&p), markdown),
         _ => Ok(()),
     }
@@ -15,7 +15,7 @@ pub fn append_summary(markdown: &str) -> std::io::Result<()> {
 
 /// Writes outputs (`key=value`, heredoc syntax for multi-line values) to `GITHUB_OUTPUT`.
 pub fn write_outputs(outputs: &[(&str, String)]) -> std::io::Result<()> {
-    let Some(p) = crate::io::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) else {
+    let Some(p) = crate::env::var_os("GITHUB_OUTPUT").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let mut text = String::new();

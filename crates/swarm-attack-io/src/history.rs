@@ -6,21 +6,21 @@
 //! ledger and a fingerprint of the rule's inputs (`.swarm/cache/history/<feature>.json`).
 //! Next time only the commits reachable from the new tips and not from the old ones are
 //! read: the walk goes from the new tips by ancestry and stops at commits an earlier scan
-//! read (kept in `<feature>.seen`, see [`crate::io::history_seen`]), never by date, so a
+//! read (kept in `<feature>.seen`, see [`crate::history_seen`]), never by date, so a
 //! new commit dated before most of the history costs one commit, not a walk of everything. A full rescan happens when there is no usable cache, when the rule's inputs
 //! changed, when a shallow clone was deepened, or when a ref's old tip is no longer an
 //! ancestor of its new tip (rewritten history).
 //!
 //! Only commit objects are read (never trees), each once. A full scan reads them straight
-//! from the pack files on all cores ([`crate::io::history_pack`]); where that reader does
+//! from the pack files on all cores ([`crate::history_pack`]); where that reader does
 //! not apply, and for incremental scans, gix walks: without a commit-graph the walk's own
 //! buffer holds the commit, with one the commit is read once for its message.
 
 use crate::core::evidence::{EvidenceRule, Hit, revert_targets};
 use crate::core::ledger::Ledger;
-use crate::io::history_pack;
-use crate::io::history_seen::{SeenSet, SeenUpdate};
-use crate::io::state_store::StateId;
+use crate::history_pack;
+use crate::history_seen::{SeenSet, SeenUpdate};
+use crate::state_store::StateId;
 use gix::bstr::ByteSlice;
 use gix::hash::ObjectId;
 use gix::objs::Exists;

@@ -1,5 +1,5 @@
 //! The full history scan read straight from the pack files (the cold path of
-//! [`crate::io::history`]).
+//! [`crate::history`]).
 //!
 //! Every commit entry of every pack (`objects/pack/*.idx` with its `.pack`) is inflated on
 //! all cores with libdeflate, in one call per entry with its size known from the entry

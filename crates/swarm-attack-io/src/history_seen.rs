@@ -127,7 +127,7 @@ fn write_sorted(path: &Path, token: u64, mut ids: Vec<ObjectId>) -> std::io::Res
     for id in &ids {
         bytes.extend_from_slice(id.as_slice());
     }
-    crate::io::atomic::write_atomic(path, &bytes)
+    crate::atomic::write_atomic(path, &bytes)
 }
 
 /// Applies `update` to the seen file at `path`; returns the (token, valid id count) the

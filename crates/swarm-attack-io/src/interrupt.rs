@@ -7,7 +7,7 @@
 //! git commands are deliberately not registered: they are short and are left to finish, so
 //! an interrupt never leaves a half-done checkout behind.
 
-use crate::io::ui::Ui;
+use crate::ui::Ui;
 use std::collections::BTreeSet;
 use std::sync::{Mutex, Once};
 
@@ -35,10 +35,10 @@ pub fn kill_all() -> usize {
         .map(|c| c.iter().copied().collect())
         .unwrap_or_default();
     for pid in &pids {
-        crate::io::process::stop_tree(*pid);
+        crate::process::stop_tree(*pid);
     }
     // let each supervisor finish killing its tree before this process exits
-    crate::io::contain::wait_gone(&pids, std::time::Duration::from_secs(3));
+    crate::contain::wait_gone(&pids, std::time::Duration::from_secs(3));
     pids.len()
 }
 

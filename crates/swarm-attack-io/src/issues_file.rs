@@ -2,7 +2,7 @@
 
 use crate::core::issue_warnings;
 use crate::core::issues::{IssuesDoc, parse_issues};
-use crate::io::ui::Ui;
+use crate::ui::Ui;
 use std::path::Path;
 
 /// Why an issues file could not be used; `shown` is the path as shown to the user.

@@ -1,14 +1,14 @@
 //! The shared JSON-lines files of learning (docs/learning.md "Outcomes"): `.swarm/outcomes.jsonl`
 //! (append-only, one `write` per record, shared by every feature) and the lessons file
 //! (appended to, and replaced atomically under its lock when a lesson is renewed or
-//! forgotten). Every line written is masked ([`crate::io::secrets::mask`]). Readers skip a
+//! forgotten). Every line written is masked ([`crate::secrets::mask`]). Readers skip a
 //! line they cannot read (a torn last line left by a crash).
 
 use crate::core::lessons::Lesson;
 use crate::core::outcomes::{OutcomeRecord, parse_records};
-use crate::io::file_error::FileError;
-use crate::io::lock::{FeatureLock, LockError};
-use crate::io::ui::Ui;
+use crate::file_error::FileError;
+use crate::lock::{FeatureLock, LockError};
+use crate::ui::Ui;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -34,7 +34,7 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
             text.push('\n');
         }
     }
-    text.push_str(&crate::io::secrets::mask(line.trim_end_matches('\n')));
+    text.push_str(&crate::secrets::mask(line.trim_end_matches('\n')));
     text.push('\n');
     f.write_all(text.as_bytes())
 }
@@ -97,8 +97,7 @@ pub fn update_lessons<T>(
             text.push_str(&line);
             text.push('\n');
         }
-        crate::io::atomic::write_atomic(path, text.as_bytes())
-            .map_err(FileError::at("write", path))?;
+        crate::atomic::write_atomic(path, text.as_bytes()).map_err(FileError::at("write", path))?;
     }
     Ok(out)
 }

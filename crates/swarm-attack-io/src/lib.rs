@@ -4,10 +4,6 @@
 // `eprintln!` everywhere else.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-/// `crate::io::…` paths name this crate's own modules (they were written when the adapters
-/// were a module of the binary's crate).
-#[allow(unused_imports)]
-use crate as io;
 /// The pure floor: `crate::core::…` names it.
 use swarm_attack_core as core;
 

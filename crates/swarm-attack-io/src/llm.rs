@@ -4,8 +4,8 @@
 //! text; what the envelope says the call cost (cost, tokens) is kept in a [`Call`] for the budget
 //! ledger (docs/budgets.md "LLM helper calls").
 
-use crate::io::config::Config;
-use crate::io::process::{self, ProcessSpec, TOKEN_VARS};
+use crate::config::Config;
+use crate::process::{self, ProcessSpec, TOKEN_VARS};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -79,7 +79,7 @@ pub fn ask_within(
 /// stdin, in `cwd`, within its `timeout_seconds`; the variables of its `env_passthrough` are passed
 /// through. Its preset's envelope is unwrapped.
 pub fn ask_agent(
-    agent: &crate::io::config::AgentConfig,
+    agent: &crate::config::AgentConfig,
     root: &Path,
     cwd: &Path,
     req: &LlmRequest<'_>,
@@ -88,7 +88,7 @@ pub fn ask_agent(
         let why = format!("agent `{}` has no command", agent.name);
         return (Err(LlmError::Spawn(why)), None);
     }
-    let argv = crate::io::agent::resolve_program(&agent.command, root);
+    let argv = crate::agent::resolve_program(&agent.command, root);
     run_helper(
         &argv,
         &agent.env_passthrough,
@@ -113,7 +113,7 @@ fn run_helper(
     let passed = |v: &str| passthrough.iter().any(|p| p == v);
     // a token passed through comes from memory: the process's environment holds none
     for v in TOKEN_VARS.iter().filter(|v| passed(v)) {
-        if let Some(value) = crate::io::secrets::get(v) {
+        if let Some(value) = crate::secrets::get(v) {
             env.insert(v.to_string(), value);
         }
     }

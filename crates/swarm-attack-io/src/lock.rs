@@ -3,8 +3,8 @@
 //! writes who it is into the file, so a waiter that times out can name it.
 
 use crate::core::feature_id::FeatureId;
-use crate::io::file_error::FileError;
-use crate::io::ui::Ui;
+use crate::file_error::FileError;
+use crate::ui::Ui;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -122,7 +122,7 @@ impl FeatureLock {
             "pid {} `{}` since {}",
             std::process::id(),
             args.join(" "),
-            crate::io::clock::now_rfc3339()
+            crate::clock::now_rfc3339()
         );
         // Best effort: the lock is the flock, the text only names the holder.
         let _ = self.file.set_len(0);

@@ -1,6 +1,6 @@
 //! Running external commands (agents, the LLM helper, tests): argv only (never a shell with
 //! interpolated text), input on stdin, a timeout that kills the whole process group (for a
-//! [`ProcessSpec::contained`] command: its whole process tree, see [`crate::io::contain`]),
+//! [`ProcessSpec::contained`] command: its whole process tree, see [`crate::contain`]),
 //! output captured.
 
 use std::collections::BTreeMap;
@@ -49,7 +49,7 @@ pub struct ProcessSpec<'a> {
     pub stderr_to: Option<&'a Path>,
     /// Keep at most this many bytes of each stream in memory (the tail); 0 keeps everything.
     pub keep_bytes: usize,
-    /// Agents, tests and LLM commands: run contained ([`crate::io::contain`]), so a stop, a
+    /// Agents, tests and LLM commands: run contained ([`crate::contain`]), so a stop, a
     /// timeout or the tool's death kills every descendant, `setsid` ones included. git
     /// commands are not (they are short and started often).
     pub contained: bool,
@@ -87,7 +87,7 @@ pub fn run_with_pid(
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(SpawnError::Empty);
     };
-    let shown = crate::io::secrets::mask(&spec.argv.join(" ")).into_owned();
+    let shown = crate::secrets::mask(&spec.argv.join(" ")).into_owned();
     let cwd = spec
         .cwd
         .map(|d| d.display().to_string())
@@ -95,7 +95,7 @@ pub fn run_with_pid(
     tracing::info!("running `{shown}` in {cwd}");
     let cmd = if spec.contained {
         let path_var = spec.env.get("PATH").map(std::ffi::OsStr::new);
-        let Some(found) = crate::io::program_path::find(program, path_var, spec.cwd) else {
+        let Some(found) = crate::program_path::find(program, path_var, spec.cwd) else {
             return Err(SpawnError::NotFound {
                 program: program.clone(),
             });
@@ -106,7 +106,7 @@ pub fn run_with_pid(
         } else {
             found.to_string_lossy().into_owned()
         };
-        crate::io::contain::command(&resolved, args)
+        crate::contain::command(&resolved, args)
     } else {
         let mut c = Command::new(program);
         c.args(args);
@@ -136,7 +136,7 @@ pub fn run_command(
         cmd.env("PWD", abs);
     }
     // the number of the (closed) pipe that carried the secrets into this process
-    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
+    cmd.env_remove(crate::secrets::SECRETS_FD_VAR);
     for k in &spec.env_remove {
         cmd.env_remove(k);
     }
@@ -158,7 +158,7 @@ pub fn run_command(
     })?;
     let pid = child.id();
     if spec.contained {
-        crate::io::contain::started(pid);
+        crate::contain::started(pid);
     }
     on_spawn(pid);
     let mut stdin = child.stdin.take();
@@ -192,8 +192,8 @@ pub fn run_command(
     // in time is killed with its group.
     if spec.contained {
         stop_tree(pid);
-        if !crate::io::contain::wait_gone(&[pid], STOP_GRACE) {
-            crate::io::contain::kill_tree(pid);
+        if !crate::contain::wait_gone(&[pid], STOP_GRACE) {
+            crate::contain::kill_tree(pid);
         }
     } else if let Ok(p) = i32::try_from(pid) {
         let _ = nix::sys::signal::killpg(
@@ -202,15 +202,15 @@ pub fn run_command(
         );
     }
     let status = child.wait().ok();
-    crate::io::contain::reaped(pid);
+    crate::contain::reaped(pid);
     let _ = writer.join();
     let stdout = out_t.join().unwrap_or_default();
     let stderr = err_t.join().unwrap_or_default();
     // what a child printed is kept and quoted masked (a test may print a secret)
-    let stdout = crate::io::secrets::mask_bytes(&stdout).into_owned();
-    let stderr = crate::io::secrets::mask_bytes(&stderr).into_owned();
+    let stdout = crate::secrets::mask_bytes(&stdout).into_owned();
+    let stderr = crate::secrets::mask_bytes(&stderr).into_owned();
     for p in [spec.stdout_to, spec.stderr_to].into_iter().flatten() {
-        crate::io::secrets::mask_file(p);
+        crate::secrets::mask_file(p);
     }
     Ok(ProcessOutcome {
         exit_code: status.and_then(|s| s.code()),
@@ -286,10 +286,10 @@ fn wait_exited_unreaped(pid: u32) {
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// Stops the process started as `pid` with everything below it: its process group, or for
-/// a contained command its whole tree ([`crate::io::contain::stop`]). Errors are ignored (it
+/// a contained command its whole tree ([`crate::contain::stop`]). Errors are ignored (it
 /// may be gone).
 pub fn stop_tree(pid: u32) {
-    crate::io::contain::stop(pid);
+    crate::contain::stop(pid);
 }
 
 /// Whether a process with `pid` is alive (signal 0).

@@ -24,7 +24,7 @@ pub fn find(program: &str, path_var: Option<&OsStr>, cwd: Option<&Path>) -> Opti
     let path_var = match path_var {
         Some(v) => v,
         None => {
-            owned = crate::io::env::var_os("PATH")?;
+            owned = crate::env::var_os("PATH")?;
             owned.as_os_str()
         }
     };

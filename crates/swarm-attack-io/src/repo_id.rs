@@ -1,7 +1,7 @@
 //! Which GitHub repository this is (`owner/name`): `github.repo`, else `GITHUB_REPOSITORY`,
 //! else the `origin` remote's URL.
 
-use crate::io::config::Config;
+use crate::config::Config;
 use std::path::Path;
 
 /// Resolves `owner/name`, or `None` when nothing names a GitHub repository.
@@ -9,12 +9,12 @@ pub fn resolve(config: &Config, root: &Path) -> Option<String> {
     if let Some(r) = config.github.repo.as_deref().filter(|r| valid(r)) {
         return Some(r.to_string());
     }
-    if let Ok(r) = crate::io::env::var("GITHUB_REPOSITORY")
+    if let Ok(r) = crate::env::var("GITHUB_REPOSITORY")
         && valid(&r)
     {
         return Some(r);
     }
-    parse_remote_url(&crate::io::git::origin_url(root)?)
+    parse_remote_url(&crate::git::origin_url(root)?)
 }
 
 fn valid(r: &str) -> bool {

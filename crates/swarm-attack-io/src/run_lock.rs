@@ -98,7 +98,7 @@ fn pid_liveness(pid: u32) -> Liveness {
 
 /// Whether a process is running (a zombie, where `/proc` shows it, is not).
 pub fn process_running(pid: u32) -> bool {
-    if !crate::io::process::is_alive(pid) {
+    if !crate::process::is_alive(pid) {
         return false;
     }
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -129,7 +129,7 @@ pub fn hostname() -> String {
             }
         }
     }
-    crate::io::env::var("HOSTNAME")
+    crate::env::var("HOSTNAME")
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "localhost".to_string())

@@ -46,7 +46,7 @@ pub fn init_or_reexec() {
     }
     let tokens: BTreeMap<String, String> = TOKEN_ENV_VARS
         .iter()
-        .filter_map(|k| crate::io::env::var(k).ok().map(|v| (k.to_string(), v)))
+        .filter_map(|k| crate::env::var(k).ok().map(|v| (k.to_string(), v)))
         .collect();
     if !tokens.is_empty() {
         reexec(&tokens); // returns only on failure
@@ -104,11 +104,7 @@ fn reexec(tokens: &BTreeMap<String, String>) {
 /// not started by [`reexec`]).
 fn read_inherited() -> Option<BTreeMap<String, String>> {
     use std::io::Read;
-    let fd: i32 = crate::io::env::var(SECRETS_FD_VAR)
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    let fd: i32 = crate::env::var(SECRETS_FD_VAR).ok()?.trim().parse().ok()?;
     // only an inherited pipe above stdio: never take over another descriptor
     let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
     if fd < 3 || !target.to_string_lossy().starts_with("pipe:") {
@@ -137,7 +133,7 @@ pub fn get(var: &str) -> Option<String> {
     if let Some(v) = TOKENS.get().and_then(|t| t.get(var)) {
         return Some(v.clone());
     }
-    crate::io::env::var(var).ok()
+    crate::env::var(var).ok()
 }
 
 /// Adds variable names whose values are masked (`secrets.mask_env`,
@@ -218,6 +214,6 @@ pub fn mask_file(path: &std::path::Path) {
     };
     let text = String::from_utf8_lossy(&bytes);
     if let Cow::Owned(masked) = masker().mask(&text) {
-        let _ = crate::io::atomic::write_atomic(path, masked.as_bytes());
+        let _ = crate::atomic::write_atomic(path, masked.as_bytes());
     }
 }

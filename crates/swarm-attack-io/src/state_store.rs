@@ -1,12 +1,12 @@
 //! The state store: `.swarm/state/<feature>.json`, read with exact errors and written
 //! atomically, only when something changed. Callers hold the feature lock.
 
+use crate::atomic::write_atomic;
 use crate::core::state::FeatureState;
 use crate::core::state_nulls::LoadedNulls;
-use crate::io::atomic::write_atomic;
-use crate::io::file_error::FileError;
-use crate::io::lock::FeatureLock;
-use crate::io::state_writer::{self, Written};
+use crate::file_error::FileError;
+use crate::lock::FeatureLock;
+use crate::state_writer::{self, Written};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// parsing the whole file each time made every issue cost O(issues). Anything else that
 /// changed the file (another process, a hand edit) changes the bytes, and the file is
 /// parsed as always. A save re-serialises only the tasks that differ from the known
-/// state's ([`crate::io::state_writer`]).
+/// state's ([`crate::state_writer`]).
 struct Known {
     written: Written,
     state: Arc<FeatureState>,
@@ -47,7 +47,7 @@ fn take_known(path: &Path) -> Option<Known> {
 
 /// What identifies the bytes of a state file: its length, modification time and a CRC-32
 /// of its bytes. The git sync's cache names the state file it found in line with the
-/// history (see [`crate::io::history`]); a file with another identity (a hand edit, a
+/// history (see [`crate::history`]); a file with another identity (a hand edit, a
 /// write by another command) is synced again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StateId {
@@ -358,7 +358,7 @@ mod tests {
 
     /// The lock of feature `f` in `dir`.
     fn lock_in(dir: &std::path::Path) -> FeatureLock {
-        let ui = crate::io::ui::Ui::captured(Default::default());
+        let ui = crate::ui::Ui::captured(Default::default());
         FeatureLock::acquire_named(&ui, &dir.join("f.lock"), "f", Duration::from_secs(5)).unwrap()
     }
 

@@ -10,7 +10,7 @@ pub const PANIC_ENV: &str = "SWARM_ATTACK_TEST_PANIC";
 /// Panics when `SWARM_ATTACK_TEST_PANIC` names `place` (debug builds only).
 pub fn panic_if_asked(place: &str) {
     if cfg!(debug_assertions)
-        && crate::io::env::var(PANIC_ENV).is_ok_and(|v| v.split(',').any(|p| p.trim() == place))
+        && crate::env::var(PANIC_ENV).is_ok_and(|v| v.split(',').any(|p| p.trim() == place))
     {
         panic!("{PANIC_ENV}={place}: a panic injected by the test suite");
     }

@@ -4,7 +4,7 @@
 //!
 //! Every byte the tool prints goes through it: the command's output on stdout
 //! ([`Ui::out`], [`Ui::outln`], [`Ui::json`]) and notices on stderr ([`Ui::warn`],
-//! [`Ui::info`], [`Ui::errln`]). Every text is masked first ([`crate::io::secrets::mask`]).
+//! [`Ui::info`], [`Ui::errln`]). Every text is masked first ([`crate::secrets::mask`]).
 //! A stream whose reader went away (`swarm-attack run | head -c 10`) stops the printing,
 //! never the work: the first failed write is remembered and later output to that stream is
 //! dropped (no panic, unlike `println!`).
@@ -12,7 +12,7 @@
 //! [`Ui::captured`] builds one that writes into memory instead, so a use case can be run in
 //! process and its output read back ([`Ui::captured_out`], [`Ui::captured_err`]).
 
-use crate::io::secrets;
+use crate::secrets;
 use std::collections::HashSet;
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
@@ -163,7 +163,7 @@ impl Ui {
     /// neither `--no-color` nor `NO_COLOR` asks otherwise.
     pub fn terminal(options: UiOptions) -> Ui {
         let no_color =
-            options.no_color || crate::io::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            options.no_color || crate::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = !no_color && std::io::stdout().is_terminal();
         Ui::build(options, color, Sink::Stdout, Sink::Stderr)
     }

@@ -5,11 +5,11 @@ use super::{
     ActionOutcome, GithubPort, begin_named, collect_outputs, is_trusted, log_received, received,
     report, upsert_task,
 };
-use crate::app::project::Project;
 use crate::core::action::{self, ActionEvent, IssueSnapshot, SwarmCommand};
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::CmdResult;
+use crate::project::Project;
 
 #[allow(clippy::too_many_arguments)]
 pub(super) fn on_comment(
@@ -68,7 +68,7 @@ pub(super) fn on_comment(
         return log_received(project, event, &named, false);
     }
     let number = upsert_task(&mut txn, issue, !tracked);
-    crate::app::sync::sync_txn(&mut txn, &prepared)?;
+    crate::sync::sync_txn(&mut txn, &prepared)?;
     let stage = txn
         .state()
         .task(number)
@@ -80,7 +80,7 @@ pub(super) fn on_comment(
             let task = txn.state().task(number).cloned();
             match task {
                 Some(t) => {
-                    let d = crate::app::plan::decide_for_task(project, &feature, &t);
+                    let d = crate::plan::decide_for_task(project, &feature, &t);
                     let note = format!(
                         "plan: {} with {}{} — {}",
                         d.mode.as_str(),

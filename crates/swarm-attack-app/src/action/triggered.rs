@@ -1,11 +1,11 @@
 //! The Action with `run-agents`: runs the issues the event asked for, pushes what landed,
 //! and mirrors the result to GitHub through the Action's port.
 
-use crate::app::action::{ActionOutcome, GithubPort};
-use crate::app::project::Project;
-use crate::app::run::{self as run_app, Outcome, Progress, RunOptions};
+use crate::action::{ActionOutcome, GithubPort};
 use crate::error::CmdResult;
 use crate::io::gh_actions;
+use crate::project::Project;
+use crate::run::{self as run_app, Outcome, Progress, RunOptions};
 
 /// Runs the issues the event asked for (with `run-agents`), pushes what landed, and mirrors
 /// the result to GitHub.

@@ -1,18 +1,18 @@
 //! The Action's GitHub port ([`GithubPort`]) over the real client (or offline): permissions, issues
 //! carrying the trigger label, and the sync of a feature's linked issues.
 
-use crate::app::action::GithubPort;
-use crate::app::github::session::{Session, settings_or_exit};
-use crate::app::project::Project;
+use crate::action::GithubPort;
 use crate::core::action::IssueSnapshot;
 use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
+use crate::github::session::{Session, settings_or_exit};
 use crate::io::github::api::Api;
 use crate::io::github::client::Client;
 use crate::io::github::errors::GithubError;
 use crate::io::github::settings::{self, Settings};
 use crate::io::state_store;
 use crate::io::ui::Ui;
+use crate::project::Project;
 use std::cell::RefCell;
 
 /// A connected port; build it with [`LiveGithub::connect`].

@@ -1,4 +1,4 @@
-//! The GitHub mirror: the finish hook ([`crate::app::project::FinishHook`]) that runs after a
+//! The GitHub mirror: the finish hook ([`crate::project::FinishHook`]) that runs after a
 //! transaction marked with [`FeatureTxn::mirror_after_commit`] has committed and released
 //! the feature lock (greenlight, unblock, a run claiming a linked issue, the end of a run).
 //! It is the only place the automatic sync starts from.
@@ -8,16 +8,16 @@
 //! in the outbox. It sends nothing when `coordination.github_sync_enabled` is off, or when
 //! no task is linked to a GitHub issue and the outbox is empty.
 //!
-//! [`FeatureTxn::mirror_after_commit`]: crate::app::project::FeatureTxn::mirror_after_commit
+//! [`FeatureTxn::mirror_after_commit`]: crate::project::FeatureTxn::mirror_after_commit
 
-use crate::app::github::report::GithubSyncReport;
-use crate::app::github::session::Session;
-use crate::app::project::Project;
 use crate::core::feature_id::FeatureId;
 use crate::error::CmdResult;
+use crate::github::report::GithubSyncReport;
+use crate::github::session::Session;
 use crate::io::github::settings;
 use crate::io::state_store;
 use crate::io::ui::Ui;
+use crate::project::Project;
 
 /// The key of the "GitHub sync skipped" notice, shown once per command.
 const SKIPPED_NOTICE: &str = "github-sync-skipped";
@@ -63,7 +63,7 @@ pub fn mirror_report(
     let Some(state) = load()? else {
         return Ok(None);
     };
-    let state = match crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings) {
+    let state = match crate::pull_reconcile::reconcile_pulls(project, feature, &settings) {
         Ok(closed) if !closed.is_empty() => match load()? {
             Some(s) => s,
             None => return Ok(None),

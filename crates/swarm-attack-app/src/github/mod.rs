@@ -9,7 +9,7 @@
 //! - [`sync`]: `github sync` (outbox replay, then every linked issue);
 //! - [`mirror`]: the finish hook run after a transaction marked for mirroring — the one
 //!   place the automatic sync starts from;
-//! - [`live`]: the Action's [`GithubPort`](crate::app::action::GithubPort) over the client.
+//! - [`live`]: the Action's [`GithubPort`](crate::action::GithubPort) over the client.
 
 pub mod live;
 pub mod mirror;

@@ -4,16 +4,16 @@
 //! open and closed issues) before creating, and again after a failed create, so an issue
 //! that GitHub created behind a 502 is found, never created twice.
 
-use crate::app::github::report::GithubSyncReport;
-use crate::app::github::session::{Session, Target, settings_or_exit, synced_state};
-use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
 use crate::core::github_status::task_marker;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
+use crate::github::report::GithubSyncReport;
+use crate::github::session::{Session, Target, settings_or_exit, synced_state};
 use crate::io::github::api::IssueInfo;
 use crate::io::github::errors::{FailureKind, GithubError};
+use crate::project::Project;
 use std::collections::BTreeMap;
 
 /// `github publish <feature>`: publish, record, then sync the linked issues (labels and

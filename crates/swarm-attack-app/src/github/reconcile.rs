@@ -2,8 +2,6 @@
 //! read, the comments only when needed, the pure diff ([`plan_issue`]), then the writes — a status comment is created only after
 //! looking for one created behind an earlier failure, and a vanished one is replaced.
 
-use crate::app::github::report::IssueReport;
-use crate::app::github::session::{Session, Target};
 use crate::core::events::Event;
 use crate::core::github_plan::{IssueOp, IssueState, IssueView, StatusComment, plan_issue};
 use crate::core::github_status::{
@@ -12,6 +10,8 @@ use crate::core::github_status::{
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
+use crate::github::report::IssueReport;
+use crate::github::session::{Session, Target};
 use crate::io::github::api::{Api, Fetched};
 use crate::io::github::cache::{self, Applied};
 use crate::io::github::errors::{FailureKind, GithubError};

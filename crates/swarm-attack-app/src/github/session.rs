@@ -7,16 +7,15 @@
 //! issue (GitHub answers `304`) and no write, and a transition costs at most three requests
 //! (read, comment edit, one issue update carrying labels and state together).
 //!
-//! [`github_reconcile`]: crate::app::github::reconcile
+//! [`github_reconcile`]: crate::github::reconcile
 
-use crate::app::github::report::{GithubSyncReport, PlannedRequest};
-use crate::app::project::Project;
 use crate::core::events::Event;
 use crate::core::feature_id::FeatureId;
 use crate::core::github_plan::plan_labels;
 use crate::core::github_status::{Desired, label_spec};
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
+use crate::github::report::{GithubSyncReport, PlannedRequest};
 use crate::io::clock;
 use crate::io::file_error::FileError;
 use crate::io::github::api::{Api, LabelInfo};
@@ -26,6 +25,7 @@ use crate::io::github::errors::{FailureKind, GithubError};
 use crate::io::github::outbox::{self, OutboxEntry};
 use crate::io::github::settings::{self, Settings};
 use crate::io::lock::FeatureLock;
+use crate::project::Project;
 use std::collections::BTreeSet;
 
 /// Resolves the GitHub settings; exit 2 naming what is missing.
@@ -45,7 +45,7 @@ pub(crate) fn synced_state(
     feature: &FeatureId,
     dry_run: bool,
 ) -> CmdResult<FeatureState> {
-    let (txn, _) = crate::app::sync::open_synced(project, feature)?;
+    let (txn, _) = crate::sync::open_synced(project, feature)?;
     let state = txn.state().clone();
     if dry_run {
         drop(txn);

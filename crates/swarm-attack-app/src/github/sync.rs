@@ -9,19 +9,19 @@
 //! sync so two processes never create the same status comment or issue at once, and guards
 //! the cache and the outbox.
 
-use crate::app::github::publish::publish_tasks;
-use crate::app::github::report::GithubSyncReport;
-use crate::app::github::session::{Session, settings_or_exit, synced_state};
-use crate::app::project::Project;
 use crate::core::feature_id::FeatureId;
 use crate::core::state::FeatureState;
 use crate::error::CmdResult;
+use crate::github::publish::publish_tasks;
+use crate::github::report::GithubSyncReport;
+use crate::github::session::{Session, settings_or_exit, synced_state};
+use crate::project::Project;
 
 /// `github sync <feature> [--dry-run]`.
 pub fn sync(project: &Project, feature: &FeatureId, dry_run: bool) -> CmdResult<GithubSyncReport> {
     let settings = settings_or_exit(project)?;
     if !dry_run {
-        crate::app::pull_reconcile::reconcile_pulls(project, feature, &settings)?;
+        crate::pull_reconcile::reconcile_pulls(project, feature, &settings)?;
     }
     let state = synced_state(project, feature, dry_run)?;
     let mut session = Session::open(project, feature, settings, dry_run)?;

@@ -3,9 +3,9 @@
 //! coordination context per role.
 
 use super::*;
-use crate::app::project::ProjectOptions;
 use crate::core::coordination::{NamedProposal, Proposal};
 use crate::core::prompt::sections::INSTRUCTION_FILES;
+use crate::project::ProjectOptions;
 
 fn project(dir: &Path) -> Project {
     Project::open(

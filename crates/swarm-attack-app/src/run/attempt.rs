@@ -3,11 +3,6 @@
 //! an attempt (the caller decides which candidate's commit lands), so a two-agent mode
 //! (PARALLEL / SYNTHESIS) runs this twice, in two worktrees, and picks a result.
 
-use crate::app::run::integrity;
-use crate::app::run::record;
-use crate::app::run::stop::Stop;
-use crate::app::run::verify;
-use crate::app::run::{Progress, RunContext};
 use crate::core::commit_message;
 use crate::core::events::{AgentFinishedReport, Event};
 use crate::core::failure_class::{self, Classified, Facts};
@@ -18,6 +13,11 @@ use crate::io::agent::{self, AgentRun};
 use crate::io::config::AgentConfig;
 use crate::io::git::ChangeKind;
 use crate::io::interrupt;
+use crate::run::integrity;
+use crate::run::record;
+use crate::run::stop::Stop;
+use crate::run::verify;
+use crate::run::{Progress, RunContext};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -171,7 +171,7 @@ pub fn run_attempt(
         agent: name.clone(),
         role: cand.role.to_string(),
     });
-    let limits = crate::app::run::budget_gate::start_agent(ctx, events, issue, cand.agent)?;
+    let limits = crate::run::budget_gate::start_agent(ctx, events, issue, cand.agent)?;
     let run = AgentRun {
         agent: cand.agent,
         feature: &ctx.feature,
@@ -235,7 +235,7 @@ pub fn run_attempt(
             return Ok(AttemptResult::Failed(failed));
         }
     };
-    let priced = crate::app::ledger::priced_cost(&ctx.project.config, &name, &outcome.report);
+    let priced = crate::ledger::priced_cost(&ctx.project.config, &name, &outcome.report);
     let cost = outcome.cost_usd.or(priced);
     // appended with what the agent changed when there is something (one append less),
     // else at once
@@ -332,7 +332,7 @@ pub fn run_attempt(
     };
     let changes: Vec<_> = changes
         .into_iter()
-        .filter(|c| !crate::app::run::is_tool_path(&c.path))
+        .filter(|c| !crate::run::is_tool_path(&c.path))
         .collect();
     if changes.is_empty() {
         record::emit(ctx, vec![finished])?;

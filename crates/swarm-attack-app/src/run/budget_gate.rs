@@ -4,13 +4,13 @@
 //! with a reason beginning `budget` (event `budget_exceeded`); a feature limit stops the run
 //! (exit 1) and leaves the issues that did not start as they were.
 
-use crate::app::project::FeatureTxn;
-use crate::app::run::RunContext;
 use crate::core::agent_limits::RunLimits;
 use crate::core::budget::{self, Exceeded};
 use crate::core::events::Event;
 use crate::error::CmdResult;
 use crate::io::config::AgentConfig;
+use crate::project::FeatureTxn;
+use crate::run::RunContext;
 
 /// The limit an attempt on `issue` would start over, if any.
 pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) -> Option<Exceeded> {
@@ -23,14 +23,14 @@ pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) ->
 
 /// The ledger folded from the event log, plus the events of the transaction at hand.
 fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger {
-    crate::app::ledger::refresh(
+    crate::ledger::refresh(
         &ctx.project.paths.events_file(&ctx.feature),
         &ctx.project.config,
         txn.state_mut(),
     );
     let mut ledger = txn.state().ledger.clone().unwrap_or_default();
     let price = |agent: &str, model: Option<&str>| {
-        crate::app::ledger::price_for(&ctx.project.config, agent, model)
+        crate::ledger::price_for(&ctx.project.config, agent, model)
     };
     for e in txn.events() {
         if let Ok(v) = serde_json::to_value(e) {
@@ -51,13 +51,13 @@ pub fn start_agent(
 ) -> CmdResult<RunLimits> {
     let limits = &ctx.project.config.budgets;
     if *limits == budget::Limits::default() {
-        crate::app::run::record::emit(ctx, events)?;
+        crate::run::record::emit(ctx, events)?;
         return Ok(RunLimits {
             max_turns: agent.max_turns,
             ..RunLimits::default()
         });
     }
-    crate::app::run::record::with_txn(ctx, |txn| {
+    crate::run::record::with_txn(ctx, |txn| {
         txn.events_mut().extend(events);
         let ledger = ledger_now(ctx, txn);
         Ok(RunLimits::for_issue(

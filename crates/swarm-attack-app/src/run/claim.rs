@@ -4,9 +4,6 @@
 //! its owner (event `issue_started`). Because the claim is one locked read-modify-write,
 //! two runs can never both claim an issue.
 
-use crate::app::project::FeatureTxn;
-use crate::app::run::{Progress, RunContext, budget_gate, worktrees};
-use crate::app::sync::{Summaries, open_synced_for};
 use crate::core::events::Event;
 use crate::core::owner::{self, Owner};
 use crate::core::readiness;
@@ -14,6 +11,9 @@ use crate::core::stage::{Phase, Stage};
 use crate::core::state::{FeatureState, Task};
 use crate::error::{CmdResult, CommandError};
 use crate::io::{clock, run_lock};
+use crate::project::FeatureTxn;
+use crate::run::{Progress, RunContext, budget_gate, worktrees};
+use crate::sync::{Summaries, open_synced_for};
 
 /// A task this run now owns.
 #[derive(Debug, Clone)]
@@ -137,7 +137,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
     }
     txn.push_event(started);
     // risk routing (docs/gates.md "Risk routing"): recorded at each dispatch of a risky issue
-    let risk = crate::app::gates::risk_of(ctx.project, &task_snapshot);
+    let risk = crate::gates::risk_of(ctx.project, &task_snapshot);
     if risk.is_risky() {
         txn.push_event(Event::RiskFlagged {
             issue,
@@ -147,7 +147,7 @@ pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdRe
             "issue {issue} is risky: {}",
             risk.lines().join("; ")
         )));
-        if let (_, Some(w)) = crate::app::gates::landing_for(ctx.project, &task_snapshot) {
+        if let (_, Some(w)) = crate::gates::landing_for(ctx.project, &task_snapshot) {
             ctx.report(Progress::Notice(w));
         }
     }
@@ -222,9 +222,9 @@ fn specify_gate<'p>(
             ctx.report(Progress::Notice(format!(
                 "issue {issue}: scoring its specification (gates.specify)"
             )));
-            let rec = crate::app::gates::score(ctx.project, &ctx.feature, &task);
+            let rec = crate::gates::score(ctx.project, &ctx.feature, &task);
             let mut txn = ctx.project.begin(&ctx.feature)?;
-            let notices = crate::app::gates::record(&mut txn, vec![(issue, rec)]);
+            let notices = crate::gates::record(&mut txn, vec![(issue, rec)]);
             let now = txn.state().task(issue).cloned();
             if now.as_ref().is_some_and(|t| t.github_issue.is_some()) {
                 txn.mirror_after_commit();
@@ -254,7 +254,7 @@ fn supersession_gate(
     ctx: &RunContext<'_>,
     txn: &mut FeatureTxn<'_>,
 ) -> CmdResult<std::collections::BTreeMap<u32, u64>> {
-    let gate = crate::app::pull_gate::open_pull_links(ctx.project, txn.state())?;
+    let gate = crate::pull_gate::open_pull_links(ctx.project, txn.state())?;
     if let Some(w) = gate.warning {
         ctx.report(Progress::Notice(w));
     }
@@ -433,7 +433,7 @@ fn recover_stale(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) {
         worktrees::remove_dead(ctx);
     }
     for (issue, old_owner) in recovered {
-        crate::app::run::land::wait_for_orphaned_landing(ctx, issue);
+        crate::run::land::wait_for_orphaned_landing(ctx, issue);
         remove_issue_worktrees(ctx, issue);
         ctx.report(Progress::Recovered {
             issue,

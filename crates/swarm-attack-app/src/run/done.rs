@@ -1,18 +1,18 @@
 //! Recording an issue DONE: found already implemented (duplicate detection), or a passed
-//! attempt landed on the checked-out branch (see [`crate::app::run::land`]), with its
+//! attempt landed on the checked-out branch (see [`crate::run::land`]), with its
 //! summary, evidence and the `issue_done` event.
 
-use crate::app::run::attempt;
-use crate::app::run::claim::Claim;
-use crate::app::run::land::{self, Landed};
-use crate::app::run::worktrees::{self, WorkerTree};
-use crate::app::run::{Outcome, Progress, RunContext, duplicate, record};
-use crate::app::summary;
 use crate::core::events::Event;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::EvidenceRecord;
 use crate::error::CmdResult;
+use crate::run::attempt;
+use crate::run::claim::Claim;
+use crate::run::land::{self, Landed};
+use crate::run::worktrees::{self, WorkerTree};
+use crate::run::{Outcome, Progress, RunContext, duplicate, record};
+use crate::summary;
 use std::path::Path;
 
 /// Records an issue found already implemented: DONE with the evidence, no agent called.
@@ -111,14 +111,13 @@ pub(super) fn finish_done(
         phase: "landing",
     });
     // a risky issue lands with `gates.risk.landing` (docs/gates.md "Risk routing")
-    let (landing, _) = crate::app::gates::landing_for(ctx.project, &claim.task);
+    let (landing, _) = crate::gates::landing_for(ctx.project, &claim.task);
     if landing == crate::core::config::Landing::Pr {
         let low = convergence
             .as_ref()
             .and_then(|c| c.pointer("/low_convergence/score"))
             .and_then(serde_json::Value::as_f64);
-        return crate::app::run::land_pr::finish_in_review(ctx, claim, p, &done, mode, low)
-            .map(Some);
+        return crate::run::land_pr::finish_in_review(ctx, claim, p, &done, mode, low).map(Some);
     }
     // what the landed attempt followed: its failures (for a `retry_fixed` lesson)
     let mut followed: Option<(u32, u32, Option<String>)> = None;
@@ -230,8 +229,8 @@ fn after_done(
     failure: Option<String>,
 ) {
     let project = ctx.project;
-    let used = crate::app::lessons::last_used(project, &ctx.feature, claim.issue);
-    if let Err(e) = crate::app::lessons::renew(project, &used) {
+    let used = crate::lessons::last_used(project, &ctx.feature, claim.issue);
+    if let Err(e) = crate::lessons::renew(project, &used) {
         tracing::warn!(
             "issue {}: the used lessons were not renewed: {}",
             claim.issue,
@@ -247,7 +246,7 @@ fn after_done(
     }
     let mut files = p.files_created.clone();
     files.extend(p.files_modified.iter().cloned());
-    let r = crate::app::lessons::RetryFixed {
+    let r = crate::lessons::RetryFixed {
         feature: &ctx.feature,
         task: &claim.task,
         attempt: attempt.max(2),
@@ -255,7 +254,7 @@ fn after_done(
         commit,
         files: &files,
     };
-    match crate::app::lessons::retry_fixed(project, &r) {
+    match crate::lessons::retry_fixed(project, &r) {
         Ok(l) => ctx.report(Progress::Notice(format!(
             "issue #{}: lesson {} recorded (retry_fixed)",
             claim.issue, l.id

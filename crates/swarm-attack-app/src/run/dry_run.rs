@@ -2,14 +2,14 @@
 //! in-memory copy of the state after the git sync, assuming every issue succeeds. Nothing
 //! is written (no state, no event, no worktree, no test run).
 
-use crate::app::plan;
-use crate::app::project::Project;
-use crate::app::run::claim;
-use crate::app::run::{RunOptions, RunReport};
 use crate::core::feature_id::FeatureId;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::error::{CmdResult, CommandError};
+use crate::plan;
+use crate::project::Project;
+use crate::run::claim;
+use crate::run::{RunOptions, RunReport};
 use serde::Serialize;
 
 /// One issue the run would dispatch.
@@ -50,7 +50,7 @@ pub struct Plan {
 }
 
 pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdResult<RunReport> {
-    let (txn, _) = crate::app::sync::open_synced(project, feature)?;
+    let (txn, _) = crate::sync::open_synced(project, feature)?;
     let mut state = txn.state().clone();
     drop(txn); // nothing is committed
     readiness::recompute(&mut state);
@@ -142,7 +142,7 @@ fn estimate(
         return None;
     }
     let events_file = project.paths.events_file(feature);
-    crate::app::ledger::refresh(&events_file, &project.config, state);
+    crate::ledger::refresh(&events_file, &project.config, state);
     let ledger = state.ledger.clone().unwrap_or_default();
     let max = project.config.sessions.max_implementation_retries + 1;
     let mut total = 0.0;

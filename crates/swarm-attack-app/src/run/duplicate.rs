@@ -18,13 +18,13 @@
 //! Each check is an object `{"fired": bool, "detail": "..."}`, or `null` when it does not
 //! apply (no `files`, no `test_file`) or was not needed (an earlier check fired).
 
-use crate::app::run::RunContext;
-use crate::app::run::verify;
 use crate::core::command_line;
 use crate::core::commit_message;
 use crate::core::files_rule::{self, FilesFinding};
 use crate::core::state::{EvidenceRecord, Task};
 use crate::error::CmdResult;
+use crate::run::RunContext;
+use crate::run::verify;
 use serde::Serialize;
 use std::path::{Component, Path};
 

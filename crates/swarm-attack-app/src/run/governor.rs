@@ -8,13 +8,13 @@
 //! clock run N times faster: every wait is decided and recorded in real milliseconds, but
 //! lasts 1/N of it.
 
-use crate::app::run::attempt::{Failed, RateLimitHit};
-use crate::app::run::claim::Claim;
-use crate::app::run::{Outcome, Progress, RunContext, record};
 use crate::core::events::Event;
 use crate::core::governor::{self as rules, Decision, Settings, Ticket};
 use crate::core::readiness;
 use crate::error::CmdResult;
+use crate::run::attempt::{Failed, RateLimitHit};
+use crate::run::claim::Claim;
+use crate::run::{Outcome, Progress, RunContext, record};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 

@@ -9,14 +9,14 @@
 //! test run per new or changed test file, in a worker worktree taken from the run's pool
 //! (reset in the background when handed back, like every worker worktree).
 
-use crate::app::run::stop::Stop;
-use crate::app::run::{RunContext, verify, worktrees};
 use crate::core::command_line;
 use crate::core::events::Event;
 use crate::core::integrity::{self, BaseRun, ChangeKind, Changed, Report, Subject};
 use crate::core::unified_diff;
 use crate::error::CmdResult;
 use crate::io::git::{Change, ChangeKind as GitKind};
+use crate::run::stop::Stop;
+use crate::run::{RunContext, verify, worktrees};
 use std::io::Read;
 use std::path::Path;
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! One claimed issue from claim to DONE / BLOCKED: duplicate checks, coordination, then
 //! attempts (each in a clean worktree: the worker's worktree reset to the branch's tip, or
-//! to an unmerged dependency's branch with `git.stack` — see [`crate::app::run::worktrees`])
+//! to an unmerged dependency's branch with `git.stack` — see [`crate::run::worktrees`])
 //! with the failures fed
 //! back, up to `sessions.max_implementation_retries` retries; the passing attempt lands.
 //!
@@ -8,23 +8,21 @@
 //! runs two candidates per attempt and returns the one commit that lands; any error there
 //! falls back to SOLO with the winner (docs/coordination.md "The filter" fail-open).
 
-use crate::app::plan;
-use crate::app::prompt::{self, CoordinationContext, PromptRequest};
-use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
-use crate::app::run::claim::Claim;
-use crate::app::run::done::{Tree, finish_done, record_duplicate};
-use crate::app::run::failure::{
-    At, Memory, Next, Slots, after_failure, analyzed_event, limit_fallback,
-};
-use crate::app::run::land;
-use crate::app::run::modes::{self, Pair, PairAttempt, PairResult};
-use crate::app::run::worktrees::{self, WorkerTree};
-use crate::app::run::{
-    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, review, stack,
-};
 use crate::core::coordination::Mode;
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
+use crate::plan;
+use crate::prompt::{self, CoordinationContext, PromptRequest};
+use crate::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed};
+use crate::run::claim::Claim;
+use crate::run::done::{Tree, finish_done, record_duplicate};
+use crate::run::failure::{At, Memory, Next, Slots, after_failure, analyzed_event, limit_fallback};
+use crate::run::land;
+use crate::run::modes::{self, Pair, PairAttempt, PairResult};
+use crate::run::worktrees::{self, WorkerTree};
+use crate::run::{
+    IssueResult, Outcome, Progress, RunContext, duplicate, governor, record, review, stack,
+};
 use std::path::{Path, PathBuf};
 
 /// The commit new work starts from: the HEAD the claim's sync read (it holds every

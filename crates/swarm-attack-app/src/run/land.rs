@@ -24,11 +24,11 @@
 //! A dependent issue is only claimed after its dependencies landed, so its worktree starts
 //! from a tip that contains them: results land in dependency order.
 
-use crate::app::run::RunContext;
-use crate::app::run::attempt::Failed;
 use crate::error::{CmdResult, CommandError};
 use crate::io::git::GitError;
 use crate::io::run_lock;
+use crate::run::RunContext;
+use crate::run::attempt::Failed;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -9,7 +9,6 @@
 //! argv). The pull request's title is the rule-1 subject and its body is built in
 //! `core::pull_body` (untrusted text neutralised).
 
-use crate::app::run::RunContext;
 use crate::core::pull_body::{self, PullFacts};
 use crate::core::pull_link;
 use crate::error::{CmdResult, CommandError};
@@ -17,6 +16,7 @@ use crate::io::github::api::Api;
 use crate::io::github::client::Client;
 use crate::io::github::errors::FailureKind;
 use crate::io::github::settings;
+use crate::run::RunContext;
 
 /// A pull request that carries an issue's commit.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,17 +164,17 @@ pub fn open_pull(
 /// lock. `None`: another run took the issue over meanwhile.
 pub fn finish_in_review(
     ctx: &RunContext<'_>,
-    claim: &crate::app::run::claim::Claim,
-    p: &crate::app::run::attempt::Passed,
+    claim: &crate::run::claim::Claim,
+    p: &crate::run::attempt::Passed,
     done: &crate::core::state::Task,
     mode: &str,
     low_convergence: Option<f64>,
-) -> CmdResult<crate::app::run::Outcome> {
-    use crate::app::run::{Outcome, record};
+) -> CmdResult<crate::run::Outcome> {
+    use crate::run::{Outcome, record};
     let issue = claim.issue;
     let mut files = p.files_created.clone();
     files.extend(p.files_modified.iter().cloned());
-    let risk = crate::app::gates::risk_of(ctx.project, &claim.task).lines();
+    let risk = crate::gates::risk_of(ctx.project, &claim.task).lines();
     let facts = PullFacts {
         feature: &ctx.feature,
         issue,
@@ -194,7 +194,7 @@ pub fn finish_in_review(
                 reason: "another run took the issue over; this run's work was not pushed".into(),
             });
         }
-        let base = crate::app::run::stack::pull_base(ctx, claim, txn.state());
+        let base = crate::run::stack::pull_base(ctx, claim, txn.state());
         let opened = open_pull(ctx, &p.commit, &facts, &base)?;
         let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
             return Ok(Outcome::Lost {
@@ -224,11 +224,11 @@ pub fn finish_in_review(
         && ctx.project.config.review.post_to_pr
     {
         match post_review(ctx, *pr, commit, r) {
-            Ok(true) => ctx.report(crate::app::run::Progress::Notice(format!(
+            Ok(true) => ctx.report(crate::run::Progress::Notice(format!(
                 "issue #{issue}: the review's findings were posted on pull request #{pr}"
             ))),
             Ok(false) => {}
-            Err(e) => ctx.report(crate::app::run::Progress::Notice(format!(
+            Err(e) => ctx.report(crate::run::Progress::Notice(format!(
                 "issue #{issue}: the review's findings could not be posted on pull request #{pr}: {}",
                 e.message
             ))),

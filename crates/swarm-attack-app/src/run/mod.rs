@@ -36,10 +36,10 @@ pub mod stop;
 pub mod verify;
 pub mod worktrees;
 
-use crate::app::project::Project;
 use crate::core::feature_id::FeatureId;
 use crate::io::git::Git;
 use crate::io::run_lock::RunLock;
+use crate::project::Project;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Mutex;

@@ -2,12 +2,12 @@
 //! state is re-read under the lock, only this run's task is changed, and the change is
 //! written (atomically) before the lock is released.
 
-use crate::app::project::FeatureTxn;
-use crate::app::run::RunContext;
 use crate::core::events::Event;
 use crate::core::stage::Stage;
 use crate::core::state::{FeatureState, Task};
 use crate::error::CmdResult;
+use crate::project::FeatureTxn;
+use crate::run::RunContext;
 
 /// Runs `f` on the feature under its lock, then writes what changed and appends the
 /// events. Nothing is written when `f` fails.
@@ -46,7 +46,7 @@ pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option
 /// Folds the log records the state's ledger has not seen yet into it, and so into the
 /// legacy cost fields (`cost_total_usd`, the tasks' `cost_usd`), which follow the ledger.
 pub fn fold_spend(ctx: &RunContext<'_>, state: &mut FeatureState) {
-    crate::app::ledger::refresh(
+    crate::ledger::refresh(
         &ctx.project.paths.events_file(&ctx.feature),
         &ctx.project.config,
         state,
@@ -83,12 +83,12 @@ pub(super) fn block_now(
     owner: &str,
     reason: String,
     mode: Option<&str>,
-) -> CmdResult<crate::app::run::Outcome> {
+) -> CmdResult<crate::run::Outcome> {
     with_txn(ctx, |txn| {
         // the task's cost holds the attempt's agents (the ledger reads their events)
         fold_spend(ctx, txn.state_mut());
         let Some(t) = owned(txn.state_mut(), issue, owner) else {
-            return Ok(crate::app::run::Outcome::Lost {
+            return Ok(crate::run::Outcome::Lost {
                 reason: "another run took the issue over".into(),
             });
         };
@@ -98,6 +98,6 @@ pub(super) fn block_now(
         let blocked = t.block(reason.clone()).ok();
         txn.events_mut().extend(blocked);
         crate::core::readiness::recompute(txn.state_mut());
-        Ok(crate::app::run::Outcome::Blocked { reason })
+        Ok(crate::run::Outcome::Blocked { reason })
     })
 }

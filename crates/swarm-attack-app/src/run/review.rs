@@ -13,8 +13,6 @@
 //! any agent run (`agent_started{role: reviewer}` / `agent_finished`: the ledger, `audit`,
 //! `report`).
 
-use crate::app::run::attempt::{AttemptResult, AttemptSpec, Failed, Passed};
-use crate::app::run::{RunContext, budget_gate, record, worktrees};
 use crate::core::agent_report;
 use crate::core::config::{ReviewOnError, ReviewStrategy};
 use crate::core::events::{AgentFinishedReport, Event};
@@ -23,6 +21,8 @@ use crate::core::unified_diff;
 use crate::error::{CmdResult, CommandError};
 use crate::io::agent::{self, AgentRun};
 use crate::io::config::AgentConfig;
+use crate::run::attempt::{AttemptResult, AttemptSpec, Failed, Passed};
+use crate::run::{RunContext, budget_gate, record, worktrees};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -48,7 +48,7 @@ pub fn strategy_for(
     task: &crate::core::state::Task,
 ) -> Option<ReviewStrategy> {
     let cfg = &ctx.project.config;
-    if crate::app::gates::risk_of(ctx.project, task).is_risky() {
+    if crate::gates::risk_of(ctx.project, task).is_risky() {
         return Some(match cfg.gates.risk.review {
             crate::core::gates::RiskReview::Single => ReviewStrategy::Single,
             crate::core::gates::RiskReview::Cross => ReviewStrategy::Cross,
@@ -128,10 +128,10 @@ pub fn gate_candidate(
             artifacts: fix_dir(&spec.artifacts, round),
             ..spec.clone()
         };
-        crate::app::run::attempt::run_attempt(
+        crate::run::attempt::run_attempt(
             ctx,
             &fix_spec,
-            crate::app::run::attempt::Candidate {
+            crate::run::attempt::Candidate {
                 agent: who.agent,
                 role: who.role,
                 prompt: format!("{}{}", who.prompt, fix_section(lines, round)),
@@ -187,7 +187,7 @@ pub fn gate(
                 }),
             });
         };
-        crate::app::lessons::learn_fixed(
+        crate::lessons::learn_fixed(
             ctx.project,
             &ctx.feature,
             (spec.issue, spec.attempt, round),
@@ -595,7 +595,7 @@ fn run_reviewer(
                 return Ok(Err(NoAnswer::answer(e.to_string())));
             }
         };
-        let priced = crate::app::ledger::priced_cost(&ctx.project.config, &name, &out.report);
+        let priced = crate::ledger::priced_cost(&ctx.project.config, &name, &out.report);
         let c = out.cost_usd.or(priced);
         cost = record::sum_cost(cost, c);
         tokens.0 = add(tokens.0, out.report.tokens_in);

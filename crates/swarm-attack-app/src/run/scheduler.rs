@@ -5,17 +5,17 @@
 //! `--max-issues K` to K dispatched issues (issues found already implemented do not count).
 //! The circuit breaker stops claiming after K consecutive agent-process failures.
 
-use crate::app::project::Project;
-use crate::app::run::claim::{self, ClaimResult};
-use crate::app::run::{
-    Breaker, IssueResult, Outcome, Progress, RunContext, RunOptions, RunReport, dry_run, issue,
-    record, verify,
-};
 use crate::core::feature_id::FeatureId;
 use crate::error::{CmdResult, CommandError};
 use crate::io::git::Git;
 use crate::io::run_lock::{self, RunLock};
 use crate::io::{clock, interrupt};
+use crate::project::Project;
+use crate::run::claim::{self, ClaimResult};
+use crate::run::{
+    Breaker, IssueResult, Outcome, Progress, RunContext, RunOptions, RunReport, dry_run, issue,
+    record, verify,
+};
 use std::sync::mpsc;
 
 /// What workers tell the scheduler.
@@ -73,7 +73,7 @@ pub fn run(
     verify::check_test_command(project)?;
     // setup problems (a missing agent program, no credentials) stop here, exit 2, before
     // any attempt: they never consume a retry
-    crate::app::doctor::preflight(project)?;
+    crate::doctor::preflight(project)?;
     // the `origin` URL (asked before every claim, remembered per process) is read while the
     // repository is opened: one process less on the way to the first agent
     let opened = std::thread::scope(|s| {
@@ -119,7 +119,7 @@ pub fn run(
         idle_worktrees: Default::default(),
         worktrees_made: Default::default(),
         gated: Default::default(),
-        governor: crate::app::run::governor::Governor::new(&project.config.governor, opts.workers),
+        governor: crate::run::governor::Governor::new(&project.config.governor, opts.workers),
     };
     for lock in cleared {
         ctx.report(Progress::Notice(format!(
@@ -142,7 +142,7 @@ pub fn run(
         ..Default::default()
     };
     let error = schedule(&ctx, opts, &mut report);
-    crate::app::run::worktrees::remove_all(&ctx);
+    crate::run::worktrees::remove_all(&ctx);
     report.breaker = ctx.breaker.tripped();
     let _ = &ctx.run_lock;
     if let Some(e) = error {
@@ -341,7 +341,7 @@ fn panicked(issue: u32, payload: &(dyn std::any::Any + Send)) -> CommandError {
 
 #[cfg(test)]
 mod tests {
-    use crate::app::run::Breaker;
+    use crate::run::Breaker;
 
     #[test]
     fn breaker_trips_after_consecutive_failures_and_resets() {

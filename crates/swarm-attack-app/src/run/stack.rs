@@ -8,14 +8,14 @@
 //! DONE still comes only from the git rule (docs/git-sync.md) on the base branch: a stacked commit
 //! counts once its merge is there.
 
-use crate::app::run::RunContext;
-use crate::app::run::claim::Claim;
 use crate::core::pull_link;
 use crate::core::readiness;
 use crate::core::stage::Stage;
 use crate::core::state::FeatureState;
 use crate::error::{CmdResult, CommandError};
 use crate::io::github::settings;
+use crate::run::RunContext;
+use crate::run::claim::Claim;
 
 /// The unmerged dependency a claimed issue starts from.
 #[derive(Debug, Clone, PartialEq, Eq)]

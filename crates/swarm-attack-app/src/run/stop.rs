@@ -1,7 +1,7 @@
 //! Stopping one candidate of a two-agent run (PARALLEL join `first`: the other candidate
 //! passed). The candidate's agent and test processes register here when they start; a
 //! stop kills their process groups (now, or at once when they register later) and the
-//! attempt returns [`crate::app::run::attempt::AttemptResult::Stopped`] at its next step
+//! attempt returns [`crate::run::attempt::AttemptResult::Stopped`] at its next step
 //! instead of verifying or committing.
 
 use std::sync::Mutex;

@@ -4,13 +4,13 @@
 //! when the output format is known (cargo test, pytest, `N passed, N failed`), else from the
 //! exit code; the output is saved in the attempt folder.
 
-use crate::app::run::RunContext;
-use crate::app::run::stop::Stop;
 use crate::core::command_line::{self, CommandLine};
 use crate::core::test_report::{self, TestCounts};
 use crate::error::{CmdResult, CommandError};
 use crate::io::interrupt;
 use crate::io::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
+use crate::run::RunContext;
+use crate::run::stop::Stop;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -177,7 +177,7 @@ pub fn verify_stoppable(
 
 /// Fails early (before any agent runs) when `tests.command`'s program is a bare name that
 /// is not on PATH.
-pub fn check_test_command(project: &crate::app::project::Project) -> CmdResult<()> {
+pub fn check_test_command(project: &crate::project::Project) -> CmdResult<()> {
     let cmd = command_line::parse(&project.config.tests.command);
     let CommandLine::Argv(argv) = cmd else {
         return Ok(());

@@ -22,10 +22,10 @@
 //! `checkout`, `worktree add` and `worktree remove`, each in its own process group, so a
 //! `kill -9` of `run` leaves at worst a worktree of a dead run, removed by the next one.
 
-use crate::app::run::RunContext;
 use crate::core::owner::{Liveness, Owner};
 use crate::error::{CmdResult, CommandError};
 use crate::io::run_lock;
+use crate::run::RunContext;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;

@@ -2,8 +2,8 @@
 //! path with a script, and the fallbacks when the command fails or answers nothing.
 
 use super::*;
-use crate::app::project::ProjectOptions;
 use crate::fid;
+use crate::project::ProjectOptions;
 use std::path::Path;
 
 fn git(dir: &Path, args: &[&str]) -> String {

@@ -129,7 +129,7 @@ pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
     validate::check(&config, &walked.lines, origin)?;
     let config = config.resolved();
     // every writer masks these variables' values from now on
-    crate::io::secrets::register_names(
+    crate::secrets::register_names(
         config
             .secrets
             .mask_env

@@ -35,8 +35,7 @@ pub fn init_binary() {
         supervisor::main_if_requested();
         // `SWARM_ATTACK_CONTAIN=group` (for measurements only: scripts/bench-containment.sh)
         // falls back to the process group, as outside the binary
-        let group_only =
-            crate::io::env::var_os("SWARM_ATTACK_CONTAIN").is_some_and(|v| v == "group");
+        let group_only = crate::env::var_os("SWARM_ATTACK_CONTAIN").is_some_and(|v| v == "group");
         SUPERVISOR.store(
             !group_only && std::path::Path::new("/proc/self/exe").exists(),
             Ordering::SeqCst,
@@ -137,7 +136,7 @@ pub fn kill_tree(pid: u32) {
 pub fn wait_gone(pids: &[u32], limit: Duration) -> bool {
     let start = Instant::now();
     loop {
-        if pids.iter().all(|p| crate::io::process::exited_unreaped(*p)) {
+        if pids.iter().all(|p| crate::process::exited_unreaped(*p)) {
             return true;
         }
         if start.elapsed() >= limit {

@@ -7,7 +7,7 @@ fn read(text: &[u8], filter: Filter) -> (Vec<(u64, String)>, u64) {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("f.jsonl");
     std::fs::write(&p, text).unwrap();
-    let mut r = LogReader::new(&p, filter, &crate::io::ui::Ui::captured(Default::default()));
+    let mut r = LogReader::new(&p, filter, &crate::ui::Ui::captured(Default::default()));
     let mut out = Vec::new();
     let mut sink = |no: u64, l: &[u8], _: Option<&Record>| {
         out.push((no, String::from_utf8_lossy(l).into_owned()));
@@ -84,7 +84,7 @@ fn follow_sees_appends_and_a_repaired_tail_and_stops_when_asked() {
             let mut r = LogReader::new(
                 &p,
                 Filter::default(),
-                &crate::io::ui::Ui::captured(Default::default()),
+                &crate::ui::Ui::captured(Default::default()),
             );
             let mut sink = |_n: u64, l: &[u8], _: Option<&Record>| {
                 seen.lock()
@@ -136,7 +136,7 @@ fn outcome(chunk: &[u8], filter: &Filter, pre: Option<&Prefilter>, by_line: bool
         filter,
         bad_lines: &mut bad,
         matched: &mut matched,
-        ui: &crate::io::ui::Ui::captured(Default::default()),
+        ui: &crate::ui::Ui::captured(Default::default()),
     };
     let mut out = Vec::new();
     let mut sink = |no: u64, l: &[u8], rec: Option<&Record>| {

@@ -12,11 +12,11 @@
 //! - repository hooks are off (`core.hooksPath=/dev/null`, a path under which no hook can
 //!   exist) unless `git.run_hooks: true`.
 //!
-//! Each command runs in its own process group (see [`crate::io::process`]): if `run` is
+//! Each command runs in its own process group (see [`crate::process`]): if `run` is
 //! killed, a git command it started still finishes, so a kill never leaves a half-done
 //! checkout or a stale `index.lock` behind.
 
-use crate::io::process::{self, ProcessSpec};
+use crate::process::{self, ProcessSpec};
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -137,7 +137,7 @@ fn command(inv: &Invocation<'_>) -> Command {
     for k in crate::core::secrets::SECRET_ENV_VARS {
         cmd.env_remove(k);
     }
-    cmd.env_remove(crate::io::secrets::SECRETS_FD_VAR);
+    cmd.env_remove(crate::secrets::SECRETS_FD_VAR);
     cmd.env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_EDITOR", "true")
         .args(["-c", "core.fsmonitor=false", "-c", "maintenance.auto=false"]);
@@ -156,7 +156,7 @@ fn command(inv: &Invocation<'_>) -> Command {
 pub(super) fn run(inv: &Invocation<'_>, on_spawn: impl FnOnce(u32)) -> Result<String, GitError> {
     tracing::debug!(
         "running `git {}` in {}",
-        crate::io::secrets::mask(&inv.args.join(" ")),
+        crate::secrets::mask(&inv.args.join(" ")),
         inv.dir.display()
     );
     let spec = ProcessSpec {

@@ -114,7 +114,7 @@ pub fn read_branch(dir: &Path) -> Option<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::git::testing::git;
+    use crate::git::testing::git;
 
     #[test]
     fn head_from_files_equals_git_or_is_left_to_git() {

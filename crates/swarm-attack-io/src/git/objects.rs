@@ -199,7 +199,7 @@ fn diff_trees(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::git::testing::git;
+    use crate::git::testing::git;
 
     #[test]
     fn the_subject_is_gits_first_paragraph_joined() {
@@ -214,7 +214,7 @@ mod tests {
 
     /// What git says of `sha` (`git show`, the tool's own fallback).
     fn git_show(dir: &Path, sha: &str) -> Facts {
-        let info = crate::io::git::commit_info::commit_info_by_git(dir, sha).unwrap();
+        let info = crate::git::commit_info::commit_info_by_git(dir, sha).unwrap();
         (info.subject, [info.added, info.modified, info.deleted])
     }
 

@@ -5,7 +5,7 @@
 //! and diffs.
 
 use super::exec::{self, GitError, Hooks, Invocation};
-use crate::io::ui::Ui;
+use crate::ui::Ui;
 use std::path::{Path, PathBuf};
 
 mod commit_in_process;
@@ -559,7 +559,7 @@ mod tests {
             "main",
             "t",
             "t@e",
-            &crate::io::ui::Ui::captured(Default::default()),
+            &crate::ui::Ui::captured(Default::default()),
         )
         .unwrap();
         g.run(&root, &["commit", "-q", "--allow-empty", "-m", "init"], b"")

@@ -3,8 +3,8 @@
 
 use crate::core::github_plan::{IssueOp, IssueState, LabelOp};
 use crate::core::github_status::LabelSpec;
-use crate::io::github::client::{Client, Request, Response};
-use crate::io::github::errors::{FailureKind, GithubError};
+use crate::github::client::{Client, Request, Response};
+use crate::github::errors::{FailureKind, GithubError};
 use http::Method;
 use serde_json::{Value, json};
 

@@ -3,8 +3,8 @@
 //! conditional read that GitHub answers `304`) and skip every write when nothing changed.
 //! Losing it costs requests, never correctness: a missing entry means "read everything".
 
+use crate::atomic::write_atomic;
 use crate::core::feature_id::FeatureId;
-use crate::io::atomic::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

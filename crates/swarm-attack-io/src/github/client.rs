@@ -10,8 +10,8 @@
 //! creates again. All waiting in one command is bounded by `Settings::max_wait`. Writes are
 //! spaced by `Settings::min_write_interval`.
 
-use crate::io::github::errors::{FailureKind, GithubError, kind_of_status, one_line};
-use crate::io::github::settings::Settings;
+use crate::github::errors::{FailureKind, GithubError, kind_of_status, one_line};
+use crate::github::settings::Settings;
 use http::{HeaderMap, Method};
 use octocrab::Octocrab;
 use serde_json::Value;
@@ -250,7 +250,7 @@ impl Client {
             Some(v) => {
                 b = b.header(http::header::CONTENT_TYPE, "application/json");
                 // nothing the tool sends to GitHub carries a secret value
-                crate::io::secrets::mask(&serde_json::to_string(v).unwrap_or_default())
+                crate::secrets::mask(&serde_json::to_string(v).unwrap_or_default())
                     .into_owned()
                     .into()
             }

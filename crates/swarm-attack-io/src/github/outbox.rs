@@ -4,7 +4,7 @@
 //! labels, a task to publish) and the replay brings that target to what the state wants
 //! now, so a later transition supersedes an earlier one and nothing is lost.
 
-use crate::io::atomic::write_atomic;
+use crate::atomic::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

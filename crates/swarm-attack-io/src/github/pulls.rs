@@ -3,9 +3,9 @@
 //! pull request links is decided in `core::pull_link`.
 
 use crate::core::pull_link::OpenPull;
-use crate::io::github::api::{Api, Fetched, encode_segment};
-use crate::io::github::client::Request;
-use crate::io::github::errors::GithubError;
+use crate::github::api::{Api, Fetched, encode_segment};
+use crate::github::client::Request;
+use crate::github::errors::GithubError;
 use http::Method;
 use serde_json::{Value, json};
 

@@ -3,7 +3,7 @@
 //! `https://api.github.com`) and the repository (`github.repo`, `GITHUB_REPOSITORY`, the `origin`
 //! remote). The token never appears in Debug output, messages or events.
 
-use crate::io::config::Config;
+use crate::config::Config;
 use std::fmt;
 use std::path::Path;
 use std::time::Duration;
@@ -23,7 +23,7 @@ impl Token {
     /// The token from `GITHUB_TOKEN`, else `GH_TOKEN` (empty values are ignored).
     pub fn from_env() -> Option<Token> {
         ["GITHUB_TOKEN", "GH_TOKEN"].into_iter().find_map(|var| {
-            crate::io::secrets::get(var)
+            crate::secrets::get(var)
                 .map(|v| v.trim().to_string())
                 .filter(|v| !v.is_empty())
                 .map(|value| Token { value, source: var })
@@ -44,9 +44,9 @@ impl Token {
     }
 
     /// `text` with every occurrence of the token, and of every other secret
-    /// ([`crate::io::secrets::mask`]), replaced by `***`.
+    /// ([`crate::secrets::mask`]), replaced by `***`.
     pub fn redact(&self, text: &str) -> String {
-        let text = crate::io::secrets::mask(text);
+        let text = crate::secrets::mask(text);
         if self.value.len() < 4 {
             return text.into_owned();
         }
@@ -83,7 +83,7 @@ pub struct Settings {
 
 fn env_ms(var: &str, default: u64) -> Duration {
     Duration::from_millis(
-        crate::io::env::var(var)
+        crate::env::var(var)
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(default),
@@ -104,7 +104,7 @@ pub fn resolve(
     config: &Config,
     root: &Path,
 ) -> Result<Result<Settings, Vec<String>>, SettingsError> {
-    let api_url = crate::io::env::var("GITHUB_API_URL")
+    let api_url = crate::env::var("GITHUB_API_URL")
         .ok()
         .filter(|v| !v.trim().is_empty())
         .map(|v| (v, "GITHUB_API_URL"))
@@ -127,7 +127,7 @@ pub fn resolve(
         return Err(SettingsError::BadApiUrl { url, origin });
     }
     let token = Token::from_env();
-    let repo = crate::io::repo_id::resolve(config, root);
+    let repo = crate::repo_id::resolve(config, root);
     let mut missing = Vec::new();
     if token.is_none() {
         missing.push("a token (set GITHUB_TOKEN or GH_TOKEN)".to_string());
@@ -148,7 +148,7 @@ pub fn resolve(
         min_write_interval: Duration::from_millis(config.github.min_write_interval_ms),
         max_wait: env_ms("SWARM_ATTACK_GITHUB_MAX_WAIT_MS", 60_000),
         backoff: env_ms("SWARM_ATTACK_GITHUB_BACKOFF_MS", 1_000),
-        max_attempts: crate::io::env::var("SWARM_ATTACK_GITHUB_MAX_ATTEMPTS")
+        max_attempts: crate::env::var("SWARM_ATTACK_GITHUB_MAX_ATTEMPTS")
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .filter(|n| *n > 0)

@@ -2,8 +2,8 @@
 //! (`<feature>.ledger`) and its seen set (`<feature>.seen`), written in that order.
 
 use crate::core::ledger::Ledger;
-use crate::io::history_seen::{self, SeenUpdate};
-use crate::io::state_store::StateId;
+use crate::history_seen::{self, SeenUpdate};
+use crate::state_store::StateId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,7 +114,7 @@ pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
         let token = history_seen::new_token();
         let bytes =
             serde_json::to_vec(&LedgerFile { token, ledger }).map_err(std::io::Error::other)?;
-        crate::io::atomic::replace_unsynced(&ledger_path(path), &bytes)?;
+        crate::atomic::replace_unsynced(&ledger_path(path), &bytes)?;
         head.ledger_token = token;
         wrote = true;
     }
@@ -122,7 +122,7 @@ pub fn save_cache(path: &Path, cache: &HistoryCache) -> std::io::Result<()> {
     if !wrote && std::fs::read(path).is_ok_and(|now| now == bytes) {
         return Ok(());
     }
-    crate::io::atomic::replace_unsynced(path, &bytes)
+    crate::atomic::replace_unsynced(path, &bytes)
 }
 
 impl HistoryCache {

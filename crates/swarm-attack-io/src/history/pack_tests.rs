@@ -4,7 +4,7 @@
 use super::*;
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    crate::io::git::testing::git(dir, args)
+    crate::git::testing::git(dir, args)
 }
 
 fn commit(dir: &Path, message: &str) -> String {

@@ -3,12 +3,12 @@
 //! `SWARM_PURPOSE=failure-analysis`; one re-prompt naming the problem of an invalid answer; still
 //! invalid (or the analyst failed) → the rule's plain retry.
 
-use crate::app::run::RunContext;
-use crate::app::run::attempt::Failed;
 use crate::core::failure_analysis::{self, Analysis, Question, Recommendation};
 use crate::core::failure_class::Classified;
 use crate::core::state::{FeatureState, Task};
 use crate::io::llm;
+use crate::run::RunContext;
+use crate::run::attempt::Failed;
 use std::path::Path;
 
 /// Whether an analyst is configured.
@@ -133,8 +133,8 @@ fn ask(ctx: &RunContext<'_>, a: &Asked<'_>, prompt: &str) -> Result<String, llm:
     };
     // the call is charged to the issue (docs/budgets.md)
     let events =
-        crate::app::llm_calls::charged(config, req.agent, req.purpose, req.issue, call.as_ref());
-    if let Err(e) = crate::app::run::record::emit(ctx, events) {
+        crate::llm_calls::charged(config, req.agent, req.purpose, req.issue, call.as_ref());
+    if let Err(e) = crate::run::record::emit(ctx, events) {
         tracing::warn!(
             "the failure analysis's cost was not recorded: {}",
             e.message

@@ -3,17 +3,17 @@
 //! whose wait would exceed `governor.fallback_after_seconds`, moves the issue to the next free
 //! agent of the chain at once — no retry used, no shared pause — and the limited agent counts as
 //! waiting until its limit would have ended. Otherwise the governor waits as
-//! docs/budgets.md "Rate limits: the governor" says ([`crate::app::run::governor::after_limit`]).
+//! docs/budgets.md "Rate limits: the governor" says ([`crate::run::governor::after_limit`]).
 
 use super::{Memory, Next, analyzed_event};
-use crate::app::run::attempt::Failed;
-use crate::app::run::claim::Claim;
-use crate::app::run::{Progress, RunContext, record};
 use crate::core::events::Event;
 use crate::core::failure_analysis::{Analysis, Recommendation};
 use crate::core::fallback_chain::Step;
 use crate::core::governor::Ticket;
 use crate::error::CmdResult;
+use crate::run::attempt::Failed;
+use crate::run::claim::Claim;
+use crate::run::{Progress, RunContext, record};
 
 /// `Some(next)` when the chain took over; `None`: the governor's wait applies.
 pub(in crate::run) fn limit_fallback(
@@ -72,7 +72,7 @@ pub(in crate::run) fn limit_fallback(
             workers: ctx.governor.workers(),
         });
         let Some(t) = record::owned(txn.state_mut(), issue, &claim.owner) else {
-            return Ok(Next::End(crate::app::run::Outcome::Lost {
+            return Ok(Next::End(crate::run::Outcome::Lost {
                 reason: "another run took the issue over".into(),
             }));
         };

@@ -12,9 +12,6 @@ mod slots;
 pub(super) use limit::limit_fallback;
 pub(super) use slots::Slots;
 
-use crate::app::run::attempt::Failed;
-use crate::app::run::claim::Claim;
-use crate::app::run::{Outcome, Progress, RunContext, record};
 use crate::core::events::Event;
 use crate::core::failure_analysis::{self, Analysis, Note, Recommendation, Source};
 use crate::core::failure_class::{Class, Classified};
@@ -22,6 +19,9 @@ use crate::core::fallback_chain::{Chain, Step};
 use crate::core::readiness;
 use crate::core::state::{FeatureState, Task};
 use crate::error::CmdResult;
+use crate::run::attempt::Failed;
+use crate::run::claim::Claim;
+use crate::run::{Outcome, Progress, RunContext, record};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -185,7 +185,7 @@ fn record_failure(
             if txn.state().task(issue).is_some_and(|t| {
                 t.owner.as_deref() == Some(claim.owner.as_str()) && t.retries < max
             }) {
-                crate::app::run::budget_gate::over_limit(ctx, txn, issue)
+                crate::run::budget_gate::over_limit(ctx, txn, issue)
             } else {
                 None
             };
@@ -197,7 +197,7 @@ fn record_failure(
                 t.last_failure = Some(crate::core::test_report::excerpt(&feedback, 4000));
                 t.last_mode = Some(at.executed.to_string());
             }
-            let reason = crate::app::run::budget_gate::record(ctx, txn, issue, &e);
+            let reason = crate::run::budget_gate::record(ctx, txn, issue, &e);
             if e.is_feature_limit() {
                 if let Some(t) = txn.state_mut().task_mut(issue) {
                     let _ = t.stop();

@@ -6,11 +6,11 @@
 //! already holding another slot of the pair. A slot whose chain has no free agent left keeps
 //! its agent; the retries decide.
 
-use crate::app::run::RunContext;
 use crate::core::events::Event;
 use crate::core::failure_class::{Class, Classified};
 use crate::core::fallback_chain::{Chain, Step};
 use crate::io::config::AgentConfig;
+use crate::run::RunContext;
 
 /// The agents holding the slots of a pair, in rank order, and each slot's chain.
 pub(in crate::run) struct Slots<'c> {

@@ -35,15 +35,15 @@ mod reviewed;
 mod select;
 mod synthesis;
 
-use crate::app::prompt::{self, PromptRequest};
-use crate::app::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed, Passed};
-use crate::app::run::claim::Claim;
-use crate::app::run::stop::Stop;
-use crate::app::run::{Progress, RunContext};
 use crate::core::coordination::{Decision, Mode};
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::AgentConfig;
+use crate::prompt::{self, PromptRequest};
+use crate::run::attempt::{self, AttemptResult, AttemptSpec, Candidate, Failed, Passed};
+use crate::run::claim::Claim;
+use crate::run::stop::Stop;
+use crate::run::{Progress, RunContext};
 use parallel::parallel;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -266,7 +266,7 @@ fn prompt_for(
     if agent == decision.winner
         && let Some(used) = built.lessons_used
     {
-        let _ = crate::app::run::record::emit(ctx, vec![used]);
+        let _ = crate::run::record::emit(ctx, vec![used]);
     }
     (built.text, built.event)
 }

@@ -8,12 +8,12 @@ use super::{
     End, Pair, PairAttempt, PairOutcome, Slot, add_runner_worktree, discard_worktree, prompt_for,
     run_slot,
 };
-use crate::app::run::stop::Stop;
-use crate::app::run::{RunContext, record};
 use crate::core::coordination::candidates;
 use crate::core::coordination::selection::{self, CandidateFacts};
 use crate::error::CmdResult;
 use crate::io::config::JoinStrategy;
+use crate::run::stop::Stop;
+use crate::run::{RunContext, record};
 use std::path::PathBuf;
 use std::sync::mpsc;
 

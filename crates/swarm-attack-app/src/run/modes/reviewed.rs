@@ -4,13 +4,13 @@
 //! worktree, with its own prompt plus the findings.
 
 use super::{End, PairAttempt, PairResult, Slot, slot_spec};
-use crate::app::run::RunContext;
-use crate::app::run::attempt::{AttemptResult, Passed};
-use crate::app::run::review::{self, Gate, Implementer};
 use crate::core::config::ReviewStrategy;
 use crate::core::coordination::selection::{Review, ReviewVerdict};
 use crate::core::review::Verdict;
 use crate::error::CmdResult;
+use crate::run::RunContext;
+use crate::run::attempt::{AttemptResult, Passed};
+use crate::run::review::{self, Gate, Implementer};
 
 /// What the selection knows of a reviewed candidate.
 pub(super) fn facts_of(p: &Passed) -> Option<Review> {
@@ -95,7 +95,7 @@ pub(super) fn review_result(
         End::Result(AttemptResult::Failed(f)) => PairResult::Failed(f, Vec::new()),
         End::Blocked { reason, cost_usd } => PairResult::Blocked { reason, cost_usd },
         other => PairResult::Failed(
-            crate::app::run::attempt::Failed::plain(
+            crate::run::attempt::Failed::plain(
                 other.reason().unwrap_or_default(),
                 Default::default(),
             ),

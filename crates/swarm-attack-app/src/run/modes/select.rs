@@ -4,14 +4,14 @@
 //! (`candidates.json`, `issue_done.convergence`).
 
 use super::{End, Pair, PairAttempt, PairOutcome, PairResult, Slot, reviewed};
-use crate::app::run::attempt::{AttemptResult, Failed, Passed};
-use crate::app::run::{RunContext, record, review};
 use crate::core::config::ReviewStrategy;
 use crate::core::convergence;
 use crate::core::coordination::selection::{self, CandidateFacts, Selection};
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{JoinStrategy, OnLowConvergence};
+use crate::run::attempt::{AttemptResult, Failed, Passed};
+use crate::run::{RunContext, record, review};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 

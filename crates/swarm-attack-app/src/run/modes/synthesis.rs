@@ -8,12 +8,12 @@ use super::{
     End, Pair, PairAttempt, PairOutcome, PairResult, Slot, add_runner_worktree, discard_worktree,
     fallback_event, prompt_for, run_slot,
 };
-use crate::app::run::attempt::{AttemptResult, Passed};
-use crate::app::run::stop::Stop;
-use crate::app::run::{RunContext, record};
 use crate::core::coordination::Mode;
 use crate::error::CmdResult;
 use crate::io::config::JoinStrategy;
+use crate::run::attempt::{AttemptResult, Passed};
+use crate::run::stop::Stop;
+use crate::run::{RunContext, record};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::sync::mpsc;

@@ -1,14 +1,14 @@
 //! Writing a worker's commit in the object store with gix (issue 19): the base commit's
 //! tree edited at the changed paths, each file read as `git add` stages it. The policy that
 //! decides when this is the commit git would make lives in
-//! [`crate::io::git::Git::commit_changes`]; this module refuses (`None`) whatever it cannot
+//! [`crate::git::Git::commit_changes`]; this module refuses (`None`) whatever it cannot
 //! read exactly as git would: anything but a regular file or a symbolic link, a path
 //! whose ancestor is not a folder in the base tree, a creation over an existing entry, a
 //! `.gitattributes` file on the way (in the worktree or the base tree), a huge file, a
 //! result equal to the base tree (git refuses an empty commit).
 
 use super::{Entries, entries, full_id, with_repo};
-use crate::io::git::{Change, ChangeKind};
+use crate::git::{Change, ChangeKind};
 use gix::hash::ObjectId;
 use gix::objs::Write as _;
 use gix::objs::tree::EntryKind;

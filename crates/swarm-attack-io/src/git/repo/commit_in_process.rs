@@ -1,7 +1,7 @@
 //! The worker's commit made in this process (issue 19): `git add` and `git commit` each
 //! refresh and rewrite the worktree's whole index (an lstat of every file), which made the
 //! per-issue cost of `run` grow with the size of the tree. [`Git::commit_changes`] writes
-//! the commit with gix instead ([`crate::io::git::objects::new_commit`]: the base tree
+//! the commit with gix instead ([`crate::git::objects::new_commit`]: the base tree
 //! edited at the changed paths) and moves the worktree's detached HEAD itself, whenever the
 //! result is provably the commit `git add` + `git commit -q -F -` would make; otherwise it
 //! runs exactly those two commands.
@@ -32,7 +32,7 @@
 //! `git commit` would include); paths git treats specially (a component starting with
 //! `.git` or `git~`, or holding a backslash; a link whose name starts with a dot or holds
 //! a `~`); a message with a NUL or a Unicode non-character (git rewrites those), or empty
-//! once cleaned; anything [`new_commit`](crate::io::git::objects::new_commit) refuses.
+//! once cleaned; anything [`new_commit`](crate::git::objects::new_commit) refuses.
 //!
 //! The index: git's commit also writes the worktree's index; this one leaves it as the
 //! base had it (a stale index: git would see the commit's changes as staged-to-undo). Every
@@ -129,7 +129,7 @@ impl Git {
         }
         if GIT_DECIDES_ENV
             .iter()
-            .any(|v| crate::io::env::var_os(v).is_some())
+            .any(|v| crate::env::var_os(v).is_some())
         {
             return None;
         }

@@ -95,7 +95,7 @@ impl Git {
             return None;
         }
         // the commit object, read in this process when it can be (the same bytes)
-        let raw = match crate::io::git::objects::raw_commit(&self.root, commit) {
+        let raw = match crate::git::objects::raw_commit(&self.root, commit) {
             Some(raw) => raw,
             None => self.run(dir, &["cat-file", "commit", commit], b"").ok()?,
         };
@@ -237,7 +237,7 @@ mod tests {
         let (g, _) = Git::open(
             root,
             Hooks::Off,
-            &crate::io::ui::Ui::captured(Default::default()),
+            &crate::ui::Ui::captured(Default::default()),
         )
         .unwrap();
         (tmp, g, [base, work, tip])

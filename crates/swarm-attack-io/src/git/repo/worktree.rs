@@ -2,7 +2,7 @@
 //! pruned. Adding and removing share a process-wide lock that pruning takes alone.
 
 use super::Git;
-use crate::io::git::exec::GitError;
+use crate::git::exec::GitError;
 use std::path::Path;
 use std::time::Duration;
 
@@ -86,7 +86,7 @@ impl Git {
     /// when the repository records no linked worktree.
     pub fn prune(&self) {
         let _exclusive = WORKTREE_ADMIN.write();
-        if let Some(common) = crate::io::git::common_dir(&self.root) {
+        if let Some(common) = crate::git::common_dir(&self.root) {
             let none = match std::fs::read_dir(common.join("worktrees")) {
                 Err(e) => e.kind() == std::io::ErrorKind::NotFound,
                 Ok(mut entries) => entries.next().is_none(),

@@ -1,6 +1,6 @@
 use super::*;
-use crate::io::git::exec::{self, Invocation};
-use crate::io::git::testing::git;
+use crate::git::exec::{self, Invocation};
+use crate::git::testing::git;
 use std::os::unix::fs::PermissionsExt;
 
 /// `git <args>` in `dir` with the repository's own identity, `stdin` and `env`.
@@ -38,7 +38,7 @@ fn twin(hooks: Hooks, configure: &[(&str, &str)]) -> Twin {
         "main",
         "Ann O'Author",
         "ann@example.com",
-        &crate::io::ui::Ui::captured(Default::default()),
+        &crate::ui::Ui::captured(Default::default()),
     )
     .unwrap();
     for f in [
@@ -58,12 +58,8 @@ fn twin(hooks: Hooks, configure: &[(&str, &str)]) -> Twin {
     for (k, v) in configure {
         git(&root, &["config", k, v]);
     }
-    let (g, fallback) = Git::open(
-        &root,
-        hooks,
-        &crate::io::ui::Ui::captured(Default::default()),
-    )
-    .unwrap();
+    let (g, fallback) =
+        Git::open(&root, hooks, &crate::ui::Ui::captured(Default::default())).unwrap();
     assert!(!fallback);
     let base = g.head(&root).unwrap().unwrap();
     let ours = tmp.path().join("ours");
@@ -271,7 +267,7 @@ fn each_fallback_condition_leaves_the_commit_to_git() {
     assert!(left_to_git(Hooks::Off, &[], nothing, "attr/sub/new.txt"));
     let attributes: fn(&Twin) = |t| {
         write(&t.ours, "dir/.gitattributes", "*.txt text\n");
-        let common = crate::io::git::common_dir(&t.g.root).unwrap();
+        let common = crate::git::common_dir(&t.g.root).unwrap();
         write(&common, "info/exclude", "/dir/.gitattributes\n");
     };
     assert!(left_to_git(Hooks::Off, &[], attributes, "dir/sub/new.txt"));
@@ -282,7 +278,7 @@ fn each_fallback_condition_leaves_the_commit_to_git() {
         "elsewhere/new.txt"
     ));
     let info: fn(&Twin) = |t| {
-        let common = crate::io::git::common_dir(&t.g.root).unwrap();
+        let common = crate::git::common_dir(&t.g.root).unwrap();
         write(&common, "info/attributes", "* -text\n");
     };
     assert!(left_to_git(Hooks::Off, &[], info, "top.txt"));
