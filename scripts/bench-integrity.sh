@@ -123,5 +123,7 @@ echo "extra per attempt: ${extra} s = ${ratio} x one run of the new test file (g
 cpu_extra=$(awk "BEGIN { printf \"%.3f\", ($c_on - $c_off) / $ISSUES }")
 echo "CPU (user+sys, medians): verify off ${c_off} s, on ${c_on} s; extra per attempt ${cpu_extra} s"
 g_off=$(gits off); g_on=$(gits on)
+kind() { grep -c "running \`git $2" "$WORK/$1.log" || true; }
+echo "git clean / checkout / worktree add: verify off $(kind off clean) / $(kind off checkout) / $(kind off 'worktree add'), on $(kind on clean) / $(kind on checkout) / $(kind on 'worktree add') (a checkout beyond one per reset: a tree moved to a start commit that was not where its reset went)"
 echo "git processes: verify off $g_off, on $g_on; extra per attempt $(awk "BEGIN { printf \"%.1f\", ($g_on - $g_off) / $ISSUES }") (fail_before's scratch tree: its reset at the attempt's commit, in the background; one worktree add + remove per run)"
 echo "test-runner starts: verify off $(wc -l < "$WORK/off.runs"), on $(wc -l < "$WORK/on.runs") (one more per attempt: the run of its new test file)"
