@@ -234,6 +234,22 @@ fn fail_after_the_last_round_is_a_retry_with_the_findings() {
     assert_eq!(r.env.git(&["log", "-1", "--format=%s"]), "chore: calc");
 }
 
+/// A lying reviewer's finding on a file the candidate did not change.
+fn invented(confidence: u32) -> String {
+    finding(
+        "critical",
+        confidence,
+        "README.md",
+        2,
+        "invented on an unchanged file",
+    )
+}
+
+/// A lying reviewer's finding on a changed file, far from any changed line.
+fn far_away(confidence: u32) -> String {
+    finding("critical", confidence, "calc.sh", 40, "far from any change")
+}
+
 #[test]
 fn invented_unanchored_and_low_confidence_findings_are_recorded_never_counted() {
     let r = Rev::new(&["rev"], "");
@@ -241,14 +257,8 @@ fn invented_unanchored_and_low_confidence_findings_are_recorded_never_counted() 
         "rev",
         0,
         &answer_with(&[
-            finding(
-                "critical",
-                99,
-                "README.md",
-                2,
-                "invented on an unchanged file",
-            ),
-            finding("critical", 99, "calc.sh", 40, "far from any change"),
+            invented(99),
+            far_away(99),
             finding("critical", 60, "calc.sh", 1, "unsure"),
             finding("blocker", 99, "calc.sh", 1, "bad severity"),
             finding("minor", 85, "calc.sh", 1, "style-ish but real"),
@@ -502,14 +512,8 @@ fn under_the_stricter_bar_a_matched_pair_still_blocks_and_lying_reviewers_are_dr
         "r1",
         0,
         &answer_with(&[
-            finding(
-                "critical",
-                100,
-                "README.md",
-                2,
-                "invented on an unchanged file",
-            ),
-            finding("critical", 100, "calc.sh", 40, "far from any change"),
+            invented(100),
+            far_away(100),
             finding("major", 75, "calc.sh", 1, "sign bug"),
         ]),
     );
