@@ -22,6 +22,7 @@ mod cmd_completions;
 mod cmd_demo;
 mod cmd_doctor;
 mod cmd_events;
+mod cmd_events_durability;
 mod cmd_gates;
 mod cmd_github;
 mod cmd_github_faults;
