@@ -17,6 +17,7 @@ mod cmd_action_config;
 mod cmd_action_gates;
 mod cmd_action_github;
 mod cmd_action_install;
+mod cmd_action_spec;
 mod cmd_audit_costs;
 mod cmd_completions;
 mod cmd_demo;
