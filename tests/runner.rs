@@ -78,6 +78,7 @@ mod cmd_unblock;
 mod config;
 mod fanout;
 mod git_sync;
+mod git_sync_rules;
 mod git_sync_skip;
 mod in_process;
 mod inputs;
