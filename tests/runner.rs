@@ -82,6 +82,7 @@ mod git_sync_rules;
 mod git_sync_skip;
 mod in_process;
 mod inputs;
+mod inputs_sigkill;
 mod journeys;
 mod security;
 mod verbose;
