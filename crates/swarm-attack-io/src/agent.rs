@@ -277,7 +277,7 @@ mod tests {
             env_passthrough: vec!["GH_TOKEN".into()],
             ..AgentConfig::default()
         };
-        let f = crate::fid("f");
+        let f = crate::fid("auth");
         let run = AgentRun {
             agent: &agent,
             feature: &f,
