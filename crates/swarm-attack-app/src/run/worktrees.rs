@@ -118,9 +118,8 @@ pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdRe
         return Ok(());
     }
     ctx.git.add_worktree(path, base).map_err(|e| {
-        CommandError::internal(format!(
-            "could not create the worktree for issue {issue}: {e}"
-        ))
+        let message = format!("could not create the worktree for issue {issue}: {e}");
+        CommandError::from(e).with_message(message)
     })
 }
 
