@@ -1,18 +1,25 @@
 #!/bin/sh
 # Benchmark "many candidates, one result" (docs/coordination.md "Many candidates, one result", issue 29).
 #
-# 1. Quality: ISSUES independent issues, three script agents whose per-issue outcome is
-#    fixed by a hash of (agent, issue): *correct* (the canonical 3-line solution), *wrong
-#    but passing* (a 1-line answer of its own that the visible tests accept) or *failing*
-#    (the visible tests fail). A hidden check the tool never sees decides "correct": the
-#    landed file equals the canonical solution. One `run` with `candidates: 3`, join
-#    `all`; from its `issue_done.convergence` records the script computes
+# 1. Quality, under two error models with the same per-agent rates: ISSUES independent
+#    issues, three script agents whose per-issue outcome is fixed by a hash of (agent,
+#    issue): *correct* (the canonical 4-line solution) 70 / 65 / 60 %, *wrong but passing*
+#    (the visible tests accept it) 20 / 25 / 25 %, *failing* (the visible tests fail)
+#    10 / 10 / 15 %. A hidden check the tool never sees decides "correct": the landed file
+#    equals the canonical solution. What a wrong answer looks like:
+#      - independent mistakes: the agent's own mutation of the canonical solution, same
+#        size, one token changed (an off-by-one constant, the overflow case missed, the
+#        wrong operation); two agents wrong on the same issue are wrong differently;
+#      - shared shortcut: a 1-line answer of the same shape for every agent (correlated
+#        errors: two wrong answers resemble each other more than the right one).
+#    One `run` per model with `candidates: 3`, join `all`; from its `issue_done.convergence`
+#    records the script computes
 #      - best-of-3 with consensus selection: what the tool landed;
 #      - best-of-3 picking the smallest diff: the passing candidate with the fewest changed
-#        lines (ties: rank) — the previous rule of join `all`;
+#        lines (ties: rank) -- the previous rule of join `all`;
 #      - each single agent: the issues where its own candidate passed verification and is
 #        correct (what it lands alone: the agents are deterministic per issue).
-#    Prints the correct-landed rates and consensus − best single agent (in points).
+#    Prints the correct-landed rates side by side and the gains in points.
 # 2. Wall time: QISSUES issues where two fast agents (FAST s) agree and the third is slow
 #    (SLOW s); join `quorum` (quorum 2) vs join `all`. Prints the ratio quorum / all.
 #
@@ -110,78 +117,105 @@ PY
 }
 
 # --- 1. quality -------------------------------------------------------------------------
-# outcome thresholds (percent): correct below C, wrong-but-passing below W, else failing
-quality_body='
-case "$SWARM_AGENT" in alpha) C=70; W=90 ;; beta) C=65; W=90 ;; *) C=60; W=85 ;; esac
+# The same per-agent outcome in both error models, fixed by a hash of (agent, issue):
+# correct below C, wrong-but-passing below W, else failing (percent). Only the shape of a
+# wrong answer differs between the models.
+quality_head='
+case "$SWARM_AGENT" in alpha) C=70; W=90; k=0 ;; beta) C=65; W=90; k=1 ;; *) C=60; W=85; k=2 ;; esac
 h=$(printf "%s-%s" "$SWARM_AGENT" "$SWARM_ISSUE" | cksum | cut -d" " -f1)
 r=$((h % 100))
 n=$SWARM_ISSUE
 mkdir -p src checks
+solution() {
+  printf "fn solve_%s(input: u64) -> u64 {\n    let scaled = input.%s(%s);\n    scaled.%s(%s)\n}\n" "$n" "$1" "$n" "$2" "$3" > "src/issue-$n.txt"
+}
 if [ "$r" -lt "$C" ]; then
-  printf "fn solve_%s(input: u64) -> u64 {\n    input * %s + 7\n}\n" "$n" "$n" > "src/issue-$n.txt"
+  solution saturating_mul saturating_add 1000
   echo "exit 0" > "checks/t_$n.sh"
-elif [ "$r" -lt "$W" ]; then
-  echo "const GUESS_${SWARM_AGENT}_${n}_${r}: u64 = ${r}${n};" > "src/issue-$n.txt"
+elif [ "$r" -lt "$W" ]; then'
+quality_tail='
   echo "exit 0" > "checks/t_$n.sh"
 else
   echo "broken_${SWARM_AGENT}_${n}" > "src/issue-$n.txt"
   echo "exit 1" > "checks/t_$n.sh"
 fi'
+# independent mistakes: a mutation of the canonical solution, same size, one token changed
+# (an off-by-one constant, the overflow case missed, the wrong operation); the kind is
+# (issue hash + agent index) mod 3, so two agents wrong on one issue are never wrong alike
+independent_wrong='
+  m=$(( ($(printf "issue-%s" "$n" | cksum | cut -d" " -f1) + k) % 3 ))
+  case $m in
+    0) solution saturating_mul saturating_add 999 ;;
+    1) solution wrapping_mul saturating_add 1000 ;;
+    *) solution saturating_mul saturating_sub 1000 ;;
+  esac'
+# shared shortcut: the same 1-line shape for every agent (two wrong answers resemble each
+# other more than the right one)
+shortcut_wrong='
+  echo "const GUESS_${SWARM_AGENT}_${n}_${r}: u64 = ${r}${n};" > "src/issue-$n.txt"'
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-make_repo "$work/q" "$issues" "  join: all
-  candidates: 3" "$quality_body"
-start=$(now)
-"$bin" -q run bench > /dev/null || true
-end=$(now)
-python3 - "$work/q/repo" "$issues" <<'PY'
+quality() {
+  make_repo "$work/$1" "$issues" "  join: all
+  candidates: 3" "$quality_head$2$quality_tail"
+  s=$(now)
+  "$bin" -q run bench > /dev/null || true
+  e=$(now)
+  echo "$e $s" | awk '{printf "%.1f", $1 - $2}'
+}
+ti=$(quality independent "$independent_wrong")
+ts=$(quality shortcut "$shortcut_wrong")
+python3 - "$issues" "independent mistakes" "$work/independent/repo" "shared shortcut" "$work/shortcut/repo" <<'PY'
 import json, subprocess, sys
-repo, n = sys.argv[1], int(sys.argv[2])
-def canonical(i):
-    return f"fn solve_{i}(input: u64) -> u64 {{\n    input * {i} + 7\n}}\n"
-def show(rev, path):
-    r = subprocess.run(["git", "-C", repo, "show", f"{rev}:{path}"], capture_output=True, text=True)
-    return r.stdout if r.returncode == 0 else None
-done = {}
-for line in open(f"{repo}/.swarm/events/bench.jsonl"):
-    e = json.loads(line)
-    if e.get("event") == "issue_done":
-        done[e["issue"]] = e.get("convergence") or {}
+n = int(sys.argv[1])
+models = list(zip(sys.argv[2::2], sys.argv[3::2]))
 agents = ["alpha", "beta", "gamma"]
-single = {a: 0 for a in agents}
-consensus = smallest = 0
-by = {}
-for i in range(1, n + 1):
-    path = f"src/issue-{i}.txt"
-    landed = show("HEAD", path)
-    if landed == canonical(i):
-        consensus += 1
-    c = done.get(i)
-    if not c:
-        continue
-    by[c.get("selected_by")] = by.get(c.get("selected_by"), 0) + 1
-    passing = [x for x in c.get("candidates", []) if x.get("result") == "passed"]
-    correct = {x["agent"]: show(x["commit"], path) == canonical(i) for x in passing}
-    for a in agents:
-        if correct.get(a):
-            single[a] += 1
-    if passing:
-        pick = min(passing, key=lambda x: (x.get("changed_lines", 0), agents.index(x["agent"])))
-        if correct.get(pick["agent"]):
-            smallest += 1
-best = max(single.values())
+def canonical(i):
+    return (f"fn solve_{i}(input: u64) -> u64 {{\n    let scaled = input.saturating_mul({i});\n"
+            "    scaled.saturating_add(1000)\n}\n")
 pct = lambda k: 100.0 * k / n
-print(f"issues: {n}; landed DONE: {len(done)}; selected_by: {by}")
-for a in agents:
-    print(f"single agent {a}: correct-landed {pct(single[a]):.1f} %")
-print(f"best single agent: {pct(best):.1f} %")
-print(f"best-of-3, consensus selection (landed): {pct(consensus):.1f} %")
-print(f"best-of-3, smallest diff: {pct(smallest):.1f} %")
-print(f"consensus - best single agent: {pct(consensus) - pct(best):+.1f} points (goal: >= +10)")
-print(f"consensus - smallest diff: {pct(consensus) - pct(smallest):+.1f} points")
+rows = []
+for name, repo in models:
+    def show(rev, path):
+        r = subprocess.run(["git", "-C", repo, "show", f"{rev}:{path}"], capture_output=True, text=True)
+        return r.stdout if r.returncode == 0 else None
+    done = {}
+    for line in open(f"{repo}/.swarm/events/bench.jsonl"):
+        e = json.loads(line)
+        if e.get("event") == "issue_done":
+            done[e["issue"]] = e.get("convergence") or {}
+    single = {a: 0 for a in agents}
+    consensus = smallest = 0
+    by = {}
+    for i in range(1, n + 1):
+        path = f"src/issue-{i}.txt"
+        if show("HEAD", path) == canonical(i):
+            consensus += 1
+        c = done.get(i)
+        if not c:
+            continue
+        by[c.get("selected_by")] = by.get(c.get("selected_by"), 0) + 1
+        passing = [x for x in c.get("candidates", []) if x.get("result") == "passed"]
+        correct = {x["agent"]: show(x["commit"], path) == canonical(i) for x in passing}
+        for a in agents:
+            if correct.get(a):
+                single[a] += 1
+        if passing:
+            pick = min(passing, key=lambda x: (x.get("changed_lines", 0), agents.index(x["agent"])))
+            if correct.get(pick["agent"]):
+                smallest += 1
+    best = max(agents, key=lambda a: (single[a], -agents.index(a)))
+    print(f"{name}: {n} issues, landed DONE {len(done)}, selected_by {dict(sorted(by.items(), key=str))}; "
+          + ", ".join(f"{a} alone {pct(single[a]):.1f} %" for a in agents))
+    rows.append((name, best, pct(single[best]), pct(consensus), pct(smallest)))
+print()
+print(f"{'error model':<22} {'best single':>18} {'best-of-3 consensus':>20} {'best-of-3 smallest':>19} {'consensus - single':>19} {'consensus - smallest':>21}")
+for name, best, b, c, s in rows:
+    print(f"{name:<22} {f'{b:.1f} % ({best})':>18} {f'{c:.1f} %':>20} {f'{s:.1f} %':>19} {f'{c - b:+.1f} points':>19} {f'{c - s:+.1f} points':>21}")
+print("goal: consensus >= best single agent + 10 points")
 PY
-echo "quality run wall time: $(echo "$end $start" | awk '{printf "%.1f", $1 - $2}') s"
+echo "quality run wall time: independent mistakes $ti s, shared shortcut $ts s"
 
 # --- 2. quorum vs all ---------------------------------------------------------------------
 timing_body="

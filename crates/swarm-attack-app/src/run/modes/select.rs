@@ -6,7 +6,7 @@
 use super::{End, Pair, PairAttempt, PairOutcome, PairResult, Slot, reviewed};
 use crate::core::config::ReviewStrategy;
 use crate::core::convergence;
-use crate::core::coordination::selection::{self, CandidateFacts, Selection};
+use crate::core::coordination::selection::{self, CandidateFacts, SelectedBy, Selection};
 use crate::core::events::Event;
 use crate::error::{CmdResult, CommandError};
 use crate::io::config::{JoinStrategy, OnLowConvergence};
@@ -221,7 +221,7 @@ fn choose(
     all: &Selection,
     collected: &Collected,
     join: JoinStrategy,
-) -> (Option<usize>, Option<&'static str>) {
+) -> (Option<usize>, Option<SelectedBy>) {
     let index = |name: &str| facts.iter().position(|f| f.agent == name);
     let passing = facts.iter().filter(|f| f.passed).count();
     match join {
@@ -229,27 +229,18 @@ fn choose(
             let i = collected
                 .first
                 .or_else(|| facts.iter().position(|f| f.passed));
-            let by = match passing {
-                0 => None,
-                1 => Some("only_passing"),
-                // two passed before the stop took effect: the first to pass lands
-                _ => Some("first"),
-            };
-            (i.filter(|_| passing > 0), by)
+            // docs/coordination.md: the first to pass lands; it was the only passing one
+            // when the join decided, even if another passed before the stop took effect
+            let i = i.filter(|_| passing > 0);
+            (i, i.map(|_| SelectedBy::OnlyPassing))
         }
         JoinStrategy::Quorum if collected.group.is_some() => {
             let group = collected.group.as_deref().unwrap_or_default();
             let among: Vec<CandidateFacts> = group.iter().map(|&i| facts[i].clone()).collect();
             let s = selection::select(&among);
-            (
-                s.chosen.as_deref().and_then(index),
-                s.selected_by.map(|b| b.as_str()),
-            )
+            (s.chosen.as_deref().and_then(index), s.selected_by)
         }
-        _ => (
-            all.chosen.as_deref().and_then(index),
-            all.selected_by.map(|b| b.as_str()),
-        ),
+        _ => (all.chosen.as_deref().and_then(index), all.selected_by),
     }
 }
 
@@ -327,7 +318,7 @@ pub(super) fn decide_parallel(
             let facts: Vec<CandidateFacts> = (0..n).map(|j| collected.facts(slots, j)).collect();
             let again = selection::select(&facts);
             chosen = choose(&facts, &again, &collected, join).0;
-            selected_by = chosen.map(|_| "review");
+            selected_by = chosen.map(|_| SelectedBy::Review);
         }
     }
     let blocked = blocked.into_inner();
@@ -339,7 +330,7 @@ pub(super) fn decide_parallel(
             .map(|i| candidate_record(&slots[i], &collected.ends[i], collected.diffs[i].as_ref().map(|d| d.lines)))
             .collect::<Vec<_>>(),
         "pairs": &all.pairs,
-        "selected_by": selected_by,
+        "selected_by": selected_by.map(SelectedBy::as_str),
     });
     if let Some(mean) = all.mean {
         record["score"] = json!(mean);
@@ -465,5 +456,53 @@ pub(super) fn decide_parallel(
                 convergence: record,
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn passing(agent: &str, rank: usize) -> CandidateFacts {
+        CandidateFacts {
+            agent: agent.into(),
+            rank,
+            passed: true,
+            changed_lines: 3 - rank,
+            tokens: BTreeSet::from([agent.to_string()]),
+            review: None,
+        }
+    }
+
+    #[test]
+    fn join_first_names_a_step_of_the_selection_even_when_two_passed() {
+        // beta passed first; alpha passed too before the stop took effect
+        let facts = [passing("alpha", 0), passing("beta", 1)];
+        let collected = Collected {
+            ends: Vec::new(),
+            first: Some(1),
+            group: None,
+            diffs: Vec::new(),
+        };
+        let all = selection::select(&facts);
+        let (chosen, by) = choose(&facts, &all, &collected, JoinStrategy::First);
+        assert_eq!(chosen, Some(1), "the first to pass lands");
+        assert_eq!(by, Some(SelectedBy::OnlyPassing));
+        // none passed: nothing chosen, nothing named
+        let failing: Vec<CandidateFacts> = facts
+            .iter()
+            .cloned()
+            .map(|f| CandidateFacts { passed: false, ..f })
+            .collect();
+        let none = Collected {
+            first: None,
+            ..collected
+        };
+        let all = selection::select(&failing);
+        assert_eq!(
+            choose(&failing, &all, &none, JoinStrategy::First),
+            (None, None)
+        );
     }
 }

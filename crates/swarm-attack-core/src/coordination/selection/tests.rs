@@ -96,6 +96,37 @@ fn consensus_beats_size_with_three_passing() {
     assert_eq!(s.pairs[0].b, "b");
 }
 
+/// docs/coordination.md "Many candidates, one result" (when consensus helps, and when it
+/// cannot), with the shapes of scripts/bench-candidates.sh.
+#[test]
+fn consensus_finds_the_right_answer_among_independent_mistakes_but_not_shared_shortcuts() {
+    let right = "fn solve_7 input u64 let scaled saturating_mul 7 saturating_add 1000 exit 0";
+    let off_by_one = right.replace("1000", "999");
+    let overflow = right.replace("saturating_mul", "wrapping_mul");
+    // one right against two wrong, each wrong its own way: the right one is the closest
+    // to both (0.85 + 0.85 against 0.85 + 0.71)
+    let s = select(&[
+        c("alpha", 0, true, 5, &off_by_one),
+        c("beta", 1, true, 5, right),
+        c("gamma", 2, true, 5, &overflow),
+    ]);
+    assert_eq!(by(&s), ("beta", "consensus"));
+    // one right against two wrong of the same shortcut shape: the wrong ones agree with
+    // each other (0.50) more than with the right one (0.20), and consensus lands a wrong one
+    let s = select(&[
+        c("alpha", 0, true, 5, right),
+        c("beta", 1, true, 2, "const guess_beta_7_75 u64 757 exit 0"),
+        c("gamma", 2, true, 2, "const guess_gamma_7_80 u64 807 exit 0"),
+    ]);
+    assert_eq!(by(&s), ("beta", "consensus"));
+    // two passing: no consensus step; with the shortcut the smaller wrong diff wins on size
+    let s = select(&[
+        c("alpha", 0, true, 5, right),
+        c("beta", 1, true, 2, "const guess_beta_7_75 u64 757 exit 0"),
+    ]);
+    assert_eq!(by(&s), ("beta", "size"));
+}
+
 #[test]
 fn two_passing_use_size_then_rank() {
     let s = select(&[c("a", 0, true, 9, "x y"), c("b", 1, true, 3, "x z")]);
