@@ -135,7 +135,9 @@ pub fn copy_summary(to: &mut Task, from: &Task) {
 ///
 /// The time given to `llm.command` is bounded: half of `sessions.lock_timeout_seconds` in
 /// all, so a command's summaries never take longer than a lock wait. A task reached after
-/// the budget is spent gets the summary built from its commit.
+/// the budget is spent gets the summary built from its commit. (The commands fill only the
+/// tasks they are asked for, [`ensure_summaries_of`]; this one is the tests'.)
+#[cfg(test)]
 pub fn ensure_summaries(
     project: &Project,
     feature: &FeatureId,
@@ -144,8 +146,8 @@ pub fn ensure_summaries(
     ensure_summaries_of(project, feature, state, |_| true)
 }
 
-/// [`ensure_summaries`] for the DONE tasks lacking a summary that `wanted` accepts (the sync
-/// passes the ones linked to a GitHub issue).
+/// Fills in summaries for the DONE tasks lacking one that `wanted` accepts (the sync passes
+/// the ones linked to a GitHub issue); returns the issues changed.
 pub fn ensure_summaries_of(
     project: &Project,
     feature: &FeatureId,

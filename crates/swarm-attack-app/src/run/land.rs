@@ -36,7 +36,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Landed {
     /// On the branch as this commit.
-    Landed { commit: String },
+    OnBranch { commit: String },
     /// The change conflicts with work that landed meanwhile (retry from a clean worktree).
     Conflict(String),
     /// git refused to update the user's working tree; the commit is kept under `keep_ref`.
@@ -87,7 +87,7 @@ pub fn land(
             let _ = std::fs::write(&marker, body.to_string());
         });
         match ff {
-            Ok(()) => return Ok(Landed::Landed { commit: replayed }),
+            Ok(()) => return Ok(Landed::OnBranch { commit: replayed }),
             Err(e) => {
                 last_error = e.message();
                 let now = git.head(&git.root).ok().flatten();

@@ -153,17 +153,7 @@ pub fn run_command_stoppable(
     })
 }
 
-/// Runs `tests.command` in the worktree.
-pub fn verify(
-    ctx: &RunContext<'_>,
-    worktree: &Path,
-    issue: u32,
-    log: &Path,
-) -> CmdResult<Verification> {
-    verify_stoppable(ctx, worktree, issue, log, None)
-}
-
-/// Like [`verify`], stoppable (see [`run_command_stoppable`]).
+/// Runs `tests.command` in the worktree, stoppable (see [`run_command_stoppable`]).
 pub fn verify_stoppable(
     ctx: &RunContext<'_>,
     worktree: &Path,
