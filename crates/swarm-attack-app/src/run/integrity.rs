@@ -22,14 +22,14 @@ use std::path::Path;
 use std::time::Instant;
 
 /// Each new test file's run on the start commit.
-pub type BaseRuns = Vec<(String, BaseRun)>;
+pub(crate) type BaseRuns = Vec<(String, BaseRun)>;
 
 /// The most of a new test file read for its lines.
 const READ_CAP: u64 = 1 << 20;
 
 /// Where an attempt works.
 #[derive(Debug, Clone, Copy)]
-pub struct At<'a> {
+pub(crate) struct At<'a> {
     pub issue: u32,
     /// The attempt's start commit.
     pub base: &'a str,
@@ -40,7 +40,7 @@ pub struct At<'a> {
 }
 
 /// What the attempt changed, with the added and removed lines of its test files.
-pub fn changed(
+pub(crate) fn changed(
     ctx: &RunContext<'_>,
     worktree: &Path,
     base: &str,
@@ -110,7 +110,11 @@ fn read_text(path: &Path) -> Option<String> {
 /// Runs each of `tests` (paths in the attempt's worktree) on the start commit with only
 /// those files added; the runs' logs are `fail-before-<k>.log` in the attempt folder.
 /// Empty when no test command is configured (nothing can be judged).
-pub fn fail_before(ctx: &RunContext<'_>, spec: &At<'_>, tests: &[String]) -> CmdResult<BaseRuns> {
+pub(crate) fn fail_before(
+    ctx: &RunContext<'_>,
+    spec: &At<'_>,
+    tests: &[String],
+) -> CmdResult<BaseRuns> {
     let scratch = worktrees::take(ctx, spec.issue, spec.base)?;
     for t in tests {
         copy_into(&spec.worktree.join(t), &scratch.path.join(t));
@@ -155,7 +159,7 @@ fn copy_into(from: &Path, to: &Path) {
 /// The whole check of an attempt whose tests passed: the static checks' results
 /// (`statics`), then `fail_before` when they passed. Returns the report and, for
 /// `tests_written`, the runs on the start commit (`None` when `fail_before` did not run).
-pub fn finish_checks(
+pub(crate) fn finish_checks(
     ctx: &RunContext<'_>,
     spec: &At<'_>,
     subject: &Subject<'_>,
@@ -191,7 +195,7 @@ pub fn finish_checks(
 }
 
 /// The `integrity_failed` events of a failed report (one per failing kind).
-pub fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> Vec<Event> {
+pub(crate) fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> Vec<Event> {
     report
         .failures()
         .into_iter()
@@ -207,7 +211,7 @@ pub fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> 
 }
 
 /// Saves `integrity.json` in the attempt folder.
-pub fn save(artifacts: &Path, report: &Report) {
+pub(crate) fn save(artifacts: &Path, report: &Report) {
     let _ = std::fs::create_dir_all(artifacts);
     let _ = crate::io::secrets::write_file(
         artifacts.join("integrity.json"),
