@@ -395,3 +395,116 @@ fn each_crate_depends_only_on_the_floors_below_it() {
         assert!(!app.iter().any(|d| d == above), "app depends on {above}");
     }
 }
+
+/// The identifiers of `code` (words of letters, digits and `_`).
+fn idents(code: &str) -> impl Iterator<Item = &str> {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// `(kind, name)` when `line` declares a `pub` item (`pub fn run(`, `pub struct Plan {`,
+/// `pub use scheduler::run;`): a field (`pub name: T`) or `pub(crate)` item is none.
+fn pub_item(line: &str) -> Option<(&str, &str)> {
+    let mut rest = line.trim_start().strip_prefix("pub ")?.trim_start();
+    loop {
+        let (word, after) = rest.split_once(char::is_whitespace)?;
+        let after = after.trim_start();
+        match word {
+            "async" | "unsafe" => rest = after,
+            "const" if after.starts_with("fn ") => rest = after,
+            "fn" | "struct" | "enum" | "trait" | "type" | "const" | "static" | "mod" | "union" => {
+                return Some((word, idents(after).next()?));
+            }
+            // a re-export: the name it gives (`pub use a::b as c;` → `c`)
+            "use" => return Some((word, idents(after.split(';').next()?).last()?)),
+            _ => return None,
+        }
+    }
+}
+
+/// The `pub` items of the app crate (`(file, code)` pairs) that nothing outside it names —
+/// `outside` is the code of the binary's crate and the tests — and that are not a type in
+/// the signature or a field of a `pub` item (a use case's result), as `file: kind name`.
+fn pub_items_unused_outside(app: &[(String, String)], outside: &[String]) -> Vec<String> {
+    let named: BTreeSet<&str> = outside.iter().flat_map(|c| idents(c)).collect();
+    let mut in_signatures: BTreeSet<&str> = BTreeSet::new();
+    for (_, code) in app {
+        for (at, line) in code.lines().enumerate() {
+            let field = line.trim_start().strip_prefix("pub ").is_some_and(|r| {
+                r.split_whitespace()
+                    .next()
+                    .is_some_and(|w| w.ends_with(':'))
+            });
+            if field {
+                in_signatures.extend(idents(line));
+            } else if pub_item(line).is_some_and(|(k, _)| k == "fn") {
+                let from: usize = code.lines().take(at).map(|l| l.len() + 1).sum();
+                let sig = &code[from..];
+                let end = sig.find(['{', ';']).unwrap_or(sig.len());
+                in_signatures.extend(idents(&sig[..end]));
+            }
+        }
+    }
+    let mut unused = Vec::new();
+    for (file, code) in app {
+        for line in code.lines() {
+            let Some((kind, name)) = pub_item(line) else {
+                continue;
+            };
+            let a_type = matches!(kind, "struct" | "enum" | "trait" | "type" | "union");
+            let used = named.contains(name) || (a_type && in_signatures.contains(name));
+            if !used {
+                unused.push(format!("{file}: {kind} {name}"));
+            }
+        }
+    }
+    unused
+}
+
+/// The app crate is `pub(crate)` by default (docs/architecture.md): an item is `pub` only
+/// when the binary or the integration tests use it.
+#[test]
+fn app_items_are_pub_only_when_used_outside_the_crate() {
+    let (app, rest): (Vec<_>, Vec<_>) = sources()
+        .into_iter()
+        .filter(|(f, _)| !f.starts_with("crates/swarm-attack-io/"))
+        .partition(|(f, _)| f.starts_with("crates/swarm-attack-app/"));
+    let mut tests = Vec::new();
+    rust_files(&root().join("tests"), &mut tests);
+    let outside: Vec<String> = rest
+        .into_iter()
+        .map(|(_, code)| code)
+        .chain(
+            tests
+                .iter()
+                .map(|f| code_of(&std::fs::read_to_string(f).unwrap())),
+        )
+        .collect();
+    assert!(
+        app.len() > 20 && outside.len() > 20,
+        "the sources were not found"
+    );
+    let unused = pub_items_unused_outside(&app, &outside);
+    assert!(
+        unused.is_empty(),
+        "`pub` items of the app crate that neither the binary nor the tests use (make them \
+         `pub(crate)`):\n{}",
+        unused.join("\n")
+    );
+}
+
+#[test]
+fn a_pub_item_nothing_outside_names_is_found() {
+    let app = vec![(
+        "app.rs".to_string(),
+        "pub fn used() -> Outcome {}\npub struct Outcome {\n    pub detail: Detail,\n}\n\
+         pub struct Detail;\npub fn helper() {}\npub(crate) fn inner() {}\n\
+         pub use inner as exported;\npub struct Lonely;\n"
+            .to_string(),
+    )];
+    let outside = vec!["let x = app::used(); app::exported();".to_string()];
+    assert_eq!(
+        pub_items_unused_outside(&app, &outside),
+        ["app.rs: fn helper", "app.rs: struct Lonely"]
+    );
+}

@@ -172,7 +172,7 @@ pub fn read_event(env: &ActionEnv) -> CmdResult<ActionEvent> {
 }
 
 /// Whether the repository is a shallow clone.
-pub fn is_shallow(project: &Project) -> bool {
+pub(crate) fn is_shallow(project: &Project) -> bool {
     crate::io::history::is_shallow(&project.root)
 }
 

@@ -11,12 +11,12 @@ use crate::io::ui::Ui;
 use std::path::{Path, PathBuf};
 
 /// The demo's feature id.
-pub const FEATURE: &str = "greeter";
+pub(crate) const FEATURE: &str = "greeter";
 
 /// The identity of the demo repository's commits (set explicitly, so the demo works on a
 /// machine with no git configuration).
-pub const GIT_NAME: &str = "swarm-attack demo";
-pub const GIT_EMAIL: &str = "demo@swarm-attack.invalid";
+pub(crate) const GIT_NAME: &str = "swarm-attack demo";
+pub(crate) const GIT_EMAIL: &str = "demo@swarm-attack.invalid";
 
 /// A created demo repository.
 #[derive(Debug, Clone)]

@@ -91,7 +91,7 @@ fn credential_sources(cli: &str) -> (&'static [&'static str], &'static [&'static
 }
 
 /// The known CLI an agent runs (by its program's file name), if any.
-pub fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
+pub(crate) fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
     let program = agent.command.first()?;
     let name = Path::new(program).file_name()?.to_str()?;
     KNOWN.iter().copied().find(|k| *k == name)
@@ -100,7 +100,7 @@ pub fn known_cli(agent: &AgentConfig) -> Option<&'static str> {
 /// The known CLI whose credentials an agent needs: its preset's program (also when
 /// `command` overrides the preset's command line, e.g. with a wrapper script:
 /// docs/cli.md "doctor"), else the CLI its program is.
-pub fn credentials_cli(agent: &AgentConfig) -> Option<&'static str> {
+pub(crate) fn credentials_cli(agent: &AgentConfig) -> Option<&'static str> {
     agent
         .preset
         .and_then(|p| p.program())
@@ -145,7 +145,7 @@ pub fn check(project: &Project, feature: Option<&str>) -> Report {
 }
 
 /// The checks `run` makes before any attempt: agents, credentials, the test command.
-pub fn preflight_report(project: &Project) -> Report {
+pub(crate) fn preflight_report(project: &Project) -> Report {
     let mut r = Report::default();
     for agent in &project.config.agents {
         agent_checks(project, agent, &mut r);
@@ -155,7 +155,7 @@ pub fn preflight_report(project: &Project) -> Report {
 }
 
 /// `run`'s preflight: exit 2 with one sentence per problem; else each agent's version.
-pub fn preflight(project: &Project) -> CmdResult<BTreeMap<String, String>> {
+pub(crate) fn preflight(project: &Project) -> CmdResult<BTreeMap<String, String>> {
     let r = preflight_report(project);
     for w in &r.warnings {
         project.ui.warn(w);

@@ -62,7 +62,7 @@ pub struct CommandError {
 }
 
 impl CommandError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CommandError {
             kind,
             message: message.into(),
@@ -72,7 +72,7 @@ impl CommandError {
     }
     /// An error of `kind` whose message is `cause`'s own sentence; `cause` is kept as the
     /// source.
-    pub fn caused_by(kind: ErrorKind, cause: impl Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn caused_by(kind: ErrorKind, cause: impl Error + Send + Sync + 'static) -> Self {
         CommandError {
             kind,
             message: cause.to_string(),
@@ -93,11 +93,11 @@ impl CommandError {
         Self::new(ErrorKind::Internal, message)
     }
     /// Locked by another process (exit 3).
-    pub fn locked(message: impl Into<String>) -> Self {
+    pub(crate) fn locked(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Locked, message)
     }
     /// Keeps `cause` as this error's source (shown under the message with `-v`).
-    pub fn with_source(mut self, cause: impl Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn with_source(mut self, cause: impl Error + Send + Sync + 'static) -> Self {
         self.source = Some(Arc::new(cause));
         self
     }

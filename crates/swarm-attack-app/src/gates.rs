@@ -25,7 +25,7 @@ const GATE_AGENT: &str = "specify-gate";
 
 /// Scores the current text of `task`: `llm.command` when configured (strict JSON, one
 /// re-prompt, then a passing record with a warning), else the offline heuristic.
-pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyRecord {
+pub(crate) fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyRecord {
     let cfg = &project.config.gates.specify;
     let sha = specify::text_sha256(task);
     if project.config.llm.command.is_none() {
@@ -80,7 +80,7 @@ pub fn score(project: &Project, feature: &FeatureId, task: &Task) -> SpecifyReco
 
 /// Records scores in `txn` (events, held / released tasks, readiness) and returns one
 /// notice per issue for the user (`issue 3 needs info (4/10): ...`).
-pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Vec<String> {
+pub(crate) fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Vec<String> {
     let cfg = txn.project().config.gates.specify;
     let mut notices = Vec::new();
     for (issue, rec) in scored {
@@ -120,7 +120,7 @@ pub fn record(txn: &mut FeatureTxn<'_>, scored: Vec<(u32, SpecifyRecord)>) -> Ve
 
 /// The tasks whose text should be scored now (outside a dispatch): see
 /// `core::gates::specify::wants_score`. Only tasks held for info, unless `ready_too`.
-pub fn to_rescore(project: &Project, tasks: &[Task], ready_too: bool) -> Vec<Task> {
+pub(crate) fn to_rescore(project: &Project, tasks: &[Task], ready_too: bool) -> Vec<Task> {
     let cfg = &project.config.gates.specify;
     tasks
         .iter()
@@ -132,7 +132,7 @@ pub fn to_rescore(project: &Project, tasks: &[Task], ready_too: bool) -> Vec<Tas
 
 /// Greenlight: scores again the held tasks whose text changed (no lock held while the LLM
 /// answers), then records the scores; a passing one is queued again. Returns the notices.
-pub fn rescore_changed(project: &Project, feature: &FeatureId) -> CmdResult<Vec<String>> {
+pub(crate) fn rescore_changed(project: &Project, feature: &FeatureId) -> CmdResult<Vec<String>> {
     if !project.config.gates.specify.enabled {
         return Ok(Vec::new());
     }
@@ -154,14 +154,14 @@ pub fn rescore_changed(project: &Project, feature: &FeatureId) -> CmdResult<Vec<
 }
 
 /// The risk of `task` under `gates.risk` (no signals when the gate is off).
-pub fn risk_of(project: &Project, task: &Task) -> Risk {
+pub(crate) fn risk_of(project: &Project, task: &Task) -> Risk {
     risk::assess(task, &project.config.gates.risk)
 }
 
 /// How `task` lands: `gates.risk.landing` for a risky task, else `git.landing`. A risky
 /// task whose risk landing is `pr` while GitHub is not configured lands as `git.landing`
 /// says, and the second value is the warning that says so.
-pub fn landing_for(project: &Project, task: &Task) -> (Landing, Option<String>) {
+pub(crate) fn landing_for(project: &Project, task: &Task) -> (Landing, Option<String>) {
     let configured = project.config.git.landing;
     let r = risk_of(project, task);
     if !r.is_risky() {

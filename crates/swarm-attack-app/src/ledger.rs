@@ -15,7 +15,7 @@ use std::io::{Read, Seek, SeekFrom};
 /// run reported (or its command line asked for, `agent_finished.model`), then the agent's
 /// preset (`claude-code`, `codex`, ...), then the agent's name. `None`: the cost stays
 /// unknown.
-pub fn price_for(config: &Config, agent: &str, model: Option<&str>) -> Option<Price> {
+pub(crate) fn price_for(config: &Config, agent: &str, model: Option<&str>) -> Option<Price> {
     let table = &config.pricing;
     let preset = || {
         config
@@ -34,7 +34,7 @@ pub fn price_for(config: &Config, agent: &str, model: Option<&str>) -> Option<Pr
 
 /// The cost of an agent run that reported tokens but no cost, from `pricing`
 /// ([`price_for`]); `None` (unknown) without tokens or without a price.
-pub fn priced_cost(
+pub(crate) fn priced_cost(
     config: &Config,
     agent: &str,
     report: &crate::core::agent_report::AgentReport,
@@ -102,7 +102,7 @@ const CHUNK: usize = 1 << 20;
 /// created (and the state changed) only when there is something to record.
 /// `events_file` is the feature's event log. (Takes plain values, not the project: the
 /// feature transaction calls it, so this module stays below `app::project`.)
-pub fn refresh(events_file: &std::path::Path, config: &Config, state: &mut FeatureState) {
+pub(crate) fn refresh(events_file: &std::path::Path, config: &Config, state: &mut FeatureState) {
     let Ok(mut file) = std::fs::File::open(events_file) else {
         return;
     };

@@ -4,36 +4,36 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 /// The pure floor: `crate::core::…` names it.
-pub use swarm_attack_core as core;
+pub(crate) use swarm_attack_core as core;
 /// The adapters: `crate::io::…` names them.
-pub use swarm_attack_io as io;
+pub(crate) use swarm_attack_io as io;
 
 pub mod error;
 
 pub mod action;
 pub mod demo;
 pub mod doctor;
-pub mod gates;
+pub(crate) mod gates;
 pub mod github;
 pub mod greenlight;
 pub mod init;
-pub mod ledger;
+pub(crate) mod ledger;
 pub mod lessons;
-pub mod llm_calls;
+pub(crate) mod llm_calls;
 pub mod matrix;
-pub mod outcomes;
+pub(crate) mod outcomes;
 pub mod plan;
 pub mod project;
 pub mod prompt;
-pub mod pull_gate;
-pub mod pull_reconcile;
+pub(crate) mod pull_gate;
+pub(crate) mod pull_reconcile;
 pub mod report;
 pub mod run;
 pub mod setup;
 pub mod status;
-pub mod summary;
+pub(crate) mod summary;
 pub mod sync;
-pub mod task_facts;
+pub(crate) mod task_facts;
 pub mod unblock;
 
 /// A feature id for unit tests (panics on an invalid one).

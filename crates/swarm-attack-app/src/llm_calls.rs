@@ -11,7 +11,7 @@ use crate::io::llm::Call;
 
 /// The record of one call of `agent` (the `SWARM_AGENT` it ran as) for `purpose` on
 /// `issue`; none when the helper never ran.
-pub fn charged(
+pub(crate) fn charged(
     config: &Config,
     agent: &str,
     purpose: &str,

@@ -18,9 +18,9 @@ use crate::sync::SyncReport;
 use serde_json::Value;
 
 /// The source name of a heuristic proposal.
-pub const SOURCE_HEURISTIC: &str = "heuristic";
+pub(crate) const SOURCE_HEURISTIC: &str = "heuristic";
 /// The source name of a proposal answered by `llm.command`.
-pub const SOURCE_LLM: &str = "llm";
+pub(crate) const SOURCE_LLM: &str = "llm";
 
 /// One issue's decision, with what identifies the issue.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +46,7 @@ pub struct SpecifyView {
 
 impl SpecifyView {
     /// The view of `task` under `project`'s configuration (None: the gate is off).
-    pub fn of(project: &Project, task: &Task) -> Option<SpecifyView> {
+    pub(crate) fn of(project: &Project, task: &Task) -> Option<SpecifyView> {
         project.config.gates.specify.enabled.then(|| SpecifyView {
             record: task.specify.clone(),
             current: task
@@ -163,7 +163,7 @@ fn llm_proposal(
 
 /// Every configured agent's proposal for `task`, in configuration order. With the `llm`
 /// source the agents are asked concurrently.
-pub fn proposals_for_task(
+pub(crate) fn proposals_for_task(
     project: &Project,
     feature: &FeatureId,
     task: &Task,
@@ -202,7 +202,7 @@ pub fn proposals_for_task(
 
 /// The coordination decision for `task` (never fails: fail-open to SOLO with the first
 /// configured agent when there are no proposals).
-pub fn decide_for_task(project: &Project, feature: &FeatureId, task: &Task) -> Decision {
+pub(crate) fn decide_for_task(project: &Project, feature: &FeatureId, task: &Task) -> Decision {
     let mut proposals = proposals_for_task(project, feature, task);
     learn(project, task, &mut proposals);
     let fallback = project
@@ -222,7 +222,7 @@ pub fn decide_for_task(project: &Project, feature: &FeatureId, task: &Task) -> D
 /// With `coordination.learn: on`, blends each proposal with the agent's recorded outcomes
 /// in the task's class (docs/learning.md "Outcomes"): the same outcomes file gives `plan` and `run`
 /// the same decision. Without outcomes, nothing changes.
-pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
+pub(crate) fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
     let c = &project.config.coordination;
     if !c.learn {
         return;
@@ -236,7 +236,11 @@ pub fn learn(project: &Project, task: &Task, proposals: &mut [NamedProposal]) {
 }
 
 /// Decisions for the given tasks, in the given order.
-pub fn decide_tasks(project: &Project, feature: &FeatureId, tasks: &[&Task]) -> Vec<PlannedIssue> {
+pub(crate) fn decide_tasks(
+    project: &Project,
+    feature: &FeatureId,
+    tasks: &[&Task],
+) -> Vec<PlannedIssue> {
     tasks
         .iter()
         .map(|t| PlannedIssue {
@@ -251,7 +255,7 @@ pub fn decide_tasks(project: &Project, feature: &FeatureId, tasks: &[&Task]) -> 
 }
 
 /// Decisions for every READY task of `state`, in issue order.
-pub fn decide_ready(
+pub(crate) fn decide_ready(
     project: &Project,
     feature: &FeatureId,
     state: &FeatureState,
@@ -267,7 +271,7 @@ pub fn decide_ready(
 
 /// Appends one `agents_selected` per planned issue, under the feature lock; with `mirror`,
 /// the feature is then mirrored to GitHub (the finish hook).
-pub fn emit(
+pub(crate) fn emit(
     project: &Project,
     feature: &FeatureId,
     planned: &[PlannedIssue],
@@ -315,7 +319,7 @@ fn last_selected(project: &Project, feature: &FeatureId) -> std::collections::BT
 /// The planned issues whose decision differs from the last `agents_selected` logged for
 /// them (or that have none): what `greenlight` emits, so that a second greenlight with
 /// nothing changed appends nothing.
-pub fn changed_since_last(
+pub(crate) fn changed_since_last(
     project: &Project,
     feature: &FeatureId,
     planned: &[PlannedIssue],

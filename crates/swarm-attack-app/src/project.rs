@@ -4,7 +4,7 @@
 //!
 //! This is the bottom of `app`: it imports no other `app` module but the leaves `ledger` and
 //! `outcomes`. The git sync that most
-//! transactions start with is [`crate::sync::open_synced`]; the finish hook that mirrors
+//! transactions start with is `crate::sync::open_synced`; the finish hook that mirrors
 //! a committed feature to GitHub is installed by the caller ([`Project::with_finish_hook`]).
 
 use crate::core::events::Event;
@@ -35,7 +35,7 @@ pub struct ProjectOptions {
 /// ([`crate::github::mirror::mirror`]). A plain function, so the bottom of `app` does not
 /// depend on the GitHub code.
 /// Its errors do not fail the command: they are shown as warnings.
-pub type FinishHook = fn(&Ui, &Project, &FeatureId) -> CmdResult<()>;
+pub(crate) type FinishHook = fn(&Ui, &Project, &FeatureId) -> CmdResult<()>;
 
 /// An opened project.
 #[derive(Debug, Clone)]
@@ -148,7 +148,7 @@ impl Project {
     /// A log-only transaction: appends `events` under the feature lock without reading the
     /// state (nothing to append: no lock is taken); then, with `mirror`, runs the finish
     /// hook like [`FeatureTxn::commit`] does.
-    pub fn append_events(
+    pub(crate) fn append_events(
         &self,
         feature: &FeatureId,
         events: &[Event],
@@ -205,7 +205,7 @@ impl Project {
     }
 
     /// The ids of all features that have a state file, sorted.
-    pub fn features(&self) -> CmdResult<Vec<FeatureId>> {
+    pub(crate) fn features(&self) -> CmdResult<Vec<FeatureId>> {
         let dir = self.paths.state_dir();
         let mut out = Vec::new();
         let entries = match std::fs::read_dir(&dir) {
@@ -263,7 +263,7 @@ impl Project {
     }
 
     /// Every feature with a state file, an issues.json folder or an event log, sorted.
-    pub fn known_features(&self) -> Vec<FeatureId> {
+    pub(crate) fn known_features(&self) -> Vec<FeatureId> {
         let mut out = std::collections::BTreeSet::new();
         let mut scan = |dir: &Path, suffix: &str| {
             for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
@@ -302,7 +302,7 @@ impl Project {
     }
 
     /// Begins a transaction; a feature with no state starts from an empty one.
-    pub fn begin_or_new(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
+    pub(crate) fn begin_or_new(&self, feature: &FeatureId) -> CmdResult<FeatureTxn<'_>> {
         let lock = self.lock(feature)?;
         let (old, loaded_id) = match self.load_state_identified(feature)? {
             Some((s, id)) => (Some(s), Some(id)),
@@ -353,7 +353,7 @@ pub struct FeatureTxn<'p> {
 
 impl<'p> FeatureTxn<'p> {
     /// The project the transaction is in.
-    pub fn project(&self) -> &'p Project {
+    pub(crate) fn project(&self) -> &'p Project {
         self.project
     }
 
@@ -362,47 +362,47 @@ impl<'p> FeatureTxn<'p> {
         &self.lock
     }
 
-    pub fn feature(&self) -> &FeatureId {
+    pub(crate) fn feature(&self) -> &FeatureId {
         &self.feature
     }
 
     /// Whether the feature had no state when the transaction began.
-    pub fn is_new(&self) -> bool {
+    pub(crate) fn is_new(&self) -> bool {
         self.old.is_none()
     }
 
     /// The state being changed.
-    pub fn state(&self) -> &FeatureState {
+    pub(crate) fn state(&self) -> &FeatureState {
         &self.state
     }
 
-    pub fn state_mut(&mut self) -> &mut FeatureState {
+    pub(crate) fn state_mut(&mut self) -> &mut FeatureState {
         &mut self.state
     }
 
     /// The state, given up without committing (a look at the feature under its lock,
     /// released with the transaction).
-    pub fn into_state(self) -> FeatureState {
+    pub(crate) fn into_state(self) -> FeatureState {
         self.state
     }
 
     /// The events appended when the transaction commits.
-    pub fn events(&self) -> &[Event] {
+    pub(crate) fn events(&self) -> &[Event] {
         &self.events
     }
 
-    pub fn events_mut(&mut self) -> &mut Vec<Event> {
+    pub(crate) fn events_mut(&mut self) -> &mut Vec<Event> {
         &mut self.events
     }
 
     /// Adds an event to append when the transaction commits.
-    pub fn push_event(&mut self, event: Event) {
+    pub(crate) fn push_event(&mut self, event: Event) {
         self.events.push(event);
     }
 
     /// Changes task `issue` (when there is one) with `change` and records the events it
     /// returns (a transition's event, or none when the transition is not allowed).
-    pub fn change_task<E: IntoIterator<Item = Event>>(
+    pub(crate) fn change_task<E: IntoIterator<Item = Event>>(
         &mut self,
         issue: u32,
         change: impl FnOnce(&mut crate::core::state::Task) -> E,
@@ -413,12 +413,12 @@ impl<'p> FeatureTxn<'p> {
     }
 
     /// The state and the events together (a change of the state that records events).
-    pub fn state_and_events(&mut self) -> (&mut FeatureState, &mut Vec<Event>) {
+    pub(crate) fn state_and_events(&mut self) -> (&mut FeatureState, &mut Vec<Event>) {
         (&mut self.state, &mut self.events)
     }
 
     /// The history cache the sync produced, written on commit.
-    pub fn set_history_cache(&mut self, cache: Option<history::PendingCache>) {
+    pub(crate) fn set_history_cache(&mut self, cache: Option<history::PendingCache>) {
         self.history_cache = cache;
     }
 
@@ -511,18 +511,18 @@ impl<'p> FeatureTxn<'p> {
     /// line with the history, so the next sync with the same tips and the same state file
     /// skips reading the evidence ledger and applying it.
     /// Returns the state as committed.
-    pub fn commit_synced(mut self) -> CmdResult<FeatureState> {
+    pub(crate) fn commit_synced(mut self) -> CmdResult<FeatureState> {
         self.only_synced = true;
         Ok(Arc::unwrap_or_clone(self.commit_returning()?.1))
     }
 
     /// The identity of the state file as this transaction loaded it.
-    pub fn loaded_id(&self) -> Option<&state_store::StateId> {
+    pub(crate) fn loaded_id(&self) -> Option<&state_store::StateId> {
         self.loaded_id.as_ref()
     }
 
     /// Appends the events only (a dry run or a read that changed nothing in the state).
-    pub fn commit_events_only(mut self) -> CmdResult<()> {
+    pub(crate) fn commit_events_only(mut self) -> CmdResult<()> {
         let now = clock::now_rfc3339();
         let events = std::mem::take(&mut self.events);
         Ok(self.project.event_log(&self.feature).append(
@@ -535,13 +535,13 @@ impl<'p> FeatureTxn<'p> {
 
     /// Appends `events` without writing the state (e.g. logging an ignored event for a
     /// feature that has no state yet).
-    pub fn commit_events_only_with(mut self, events: Vec<Event>) -> CmdResult<()> {
+    pub(crate) fn commit_events_only_with(mut self, events: Vec<Event>) -> CmdResult<()> {
         self.events = events;
         self.commit_events_only()
     }
 
     /// Whether the state changed (ignoring `updated_at`).
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.old
             .as_ref()
             .is_none_or(|o| o.differs_from(&self.state))

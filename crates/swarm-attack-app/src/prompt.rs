@@ -24,7 +24,7 @@ use crate::sync::Summaries;
 use crate::task_facts::{file_symbols, task_commit, task_files};
 use std::path::Path;
 
-pub use crate::core::prompt::{CoordinationContext, OtherCandidate};
+pub(crate) use crate::core::prompt::{CoordinationContext, OtherCandidate};
 
 /// The most files read for the module registry.
 const MAX_REGISTRY_FILES: usize = 200;
@@ -33,7 +33,7 @@ const MAX_INSTRUCTIONS_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Who the prompt is for and which attempt.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PromptRequest {
+pub(crate) struct PromptRequest {
     pub issue: u32,
     pub agent: String,
     pub coordination: CoordinationContext,
@@ -58,7 +58,11 @@ pub struct BuiltPrompt {
 }
 
 /// Builds the prompt for `req` from the project files and `state`.
-pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest) -> BuiltPrompt {
+pub(crate) fn build_prompt(
+    project: &Project,
+    state: &FeatureState,
+    req: &PromptRequest,
+) -> BuiltPrompt {
     let pack = context_pack(project, state, req);
     let built = prompt::build(&pack);
     let has_claude_md = pack.instructions.as_ref().is_some_and(|i| {
@@ -87,7 +91,7 @@ pub fn build_prompt(project: &Project, state: &FeatureState, req: &PromptRequest
 /// `AGENTS.md`, `README.md`, `README.rst`, `README.txt`, `README` that is a file in `root`. Names are matched exactly (also on
 /// case-insensitive file systems); bytes that are not UTF-8 are replaced; a leading BOM is
 /// dropped.
-pub fn find_instructions(root: &Path) -> Option<Instructions> {
+pub(crate) fn find_instructions(root: &Path) -> Option<Instructions> {
     for name in INSTRUCTION_FILES {
         let path = root.join(name);
         let (dir, file) = match name.rsplit_once('/') {
@@ -146,7 +150,7 @@ fn recorded_symbols(task: &Task, file: &str) -> Vec<Symbol> {
 }
 
 /// The GitHub author recorded on a task (see [`crate::core::prompt`]).
-pub fn github_author(task: &Task) -> Option<GithubAuthor> {
+pub(crate) fn github_author(task: &Task) -> Option<GithubAuthor> {
     let login = task.extra.get(GITHUB_AUTHOR_KEY)?.as_str()?.to_string();
     let association = task
         .extra
@@ -158,7 +162,11 @@ pub fn github_author(task: &Task) -> Option<GithubAuthor> {
 }
 
 /// Gathers everything the prompt for `req` is built from.
-pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest) -> ContextPack {
+pub(crate) fn context_pack(
+    project: &Project,
+    state: &FeatureState,
+    req: &PromptRequest,
+) -> ContextPack {
     let config = &project.config;
     let task = state.task(req.issue);
     let issue = match task {
@@ -263,7 +271,7 @@ pub fn context_pack(project: &Project, state: &FeatureState, req: &PromptRequest
 
 /// This agent's role in a decision: `primary`, `runner-up`, `candidate` (the third and
 /// later of a PARALLEL run), or `None` when it is not one of the chosen agents.
-pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
+pub(crate) fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
     if decision.winner == agent {
         Some("primary")
     } else if decision.mode != Mode::Solo && decision.runner_up.as_deref() == Some(agent) {
@@ -277,7 +285,7 @@ pub fn role_in(decision: &Decision, agent: &str) -> Option<&'static str> {
 
 /// What `agent` is told about the coordination `decision` (SOLO when it is not one of the
 /// chosen agents). A SYNTHESIS runner-up gets `winner_output` as the winner's output.
-pub fn coordination_for(
+pub(crate) fn coordination_for(
     decision: &Decision,
     agent: &str,
     winner_output: &str,
@@ -331,7 +339,7 @@ pub fn coordination_for(
 }
 
 /// The next attempt `run` would make for a task (1-based).
-pub fn next_attempt(task: &Task) -> u32 {
+pub(crate) fn next_attempt(task: &Task) -> u32 {
     if task.stage() == &Stage::InProgress {
         task.attempts.max(1)
     } else {

@@ -24,13 +24,13 @@ use std::collections::BTreeMap;
 
 /// Issue → the open pull request linking it, and a warning when GitHub could not be asked.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct OpenPullLinks {
+pub(crate) struct OpenPullLinks {
     pub links: BTreeMap<u32, u64>,
     pub warning: Option<String>,
 }
 
 /// Looks up the open pull requests that link issues of `state`'s feature.
-pub fn open_pull_links(project: &Project, state: &FeatureState) -> CmdResult<OpenPullLinks> {
+pub(crate) fn open_pull_links(project: &Project, state: &FeatureState) -> CmdResult<OpenPullLinks> {
     let Ok(settings) = settings::resolve(&project.config, &project.root)? else {
         return Ok(OpenPullLinks::default());
     };

@@ -22,12 +22,12 @@ use crate::io::github::settings::Settings;
 use crate::project::Project;
 
 /// What a reconcile found, per issue: `(issue, pr, merged)`.
-pub type Closed = Vec<(u32, u64, bool)>;
+pub(crate) type Closed = Vec<(u32, u64, bool)>;
 
 /// Reads every recorded, still-open pull request of `feature` and records the ones that
 /// ended. Sends one GET per such pull request (and one comment listing per unmerged close);
 /// nothing when no task waits on a pull request.
-pub fn reconcile_pulls(
+pub(crate) fn reconcile_pulls(
     project: &Project,
     feature: &FeatureId,
     settings: &Settings,

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// Where the report of `feature` goes by default: `.swarm/reports/<feature>.html`.
-pub fn default_path(project: &Project, feature: &FeatureId) -> PathBuf {
+pub(crate) fn default_path(project: &Project, feature: &FeatureId) -> PathBuf {
     project
         .paths
         .swarm_dir
@@ -21,7 +21,7 @@ pub fn default_path(project: &Project, feature: &FeatureId) -> PathBuf {
 }
 
 /// Reads the log (streaming) and the state, and builds the model.
-pub fn build(project: &Project, feature: &FeatureId) -> CmdResult<Report> {
+pub(crate) fn build(project: &Project, feature: &FeatureId) -> CmdResult<Report> {
     // a state file that cannot be read is an error naming it (exit 2), as for `status`
     let state = project.load_state(feature)?;
     let path = project.paths.events_file(feature);
@@ -65,7 +65,7 @@ pub fn build(project: &Project, feature: &FeatureId) -> CmdResult<Report> {
     Ok(report)
 }
 
-/// Builds the report of `feature` and writes it to `out` (default [`default_path`]),
+/// Builds the report of `feature` and writes it to `out` (default `default_path`),
 /// creating the folder. Returns the path written and the model.
 pub fn write(
     project: &Project,

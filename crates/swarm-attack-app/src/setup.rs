@@ -31,7 +31,7 @@ const TEST_MARKERS: &[(&str, &str)] = &[
 /// pyproject.toml / setup.cfg / pytest.ini → `python -m pytest -q` (`python3` when only that
 /// is on PATH); package.json → `npm test`; go.mod → `go test ./...`; a Makefile with a
 /// `test:` target → `make test`.
-pub fn detect_tests(root: &Path) -> Option<DetectedTests> {
+pub(crate) fn detect_tests(root: &Path) -> Option<DetectedTests> {
     for (file, command) in TEST_MARKERS {
         if root.join(file).is_file() {
             let command = if *command == "pytest" {
@@ -65,7 +65,7 @@ pub fn detect_tests(root: &Path) -> Option<DetectedTests> {
 
 /// The project file a test command needs to work, when the command is one of the known
 /// ones and that file is missing at `root` (e.g. `cargo test` without Cargo.toml).
-pub fn missing_project_file(root: &Path, test_command: &str) -> Option<&'static str> {
+pub(crate) fn missing_project_file(root: &Path, test_command: &str) -> Option<&'static str> {
     let words: Vec<&str> = test_command.split_whitespace().collect();
     let needs: &[&str] = match words.as_slice() {
         ["cargo", "test", ..] | ["cargo", "nextest", ..] => &["Cargo.toml"],
@@ -113,7 +113,7 @@ const INIT_PRESETS: &[Preset] = &[
 ];
 
 /// The presets whose program is on PATH.
-pub fn agents_on_path() -> Vec<Preset> {
+pub(crate) fn agents_on_path() -> Vec<Preset> {
     INIT_PRESETS
         .iter()
         .copied()
@@ -122,7 +122,7 @@ pub fn agents_on_path() -> Vec<Preset> {
 }
 
 /// The text of a new `config.yaml`.
-pub fn config_text(tests: Option<&DetectedTests>, agents: &[Preset]) -> String {
+pub(crate) fn config_text(tests: Option<&DetectedTests>, agents: &[Preset]) -> String {
     let mut out = String::from(
         "# swarm-attack configuration. Every key is optional; see the README, \"Configuration\".\n",
     );
@@ -164,7 +164,7 @@ pub fn config_text(tests: Option<&DetectedTests>, agents: &[Preset]) -> String {
 }
 
 /// Writes `path` with `text` unless it exists; returns whether it wrote.
-pub fn write_if_missing(path: &Path, text: &str) -> CmdResult<bool> {
+pub(crate) fn write_if_missing(path: &Path, text: &str) -> CmdResult<bool> {
     if path.exists() {
         return Ok(false);
     }
@@ -176,7 +176,7 @@ pub fn write_if_missing(path: &Path, text: &str) -> CmdResult<bool> {
 }
 
 /// Writes `<swarm_dir>/.gitignore` containing `*` when it is missing.
-pub fn ensure_swarm_gitignore(swarm_dir: &Path) -> CmdResult<bool> {
+pub(crate) fn ensure_swarm_gitignore(swarm_dir: &Path) -> CmdResult<bool> {
     write_if_missing(&swarm_dir.join(".gitignore"), "*\n")
 }
 

@@ -16,7 +16,7 @@ pub struct FeatureStatus {
 }
 
 /// The IN_PROGRESS tasks of `state` whose owning run on this host is no longer alive.
-pub fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
+pub(crate) fn owners_gone(project: &Project, state: &FeatureState) -> Vec<u32> {
     use crate::core::owner::{Liveness, Owner};
     use crate::core::stage::Stage;
     use crate::io::run_lock;

@@ -32,20 +32,20 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// The largest patch handed to `llm.command`, in bytes.
-pub const MAX_PATCH_BYTES: usize = 24 * 1024;
+pub(crate) const MAX_PATCH_BYTES: usize = 24 * 1024;
 const MAX_DIFFSTAT_BYTES: usize = 8 * 1024;
 /// The name given as `SWARM_AGENT` to the summary helper.
-pub const SUMMARY_AGENT: &str = "swarm-attack";
+pub(crate) const SUMMARY_AGENT: &str = "swarm-attack";
 
 /// Summaries built with no feature lock held ([`prepare`]), to be applied under the next
 /// transaction ([`apply`]): the task as filled in, by issue.
 #[derive(Debug, Clone, Default)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     by_issue: BTreeMap<u32, Task>,
 }
 
 /// Whether a summary may ask `llm.command` (then it is never built under the feature lock).
-pub fn asks_llm(project: &Project) -> bool {
+pub(crate) fn asks_llm(project: &Project) -> bool {
     project.config.coordination.generate_summaries
         && project
             .config
@@ -57,7 +57,7 @@ pub fn asks_llm(project: &Project) -> bool {
 
 /// Builds the summaries of the DONE tasks of `state` lacking one that `wanted` accepts,
 /// without changing `state`. Call it with no feature lock held: it may ask `llm.command`.
-pub fn prepare(
+pub(crate) fn prepare(
     project: &Project,
     feature: &FeatureId,
     state: &FeatureState,
@@ -84,7 +84,7 @@ pub fn prepare(
 /// summaries may ask `llm.command`, a task with none prepared (it became DONE after the
 /// summaries were prepared) is left for the next command; otherwise they are built from the
 /// commits now. Returns the issues changed.
-pub fn apply(
+pub(crate) fn apply(
     project: &Project,
     feature: &FeatureId,
     prepared: &Prepared,
@@ -116,7 +116,7 @@ pub fn apply(
 
 /// Copies `from`'s summary (and its classes, when `from` found some) into `to` when `to`
 /// has none yet.
-pub fn copy_summary(to: &mut Task, from: &Task) {
+pub(crate) fn copy_summary(to: &mut Task, from: &Task) {
     if to.summary().is_none() {
         to.outputs.semantic_summary = from.outputs.semantic_summary.clone();
         to.completion_summary = from.completion_summary.clone();
@@ -135,8 +135,10 @@ pub fn copy_summary(to: &mut Task, from: &Task) {
 ///
 /// The time given to `llm.command` is bounded: half of `sessions.lock_timeout_seconds` in
 /// all, so a command's summaries never take longer than a lock wait. A task reached after
-/// the budget is spent gets the summary built from its commit.
-pub fn ensure_summaries(
+/// the budget is spent gets the summary built from its commit. (The commands fill only the
+/// tasks they are asked for, [`ensure_summaries_of`]; this one is the tests'.)
+#[cfg(test)]
+pub(crate) fn ensure_summaries(
     project: &Project,
     feature: &FeatureId,
     state: &mut FeatureState,
@@ -144,9 +146,9 @@ pub fn ensure_summaries(
     ensure_summaries_of(project, feature, state, |_| true)
 }
 
-/// [`ensure_summaries`] for the DONE tasks lacking a summary that `wanted` accepts (the sync
-/// passes the ones linked to a GitHub issue).
-pub fn ensure_summaries_of(
+/// Fills in summaries for the DONE tasks lacking one that `wanted` accepts (the sync passes
+/// the ones linked to a GitHub issue); returns the issues changed.
+pub(crate) fn ensure_summaries_of(
     project: &Project,
     feature: &FeatureId,
     state: &mut FeatureState,
@@ -209,13 +211,13 @@ fn commit_facts(i: commit_info::CommitInfo) -> CommitFacts {
 /// Fills in the task's summary (`completion_summary`, `outputs.semantic_summary`) when it
 /// is DONE, has none, and `coordination.generate_summaries` is on. Returns whether it
 /// changed the task.
-pub fn ensure_summary(project: &Project, feature: &FeatureId, task: &mut Task) -> bool {
+pub(crate) fn ensure_summary(project: &Project, feature: &FeatureId, task: &mut Task) -> bool {
     ensure_summary_in(project, feature, task, &project.root)
 }
 
 /// [`ensure_summary`] reading the task's files (their public items) under `files_root`:
 /// `run` passes the worktree holding the verified commit, before it lands.
-pub fn ensure_summary_in(
+pub(crate) fn ensure_summary_in(
     project: &Project,
     feature: &FeatureId,
     task: &mut Task,

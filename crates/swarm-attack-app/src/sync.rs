@@ -32,7 +32,7 @@ pub struct SyncReport {
 }
 
 /// The history cache file of a feature.
-pub fn history_cache_path(project: &Project, feature: &FeatureId) -> PathBuf {
+pub(crate) fn history_cache_path(project: &Project, feature: &FeatureId) -> PathBuf {
     project
         .paths
         .cache_dir()
@@ -41,7 +41,7 @@ pub fn history_cache_path(project: &Project, feature: &FeatureId) -> PathBuf {
 }
 
 /// The shallow-clone warning.
-pub fn shallow_warning(root: &std::path::Path) -> String {
+pub(crate) fn shallow_warning(root: &std::path::Path) -> String {
     format!(
         "{} is a shallow clone: the git history is incomplete, so issues implemented in commits that are not there are not seen as DONE; run `git fetch --unshallow` (in GitHub Actions, check out with `fetch-depth: 0`)",
         root.display()
@@ -50,7 +50,7 @@ pub fn shallow_warning(root: &std::path::Path) -> String {
 
 /// The DONE tasks whose missing summaries a command fills in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Summaries {
+pub(crate) enum Summaries {
     /// The ones linked to a GitHub issue (their status comment shows them): every sync.
     Linked,
     /// All of them (a prompt shows them): `prompt` and `run`'s claim.
@@ -65,7 +65,7 @@ impl Summaries {
 
 /// Begins a transaction on an existing feature (exit 2 when it has no state) and syncs it
 /// from git: the start of every command that reads or changes a feature.
-pub fn open_synced<'p>(
+pub(crate) fn open_synced<'p>(
     project: &'p Project,
     feature: &FeatureId,
 ) -> CmdResult<(FeatureTxn<'p>, SyncReport)> {
@@ -74,7 +74,7 @@ pub fn open_synced<'p>(
 
 /// [`open_synced`], filling in the summaries `wanted` (built before the feature lock is
 /// taken when they may ask `llm.command`, see [`prepare_summaries`]).
-pub fn open_synced_for<'p>(
+pub(crate) fn open_synced_for<'p>(
     project: &'p Project,
     feature: &FeatureId,
     wanted: Summaries,
@@ -94,7 +94,7 @@ pub fn open_synced_for<'p>(
 /// lock held (nothing when they cannot ask `llm.command`: they are then built from the
 /// commits under the lock). A look at the state synced in memory under the lock, released
 /// before any summary is built; nothing is written.
-pub fn prepare_summaries(
+pub(crate) fn prepare_summaries(
     project: &Project,
     feature: &FeatureId,
     wanted: Summaries,
@@ -120,7 +120,7 @@ pub fn prepare_summaries(
 /// when a prompt needs them, see [`crate::summary`]) from `prepared`, made by
 /// [`prepare_summaries`] before the transaction began. The history cache is written when
 /// the transaction commits.
-pub fn sync_txn(
+pub(crate) fn sync_txn(
     txn: &mut FeatureTxn<'_>,
     prepared: &crate::summary::Prepared,
 ) -> CmdResult<SyncReport> {
@@ -155,7 +155,7 @@ fn sync_only(txn: &mut FeatureTxn<'_>) -> CmdResult<SyncReport> {
 }
 
 /// The rule for one feature: its links (rule 3) come from the tasks' `github_issue`.
-pub fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
+pub(crate) fn build_rule(project: &Project, state: &FeatureState) -> CmdResult<EvidenceRule> {
     let done_patterns =
         evidence::compile_patterns(&project.config.git.done_patterns).map_err(|e| {
             CommandError::input(format!(

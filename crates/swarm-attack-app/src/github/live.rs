@@ -16,7 +16,7 @@ use crate::project::Project;
 use std::cell::RefCell;
 
 /// A connected port; build it with [`LiveGithub::connect`].
-pub struct LiveGithub {
+pub(crate) struct LiveGithub {
     settings: Settings,
     ui: Ui,
     api: RefCell<Api>,
@@ -32,7 +32,7 @@ impl std::fmt::Debug for LiveGithub {
 
 impl LiveGithub {
     /// The port, or None when no token or repository is configured.
-    pub fn connect(project: &Project) -> CmdResult<Option<LiveGithub>> {
+    pub(crate) fn connect(project: &Project) -> CmdResult<Option<LiveGithub>> {
         let Ok(settings) = settings::resolve(&project.config, &project.root)? else {
             return Ok(None);
         };
@@ -117,7 +117,7 @@ impl GithubPort for LiveGithub {
 
 /// Stand-in used when no GitHub client is available: reads nothing, trusts nobody by
 /// permission, writes nothing.
-pub struct OfflineGithub;
+pub(crate) struct OfflineGithub;
 
 impl GithubPort for OfflineGithub {
     fn permission(&self, _user: &str) -> CmdResult<String> {
@@ -134,7 +134,7 @@ impl GithubPort for OfflineGithub {
     }
 }
 
-/// The Action's GitHub port: the live client, or [`OfflineGithub`] when no token or
+/// The Action's GitHub port: the live client, or `OfflineGithub` when no token or
 /// repository is configured.
 pub fn port(project: &Project) -> CmdResult<Box<dyn GithubPort>> {
     Ok(match LiveGithub::connect(project)? {

@@ -1,4 +1,4 @@
-//! The GitHub mirror: the finish hook ([`crate::project::FinishHook`]) that runs after a
+//! The GitHub mirror: the finish hook (`crate::project::FinishHook`) that runs after a
 //! transaction marked with [`FeatureTxn::mirror_after_commit`] has committed and released
 //! the feature lock (greenlight, unblock, a run claiming a linked issue, the end of a run).
 //! It is the only place the automatic sync starts from.
@@ -29,7 +29,7 @@ pub fn mirror(ui: &Ui, project: &Project, feature: &FeatureId) -> CmdResult<()> 
 }
 
 /// [`mirror`], returning what the sync did (None: nothing was sent).
-pub fn mirror_report(
+pub(crate) fn mirror_report(
     ui: &Ui,
     project: &Project,
     feature: &FeatureId,

@@ -3,8 +3,8 @@
 //!
 //! Layers, each using only the ones above it:
 //! - [`report`]: what a sync or publish did (plain data, printed by the CLI);
-//! - [`session`]: one run against one repository (settings, outbox, cache, failures, events);
-//! - [`reconcile`]: bringing linked issues in line with the state;
+//! - `session`: one run against one repository (settings, outbox, cache, failures, events);
+//! - `reconcile`: bringing linked issues in line with the state;
 //! - [`publish`]: creating issues for unlinked tasks (`github publish`);
 //! - [`sync`]: `github sync` (outbox replay, then every linked issue);
 //! - [`mirror`]: the finish hook run after a transaction marked for mirroring — the one
@@ -14,7 +14,7 @@
 pub mod live;
 pub mod mirror;
 pub mod publish;
-pub mod reconcile;
+pub(crate) mod reconcile;
 pub mod report;
-pub mod session;
+pub(crate) mod session;
 pub mod sync;

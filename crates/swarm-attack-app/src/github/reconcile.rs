@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 
 impl Session<'_> {
     /// Brings every linked issue in line (outbox targets first, read fresh).
-    pub fn sync_issues(&mut self, state: &FeatureState) -> CmdResult<()> {
+    pub(crate) fn sync_issues(&mut self, state: &FeatureState) -> CmdResult<()> {
         let close = self.project.config.github.close_on_done;
         let token = self.api.client.settings.token.clone();
         let mut desired = desired_all(state, close, &self.project.config.budgets);

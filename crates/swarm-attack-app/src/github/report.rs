@@ -1,5 +1,5 @@
 //! What a GitHub sync or publish did: per linked issue, the writes planned by a dry run,
-//! what is left in the outbox. Filled by a [`Session`](crate::github::session::Session),
+//! what is left in the outbox. Filled by a `Session`,
 //! printed by the CLI.
 
 use crate::core::feature_id::FeatureId;

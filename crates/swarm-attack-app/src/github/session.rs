@@ -29,7 +29,7 @@ use crate::project::Project;
 use std::collections::BTreeSet;
 
 /// Resolves the GitHub settings; exit 2 naming what is missing.
-pub fn settings_or_exit(project: &Project) -> CmdResult<Settings> {
+pub(crate) fn settings_or_exit(project: &Project) -> CmdResult<Settings> {
     match settings::resolve(&project.config, &project.root)? {
         Ok(s) => Ok(s),
         Err(missing) => Err(CommandError::input(format!(
@@ -57,7 +57,7 @@ pub(crate) fn synced_state(
 
 /// What a failed request was about.
 #[derive(Debug, Clone, Copy)]
-pub struct Target<'a> {
+pub(crate) struct Target<'a> {
     /// `issue`, `labels` or `publish` (the outbox target).
     pub kind: &'static str,
     pub issue: Option<u32>,
@@ -67,7 +67,7 @@ pub struct Target<'a> {
 }
 
 /// One sync or publish run against one repository.
-pub struct Session<'p> {
+pub(crate) struct Session<'p> {
     pub project: &'p Project,
     pub feature: FeatureId,
     pub api: Api,
@@ -90,7 +90,7 @@ pub struct Session<'p> {
 }
 
 impl<'p> Session<'p> {
-    pub fn open(
+    pub(crate) fn open(
         project: &'p Project,
         feature: &FeatureId,
         settings: Settings,
@@ -146,7 +146,7 @@ impl<'p> Session<'p> {
     }
 
     /// Whether the four labels are known to exist with their colours.
-    pub fn labels_ready(&self) -> bool {
+    pub(crate) fn labels_ready(&self) -> bool {
         self.labels_ready
     }
 
@@ -155,12 +155,12 @@ impl<'p> Session<'p> {
     }
 
     /// How many outbox entries were loaded (replayed first).
-    pub fn pending_count(&self) -> usize {
+    pub(crate) fn pending_count(&self) -> usize {
         self.pending.len()
     }
 
     /// Pending outbox entries of one target kind.
-    pub fn pending_of(&self, target: &str) -> Vec<OutboxEntry> {
+    pub(crate) fn pending_of(&self, target: &str) -> Vec<OutboxEntry> {
         self.pending
             .iter()
             .filter(|e| e.target == target)
@@ -168,14 +168,19 @@ impl<'p> Session<'p> {
             .collect()
     }
 
-    pub fn mark_done(&mut self, target: &str, issue: Option<u32>, github_issue: Option<u64>) {
+    pub(crate) fn mark_done(
+        &mut self,
+        target: &str,
+        issue: Option<u32>,
+        github_issue: Option<u64>,
+    ) {
         self.done_keys
             .insert((target.to_string(), issue, github_issue));
     }
 
     /// Records a failure: fatal ones (the token does not work here) become the command's
     /// error; transient ones go to the outbox; the rest are reported as sentences.
-    pub fn failure(
+    pub(crate) fn failure(
         &mut self,
         t: Target<'_>,
         op: &str,
@@ -283,7 +288,7 @@ impl<'p> Session<'p> {
     }
 
     /// Makes sure the four labels exist with their colours (before their first use).
-    pub fn ensure_labels(&mut self, force: bool) -> CmdResult<()> {
+    pub(crate) fn ensure_labels(&mut self, force: bool) -> CmdResult<()> {
         if self.labels_ready && !force {
             return Ok(());
         }
@@ -343,7 +348,7 @@ impl<'p> Session<'p> {
 
     /// Persists the cache, the outbox and the events (not in a dry run) and returns the
     /// report, or the fatal error.
-    pub fn finish(mut self, result: CmdResult<()>) -> CmdResult<GithubSyncReport> {
+    pub(crate) fn finish(mut self, result: CmdResult<()>) -> CmdResult<GithubSyncReport> {
         let (reads, writes) = self.api.client.counts();
         self.report.reads = reads;
         self.report.writes = writes;

@@ -31,7 +31,7 @@ pub fn sync(project: &Project, feature: &FeatureId, dry_run: bool) -> CmdResult<
 
 impl Session<'_> {
     /// The sync: outbox first (labels, tasks to publish, issues), then every linked issue.
-    pub fn run_sync(&mut self, mut state: FeatureState) -> CmdResult<()> {
+    pub(crate) fn run_sync(&mut self, mut state: FeatureState) -> CmdResult<()> {
         tracing::info!(
             "GitHub sync of `{}` → {}: {} linked issue(s), {} outbox entr(ies) to replay",
             self.feature,

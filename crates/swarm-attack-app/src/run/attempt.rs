@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 /// Who works, with which prompt.
 #[derive(Debug, Clone)]
-pub struct Candidate<'a> {
+pub(crate) struct Candidate<'a> {
     pub agent: &'a AgentConfig,
     /// `primary` or `runner-up` (SWARM_ROLE).
     pub role: &'static str,
@@ -35,7 +35,7 @@ pub struct Candidate<'a> {
 
 /// Where and for what.
 #[derive(Debug, Clone)]
-pub struct AttemptSpec<'a> {
+pub(crate) struct AttemptSpec<'a> {
     pub issue: u32,
     pub attempt: u32,
     pub title: &'a str,
@@ -61,7 +61,7 @@ pub struct AttemptSpec<'a> {
 
 /// A candidate whose work passed verification and is committed in its worktree.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Passed {
+pub(crate) struct Passed {
     pub commit: String,
     pub files_created: Vec<String>,
     pub files_modified: Vec<String>,
@@ -77,7 +77,7 @@ pub struct Passed {
 
 /// What the governor (`app::run::governor`) needs to know about a rate-limited agent run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RateLimitHit {
+pub(crate) struct RateLimitHit {
     pub agent: String,
     /// The wait the CLI asked for, when it named one.
     pub retry_after_ms: Option<u64>,
@@ -85,7 +85,7 @@ pub struct RateLimitHit {
 
 /// A failed attempt.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Failed {
+pub(crate) struct Failed {
     /// One sentence.
     pub reason: String,
     /// An excerpt of the output that shows the failure (fed into the next prompt).
@@ -108,7 +108,7 @@ pub struct Failed {
 
 impl Failed {
     /// A failure with only a reason (no agent run, no excerpt).
-    pub fn plain(reason: impl Into<String>, facts: Facts) -> Failed {
+    pub(crate) fn plain(reason: impl Into<String>, facts: Facts) -> Failed {
         Failed {
             reason: reason.into(),
             excerpt: String::new(),
@@ -123,12 +123,12 @@ impl Failed {
     }
 
     /// Its class and kind (docs/run.md "After a failure: classes, analysis, fallback").
-    pub fn classified(&self) -> Classified {
+    pub(crate) fn classified(&self) -> Classified {
         failure_class::classify(&self.facts, &self.reason)
     }
 
     /// The text given to the next attempt's prompt.
-    pub fn feedback(&self, attempt: u32) -> String {
+    pub(crate) fn feedback(&self, attempt: u32) -> String {
         if self.excerpt.trim().is_empty() {
             format!("Attempt {attempt}: {}", self.reason)
         } else {
@@ -142,7 +142,7 @@ impl Failed {
 
 /// The result of an attempt.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AttemptResult {
+pub(crate) enum AttemptResult {
     Passed(Passed),
     Failed(Failed),
     /// Stopped by the caller (the other candidate won); nothing verified or committed.
@@ -158,7 +158,7 @@ const EXCERPT_CHARS: usize = 4000;
 /// `implementation_complete`, `tests_written`; `verification_passed` /
 /// `verification_failed` are returned in the result's `pending_events`, for the caller to
 /// append with the attempt's record (one lock hold instead of two).
-pub fn run_attempt(
+pub(crate) fn run_attempt(
     ctx: &RunContext<'_>,
     spec: &AttemptSpec<'_>,
     cand: Candidate<'_>,

@@ -13,7 +13,11 @@ use crate::project::FeatureTxn;
 use crate::run::RunContext;
 
 /// The limit an attempt on `issue` would start over, if any.
-pub fn over_limit(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32) -> Option<Exceeded> {
+pub(crate) fn over_limit(
+    ctx: &RunContext<'_>,
+    txn: &mut FeatureTxn<'_>,
+    issue: u32,
+) -> Option<Exceeded> {
     let limits = &ctx.project.config.budgets;
     if *limits == budget::Limits::default() {
         return None;
@@ -43,7 +47,7 @@ fn ledger_now(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>) -> budget::Ledger 
 /// Appends `events` (the agent's `agent_started` last) and returns the limits handed to
 /// `agent` for its run on `issue`: what remains of the issue's budgets (docs/budgets.md "Limits").
 /// Without `budgets` nothing is read (events only).
-pub fn start_agent(
+pub(crate) fn start_agent(
     ctx: &RunContext<'_>,
     events: Vec<Event>,
     issue: u32,
@@ -72,7 +76,12 @@ pub fn start_agent(
 /// Records a reached limit for `issue`: `budget_exceeded`, then for an issue limit the
 /// issue BLOCKED (`issue_blocked`); for a feature limit the run is stopped and the issue is
 /// left as it was. Returns the reason.
-pub fn record(ctx: &RunContext<'_>, txn: &mut FeatureTxn<'_>, issue: u32, e: &Exceeded) -> String {
+pub(crate) fn record(
+    ctx: &RunContext<'_>,
+    txn: &mut FeatureTxn<'_>,
+    issue: u32,
+    e: &Exceeded,
+) -> String {
     let reason = e.reason();
     txn.push_event(Event::BudgetExceeded {
         issue,

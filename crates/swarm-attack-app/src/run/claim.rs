@@ -17,7 +17,7 @@ use crate::sync::{Summaries, open_synced_for};
 
 /// A task this run now owns.
 #[derive(Debug, Clone)]
-pub struct Claim {
+pub(crate) struct Claim {
     pub issue: u32,
     /// The attempt number (1-based, over the task's life).
     pub attempt: u32,
@@ -39,7 +39,7 @@ pub struct Claim {
 
 /// The result of looking for work.
 #[derive(Debug)]
-pub enum ClaimResult {
+pub(crate) enum ClaimResult {
     Claimed(Box<Claim>),
     /// The specify gate held the issue before its first attempt (now BLOCKED, needs info):
     /// a result of the run, with the reason.
@@ -54,7 +54,11 @@ pub enum ClaimResult {
 
 /// Claims the next dispatchable issue (only `only` when given). `first` is true on the
 /// run's first call, when an `--issue N` that cannot run is an error.
-pub fn claim_next(ctx: &RunContext<'_>, only: Option<u32>, first: bool) -> CmdResult<ClaimResult> {
+pub(crate) fn claim_next(
+    ctx: &RunContext<'_>,
+    only: Option<u32>,
+    first: bool,
+) -> CmdResult<ClaimResult> {
     // the summaries the prompts show, built now if missing and kept in the state
     let (mut txn, report) = open_synced_for(ctx.project, &ctx.feature, Summaries::All)?;
     let synced_head = report.head.filter(|_| {
@@ -357,7 +361,7 @@ fn check_requested(
 }
 
 /// Why nothing can be claimed, in one sentence.
-pub fn nothing_reason(state: &FeatureState) -> String {
+pub(crate) fn nothing_reason(state: &FeatureState) -> String {
     let count = |s: Stage| state.tasks.iter().filter(|t| *t.stage() == s).count();
     let list = |s: Stage| {
         state
@@ -471,7 +475,7 @@ fn remove_leftover_worktrees(ctx: &RunContext<'_>, state: &FeatureState) {
 }
 
 /// Removes every worktree of `issue` (all attempts) left by a dead run.
-pub fn remove_issue_worktrees(ctx: &RunContext<'_>, issue: u32) {
+pub(crate) fn remove_issue_worktrees(ctx: &RunContext<'_>, issue: u32) {
     let dir = ctx.worktrees_dir();
     let prefix = format!("issue-{issue}-attempt-");
     if let Ok(rd) = std::fs::read_dir(&dir) {

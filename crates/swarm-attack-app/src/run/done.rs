@@ -157,7 +157,7 @@ pub(super) fn finish_done(
                 txn.events_mut().extend(blocked);
                 Ok(Some(Outcome::Blocked { reason }))
             }
-            Landed::Landed { commit } => {
+            Landed::OnBranch { commit } => {
                 t.commit = Some(commit.clone());
                 t.outputs.files_created = p.files_created.clone();
                 t.outputs.semantic_summary = None;

@@ -49,7 +49,11 @@ pub struct Plan {
     pub in_progress: Vec<u32>,
 }
 
-pub fn plan(project: &Project, feature: &FeatureId, opts: &RunOptions) -> CmdResult<RunReport> {
+pub(crate) fn plan(
+    project: &Project,
+    feature: &FeatureId,
+    opts: &RunOptions,
+) -> CmdResult<RunReport> {
     let (txn, _) = crate::sync::open_synced(project, feature)?;
     let mut state = txn.state().clone();
     drop(txn); // nothing is committed

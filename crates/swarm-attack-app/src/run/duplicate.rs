@@ -30,7 +30,7 @@ use std::path::{Component, Path};
 
 /// One check's result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     pub fired: bool,
     pub detail: String,
     /// The commit, for the git check.
@@ -40,7 +40,7 @@ pub struct Check {
 
 /// All checks for one issue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct DuplicateReport {
+pub(crate) struct DuplicateReport {
     pub git: Option<Check>,
     pub tests: Option<Check>,
     pub files: Option<Check>,
@@ -48,7 +48,7 @@ pub struct DuplicateReport {
 
 impl DuplicateReport {
     /// The check that fired (`git`, `files`, `tests`) and the evidence to record.
-    pub fn fired(&self) -> Option<(&'static str, EvidenceRecord)> {
+    pub(crate) fn fired(&self) -> Option<(&'static str, EvidenceRecord)> {
         if let Some(c) = self.git.as_ref().filter(|c| c.fired) {
             let source = if c.detail.starts_with("trailers") {
                 "trailers"
@@ -79,7 +79,7 @@ impl DuplicateReport {
         None
     }
 
-    pub fn to_json(c: &Option<Check>) -> serde_json::Value {
+    pub(crate) fn to_json(c: &Option<Check>) -> serde_json::Value {
         serde_json::to_value(c).unwrap_or(serde_json::Value::Null)
     }
 }
@@ -87,7 +87,7 @@ impl DuplicateReport {
 /// Runs the checks for `task` against the fresh `worktree`; test output goes to
 /// `artifacts/duplicate-tests.log`. `synced`: (the commit the claim's sync read HEAD up
 /// to, the worktree's base), when there was such a sync.
-pub fn check(
+pub(crate) fn check(
     ctx: &RunContext<'_>,
     task: &Task,
     since: Option<&str>,

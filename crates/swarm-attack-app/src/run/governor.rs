@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The shared back-off of one run.
-pub struct Governor {
+pub(crate) struct Governor {
     state: Mutex<rules::Governor>,
     start: Instant,
     /// The test knob: the clock runs this many times faster.
@@ -32,7 +32,7 @@ pub struct Governor {
 
 impl Governor {
     /// The governor for a run with `workers` workers.
-    pub fn new(config: &crate::core::config::GovernorConfig, workers: u32) -> Governor {
+    pub(crate) fn new(config: &crate::core::config::GovernorConfig, workers: u32) -> Governor {
         let max_minutes = config.max_backoff_minutes;
         Governor {
             state: Mutex::new(rules::Governor::new(Settings::new(workers, max_minutes))),
@@ -45,7 +45,7 @@ impl Governor {
 
     /// The wait a limit would be given now (`None`: the governor would give up), without
     /// recording it.
-    pub fn would_wait(&self, ticket: Ticket, retry_after_ms: Option<u64>) -> Option<u64> {
+    pub(crate) fn would_wait(&self, ticket: Ticket, retry_after_ms: Option<u64>) -> Option<u64> {
         let now = self.now();
         match self.lock().clone().limited(now, ticket, retry_after_ms) {
             Decision::Wait { wait_ms, .. } => Some(wait_ms),
@@ -54,7 +54,7 @@ impl Governor {
     }
 
     /// `agent` is rate-limited for `wait_ms` (its fallback agents take over meanwhile).
-    pub fn agent_limited(&self, agent: &str, wait_ms: u64) {
+    pub(crate) fn agent_limited(&self, agent: &str, wait_ms: u64) {
         let until = self.now().saturating_add(wait_ms);
         let mut agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
         let at = agents.entry(agent.to_string()).or_default();
@@ -62,7 +62,7 @@ impl Governor {
     }
 
     /// Whether `agent` is waiting on a rate limit now.
-    pub fn agent_waiting(&self, agent: &str) -> bool {
+    pub(crate) fn agent_waiting(&self, agent: &str) -> bool {
         let now = self.now();
         let agents = self.agents.lock().unwrap_or_else(|e| e.into_inner());
         agents.get(agent).is_some_and(|until| *until > now)
@@ -79,12 +79,12 @@ impl Governor {
     }
 
     /// How many agents may run at once now.
-    pub fn workers(&self) -> u32 {
+    pub(crate) fn workers(&self) -> u32 {
         self.lock().workers()
     }
 
     /// The real time left until agents may start again (`None`: not paused).
-    pub fn pause_left(&self) -> Option<Duration> {
+    pub(crate) fn pause_left(&self) -> Option<Duration> {
         let until = self.lock().paused_until();
         let now = self.now();
         (until > now).then(|| {
@@ -94,12 +94,12 @@ impl Governor {
     }
 
     /// Whether the run was stopped for a persistent limit.
-    pub fn gave_up(&self) -> bool {
+    pub(crate) fn gave_up(&self) -> bool {
         self.lock().gave_up()
     }
 
     /// Waits until no pause holds, then returns the ticket of an agent run starting now.
-    pub fn wait_turn(&self) -> Ticket {
+    pub(crate) fn wait_turn(&self) -> Ticket {
         while let Some(d) = self.pause_left().filter(|_| !self.gave_up()) {
             std::thread::sleep(d.min(Duration::from_millis(250)));
         }
@@ -107,13 +107,13 @@ impl Governor {
     }
 
     /// An agent run was rate-limited.
-    pub fn limited(&self, ticket: Ticket, retry_after_ms: Option<u64>) -> Decision {
+    pub(crate) fn limited(&self, ticket: Ticket, retry_after_ms: Option<u64>) -> Decision {
         let now = self.now();
         self.lock().limited(now, ticket, retry_after_ms)
     }
 
     /// An agent run ended without a limit; the new concurrency when a worker came back.
-    pub fn succeeded(&self, ticket: Ticket) -> Option<u32> {
+    pub(crate) fn succeeded(&self, ticket: Ticket) -> Option<u32> {
         self.lock().succeeded(ticket)
     }
 
@@ -138,7 +138,10 @@ fn test_speed() -> u32 {
 
 /// Before an attempt: waits out the shared pause. `Err(outcome)`: the run was stopped for a
 /// persistent limit meanwhile; the issue is READY again (no retry used).
-pub fn before_attempt(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Result<Ticket, Outcome>> {
+pub(crate) fn before_attempt(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+) -> CmdResult<Result<Ticket, Outcome>> {
     let ticket = ctx.governor.wait_turn();
     if !ctx.governor.gave_up() {
         return Ok(Ok(ticket));
@@ -157,7 +160,7 @@ pub fn before_attempt(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Result<T
 /// After a failed attempt: `Some(outcome)` when its agent was rate-limited
 /// ([`after_limit`], recording `analyzed`, its `failure_analyzed`), `None` (a normal run)
 /// when the failure is the issue's.
-pub fn after_failed(
+pub(crate) fn after_failed(
     ctx: &RunContext<'_>,
     claim: &Claim,
     failed: &Failed,
@@ -175,7 +178,7 @@ pub fn after_failed(
 }
 
 /// An issue ended after a normal agent run: passes `outcome` through.
-pub fn ended(ctx: &RunContext<'_>, ticket: Ticket, outcome: Outcome) -> Outcome {
+pub(crate) fn ended(ctx: &RunContext<'_>, ticket: Ticket, outcome: Outcome) -> Outcome {
     after_normal_run(ctx, ticket);
     outcome
 }
@@ -184,7 +187,7 @@ pub fn ended(ctx: &RunContext<'_>, ticket: Ticket, outcome: Outcome) -> Outcome 
 /// recorded (its cost, `rate_limited`) and the issue goes back to READY without using a
 /// retry. Returns [`Outcome::RateLimited`] (dispatched again after the wait) or, when the
 /// limit persisted too long, [`Outcome::Stopped`] with the run stopped.
-pub fn after_limit(
+pub(crate) fn after_limit(
     ctx: &RunContext<'_>,
     claim: &Claim,
     failed: &Failed,
@@ -243,7 +246,7 @@ pub fn after_limit(
 }
 
 /// After an attempt whose agent was not rate-limited: may give a worker back.
-pub fn after_normal_run(ctx: &RunContext<'_>, ticket: Ticket) {
+pub(crate) fn after_normal_run(ctx: &RunContext<'_>, ticket: Ticket) {
     if let Some(w) = ctx.governor.succeeded(ticket) {
         ctx.report(Progress::Notice(format!(
             "no rate limit lately: {w} worker{} again",

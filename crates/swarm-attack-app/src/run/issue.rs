@@ -129,7 +129,11 @@ fn stop_earlier_agents(ctx: &RunContext<'_>, issue: u32) -> CmdResult<()> {
 
 /// Works on a claimed issue until it is DONE, BLOCKED, SKIPPED or stopped.
 /// `slot_free` is called once the work passed verification (before landing).
-pub fn work(ctx: &RunContext<'_>, claim: &Claim, slot_free: &dyn Fn()) -> CmdResult<IssueResult> {
+pub(crate) fn work(
+    ctx: &RunContext<'_>,
+    claim: &Claim,
+    slot_free: &dyn Fn(),
+) -> CmdResult<IssueResult> {
     let issue = claim.issue;
     let task = &claim.task;
     ctx.report(Progress::Claimed {

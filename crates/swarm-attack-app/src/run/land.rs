@@ -34,9 +34,9 @@ use std::time::Duration;
 
 /// What landing did.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Landed {
+pub(crate) enum Landed {
     /// On the branch as this commit.
-    Landed { commit: String },
+    OnBranch { commit: String },
     /// The change conflicts with work that landed meanwhile (retry from a clean worktree).
     Conflict(String),
     /// git refused to update the user's working tree; the commit is kept under `keep_ref`.
@@ -48,10 +48,10 @@ pub enum Landed {
 }
 
 /// Takes a worktree of the run put at the given commit (held until the box is dropped).
-pub type TakeTree<'a> = dyn Fn(&str) -> CmdResult<Box<dyn AsRef<Path> + 'a>> + 'a;
+pub(crate) type TakeTree<'a> = dyn Fn(&str) -> CmdResult<Box<dyn AsRef<Path> + 'a>> + 'a;
 
 /// Where a replay that must cherry-pick works (see [`crate::io::git::Git::replay_onto`]).
-pub enum PickIn<'a> {
+pub(crate) enum PickIn<'a> {
     /// The commit's own worktree, still held.
     Held(&'a Path),
     /// A worktree of the run, taken only when needed and put at the given commit (the
@@ -61,7 +61,7 @@ pub enum PickIn<'a> {
 
 /// Lands `commit` (made on `parent`) on the checked-out branch. The caller holds the feature
 /// lock.
-pub fn land(
+pub(crate) fn land(
     ctx: &RunContext<'_>,
     worktree: PickIn<'_>,
     commit: &str,
@@ -87,7 +87,7 @@ pub fn land(
             let _ = std::fs::write(&marker, body.to_string());
         });
         match ff {
-            Ok(()) => return Ok(Landed::Landed { commit: replayed }),
+            Ok(()) => return Ok(Landed::OnBranch { commit: replayed }),
             Err(e) => {
                 last_error = e.message();
                 let now = git.head(&git.root).ok().flatten();
@@ -132,18 +132,18 @@ fn replay(
 }
 
 /// The landing marker of an issue.
-pub fn landing_marker(ctx: &RunContext<'_>, issue: u32) -> PathBuf {
+pub(crate) fn landing_marker(ctx: &RunContext<'_>, issue: u32) -> PathBuf {
     ctx.project.paths.landing_marker(&ctx.feature, issue)
 }
 
 /// Removes the landing marker (after DONE was recorded).
-pub fn clear_landing_marker(ctx: &RunContext<'_>, issue: u32) {
+pub(crate) fn clear_landing_marker(ctx: &RunContext<'_>, issue: u32) {
     let _ = std::fs::remove_file(landing_marker(ctx, issue));
 }
 
 /// A recovering run: if a dead run left a landing in flight for `issue`, waits (up to a
 /// minute) for that git process to finish, so the branch shows whether it landed.
-pub fn wait_for_orphaned_landing(ctx: &RunContext<'_>, issue: u32) {
+pub(crate) fn wait_for_orphaned_landing(ctx: &RunContext<'_>, issue: u32) {
     let marker = landing_marker(ctx, issue);
     let Ok(text) = std::fs::read_to_string(&marker) else {
         return;

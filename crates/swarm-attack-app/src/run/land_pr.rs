@@ -20,7 +20,7 @@ use crate::run::RunContext;
 
 /// A pull request that carries an issue's commit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Opened {
+pub(crate) struct Opened {
     pub pr: u64,
     pub branch: String,
     pub commit: String,
@@ -47,7 +47,7 @@ fn github_settings(ctx: &RunContext<'_>) -> CmdResult<settings::Settings> {
 /// after GitHub may have applied it). `Ok(false)`: nothing to post, or posted before.
 /// Inline comments GitHub refuses (a line outside the diff it shows) → the review again
 /// with the findings in its body only.
-pub fn post_review(
+pub(crate) fn post_review(
     ctx: &RunContext<'_>,
     pr: u64,
     commit: &str,
@@ -90,7 +90,7 @@ pub fn post_review(
 }
 
 /// Pushes `commit` and opens (or reuses) the issue's pull request into `base`.
-pub fn open_pull(
+pub(crate) fn open_pull(
     ctx: &RunContext<'_>,
     commit: &str,
     facts: &PullFacts<'_>,
@@ -158,7 +158,7 @@ pub fn open_pull(
 /// Opens the pull request for a verified attempt and records the task IN_REVIEW (event
 /// `pr_opened`). `done` is the task as it would be DONE (summary, files), built before the
 /// lock. `None`: another run took the issue over meanwhile.
-pub fn finish_in_review(
+pub(crate) fn finish_in_review(
     ctx: &RunContext<'_>,
     claim: &crate::run::claim::Claim,
     p: &crate::run::attempt::Passed,

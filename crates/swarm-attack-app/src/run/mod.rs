@@ -7,34 +7,34 @@
 //! the failure fed back, then BLOCKED. The feature lock is never held while an agent or a
 //! test command runs, so `status` and other commands never wait for minutes.
 //!
-//! Modules: [`scheduler`] (the loop, `--workers`), [`claim`] (taking a task, stale-owner
-//! recovery), [`issue`] (one issue from claim to DONE/BLOCKED), [`failure`] (a failed
-//! attempt: analysis, then retry or BLOCKED), [`attempt`] (one candidate agent in one
-//! worktree — the unit a two-agent mode runs twice), [`modes`] (PARALLEL and SYNTHESIS),
-//! [`stop`] (stopping a candidate), [`duplicate`], [`verify`], [`land`], [`record`] (state
-//! changes under the lock), [`governor`] (rate limits: the shared back-off), [`worktrees`]
+//! Modules: `scheduler` (the loop, `--workers`), `claim` (taking a task, stale-owner
+//! recovery), `issue` (one issue from claim to DONE/BLOCKED), `failure` (a failed
+//! attempt: analysis, then retry or BLOCKED), `attempt` (one candidate agent in one
+//! worktree — the unit a two-agent mode runs twice), `modes` (PARALLEL and SYNTHESIS),
+//! `stop` (stopping a candidate), `duplicate`, `verify`, `land`, `record` (state
+//! changes under the lock), `governor` (rate limits: the shared back-off), `worktrees`
 //! (one reused worktree per worker), [`dry_run`].
 
-pub mod attempt;
-pub mod budget_gate;
-pub mod claim;
-pub mod done;
+pub(crate) mod attempt;
+pub(crate) mod budget_gate;
+pub(crate) mod claim;
+pub(crate) mod done;
 pub mod dry_run;
-pub mod duplicate;
-pub mod failure;
-pub mod governor;
-pub mod integrity;
-pub mod issue;
-pub mod land;
-pub mod land_pr;
-pub mod modes;
-pub mod record;
-pub mod review;
-pub mod scheduler;
-pub mod stack;
-pub mod stop;
-pub mod verify;
-pub mod worktrees;
+pub(crate) mod duplicate;
+pub(crate) mod failure;
+pub(crate) mod governor;
+pub(crate) mod integrity;
+pub(crate) mod issue;
+pub(crate) mod land;
+pub(crate) mod land_pr;
+pub(crate) mod modes;
+pub(crate) mod record;
+pub(crate) mod review;
+pub(crate) mod scheduler;
+pub(crate) mod stack;
+pub(crate) mod stop;
+pub(crate) mod verify;
+pub(crate) mod worktrees;
 
 use crate::core::feature_id::FeatureId;
 use crate::io::git::Git;
@@ -197,7 +197,7 @@ pub enum Progress {
 /// exit, timeout, an error reported in the agent's JSON) across the whole run. An agent
 /// process that ends normally resets it; test failures do not count.
 #[derive(Debug, Default)]
-pub struct Breaker {
+pub(crate) struct Breaker {
     limit: u32,
     consecutive: AtomicU32,
     tripped: Mutex<Option<String>>,
@@ -207,7 +207,7 @@ pub struct Breaker {
 }
 
 impl Breaker {
-    pub fn new(limit: u32) -> Self {
+    pub(crate) fn new(limit: u32) -> Self {
         Breaker {
             limit,
             ..Default::default()
@@ -215,7 +215,7 @@ impl Breaker {
     }
 
     /// Records an agent process's result (`Some(reason)`: it failed).
-    pub fn record(&self, failure: Option<&str>) {
+    pub(crate) fn record(&self, failure: Option<&str>) {
         match failure {
             None => self.consecutive.store(0, Ordering::SeqCst),
             Some(reason) => {
@@ -235,7 +235,7 @@ impl Breaker {
     }
 
     /// Stops the run now (e.g. a feature budget was reached), with this message.
-    pub fn trip(&self, reason: String) {
+    pub(crate) fn trip(&self, reason: String) {
         if let Ok(mut t) = self.tripped.lock()
             && t.is_none()
         {
@@ -245,7 +245,7 @@ impl Breaker {
 
     /// Stops the run at once: every agent of an attempt failed for a setup cause (e.g. its
     /// program vanished), so retrying this or other issues cannot help.
-    pub fn trip_setup(&self, reason: &str) {
+    pub(crate) fn trip_setup(&self, reason: &str) {
         self.setup.store(true, Ordering::SeqCst);
         if let Ok(mut t) = self.tripped.lock()
             && t.is_none()
@@ -255,18 +255,18 @@ impl Breaker {
     }
 
     /// Whether a setup problem tripped the breaker.
-    pub fn setup_problem(&self) -> bool {
+    pub(crate) fn setup_problem(&self) -> bool {
         self.setup.load(Ordering::SeqCst)
     }
 
     /// The message when tripped.
-    pub fn tripped(&self) -> Option<String> {
+    pub(crate) fn tripped(&self) -> Option<String> {
         self.tripped.lock().ok().and_then(|t| t.clone())
     }
 }
 
 /// Everything the workers of one run share.
-pub struct RunContext<'p> {
+pub(crate) struct RunContext<'p> {
     pub project: &'p Project,
     pub feature: FeatureId,
     pub git: Git,
@@ -293,12 +293,12 @@ pub struct RunContext<'p> {
 }
 
 impl RunContext<'_> {
-    pub fn report(&self, p: Progress) {
+    pub(crate) fn report(&self, p: Progress) {
         (self.progress)(&p)
     }
 
     /// The owner string for a claim made now.
-    pub fn owner_now(&self) -> String {
+    pub(crate) fn owner_now(&self) -> String {
         crate::core::owner::Owner {
             pid: std::process::id(),
             host: self.host.clone(),
@@ -309,7 +309,7 @@ impl RunContext<'_> {
     }
 
     /// The folder that holds this feature's worktrees.
-    pub fn worktrees_dir(&self) -> PathBuf {
+    pub(crate) fn worktrees_dir(&self) -> PathBuf {
         let root = PathBuf::from(&self.project.config.git.worktrees_root);
         let base = if root.is_absolute() {
             root
@@ -320,12 +320,12 @@ impl RunContext<'_> {
     }
 
     /// Removes the worktrees queued by finished attempts.
-    pub fn remove_pending_worktrees(&self) {
+    pub(crate) fn remove_pending_worktrees(&self) {
         self.remove_worktrees_in(&self.pending_removals);
     }
 
     /// Removes (and forgets) every worktree listed in `list`.
-    pub fn remove_worktrees_in(&self, list: &Mutex<Vec<PathBuf>>) {
+    pub(crate) fn remove_worktrees_in(&self, list: &Mutex<Vec<PathBuf>>) {
         let paths: Vec<PathBuf> = list
             .lock()
             .map(|mut v| std::mem::take(&mut *v))
@@ -337,7 +337,7 @@ impl RunContext<'_> {
 
     /// The worktree path of one attempt (PARALLEL's runner-up worktrees are named after
     /// it; the primary works in a worker worktree, see [`worktrees`]).
-    pub fn worktree_path(&self, issue: u32, attempt: u32) -> PathBuf {
+    pub(crate) fn worktree_path(&self, issue: u32, attempt: u32) -> PathBuf {
         self.worktrees_dir()
             .join(format!("issue-{issue}-attempt-{attempt}"))
     }
@@ -345,7 +345,7 @@ impl RunContext<'_> {
 
 /// Paths the tool owns, or an agent CLI keeps for itself (its history and caches): never
 /// committed.
-pub fn is_tool_path(path: &str) -> bool {
+pub(crate) fn is_tool_path(path: &str) -> bool {
     path == ".swarm"
         || path.starts_with(".swarm/")
         || crate::core::agent_preset::is_agent_scratch_path(path)

@@ -11,7 +11,7 @@ use crate::run::RunContext;
 
 /// Runs `f` on the feature under its lock, then writes what changed and appends the
 /// events. Nothing is written when `f` fails.
-pub fn with_txn<T>(
+pub(crate) fn with_txn<T>(
     ctx: &RunContext<'_>,
     f: impl FnOnce(&mut FeatureTxn<'_>) -> CmdResult<T>,
 ) -> CmdResult<T> {
@@ -22,7 +22,7 @@ pub fn with_txn<T>(
 }
 
 /// Appends events (no state change).
-pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
+pub(crate) fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
     if events.is_empty() {
         return Ok(());
     }
@@ -37,7 +37,11 @@ pub fn emit(ctx: &RunContext<'_>, events: Vec<Event>) -> CmdResult<()> {
 }
 
 /// The task if it is still IN_PROGRESS under `owner` (this run's claim).
-pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option<&'a mut Task> {
+pub(crate) fn owned<'a>(
+    state: &'a mut FeatureState,
+    issue: u32,
+    owner: &str,
+) -> Option<&'a mut Task> {
     state
         .task_mut(issue)
         .filter(|t| t.stage() == &Stage::InProgress && t.owner.as_deref() == Some(owner))
@@ -45,7 +49,7 @@ pub fn owned<'a>(state: &'a mut FeatureState, issue: u32, owner: &str) -> Option
 
 /// Folds the log records the state's ledger has not seen yet into it, and so into the
 /// legacy cost fields (`cost_total_usd`, the tasks' `cost_usd`), which follow the ledger.
-pub fn fold_spend(ctx: &RunContext<'_>, state: &mut FeatureState) {
+pub(crate) fn fold_spend(ctx: &RunContext<'_>, state: &mut FeatureState) {
     crate::ledger::refresh(
         &ctx.project.paths.events_file(&ctx.feature),
         &ctx.project.config,
@@ -54,7 +58,7 @@ pub fn fold_spend(ctx: &RunContext<'_>, state: &mut FeatureState) {
 }
 
 /// Sums two optional costs.
-pub fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+pub(crate) fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a, b) {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
@@ -63,7 +67,7 @@ pub fn sum_cost(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// Gives a task this run still owns back after an unexpected error: INTERRUPTED (the next
 /// run retries it) with the error as the last failure. Best effort.
-pub fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error: &str) {
+pub(crate) fn release_after_error(ctx: &RunContext<'_>, issue: u32, owner: &str, error: &str) {
     let _ = with_txn(ctx, |txn| {
         if let Some(t) = owned(txn.state_mut(), issue, owner)
             && t.interrupt().is_ok()

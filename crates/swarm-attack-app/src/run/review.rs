@@ -29,7 +29,7 @@ use std::sync::Mutex;
 
 /// What the gate decided about a candidate.
 #[derive(Debug)]
-pub enum Gate {
+pub(crate) enum Gate {
     /// It lands (`pass`, `pass_with_risk`, or `unreviewed` with `on_error: land`); `passed`
     /// is the last round's commit (a fix round makes a new one), its `review` set.
     Land(Passed),
@@ -43,7 +43,7 @@ pub enum Gate {
 /// Whether the gate runs for `task`, and with which strategy: `review.enabled` with
 /// `review.strategy`, or a risky issue (docs/gates.md "Risk routing" `gates.risk`) with
 /// `gates.risk.review` even when the gate is off.
-pub fn strategy_for(
+pub(crate) fn strategy_for(
     ctx: &RunContext<'_>,
     task: &crate::core::state::Task,
 ) -> Option<ReviewStrategy> {
@@ -59,7 +59,7 @@ pub fn strategy_for(
 
 /// The reviewers for a candidate of `implementer`: `review.reviewers`, else the other
 /// configured agents in order, else the implementer itself (a fresh session).
-pub fn reviewers<'c>(
+pub(crate) fn reviewers<'c>(
     ctx: &'c RunContext<'_>,
     implementer: &'c AgentConfig,
 ) -> Vec<&'c AgentConfig> {
@@ -85,7 +85,7 @@ pub fn reviewers<'c>(
 }
 
 /// The issue the candidate is for.
-pub struct Issue<'a> {
+pub(crate) struct Issue<'a> {
     pub title: &'a str,
     pub body: &'a str,
     /// `single` or `cross` for this issue ([`strategy_for`]).
@@ -94,7 +94,7 @@ pub struct Issue<'a> {
 
 impl<'a> Issue<'a> {
     /// The issue of `task` (its GitHub body when it has one).
-    pub fn of(task: &'a crate::core::state::Task, strategy: ReviewStrategy) -> Issue<'a> {
+    pub(crate) fn of(task: &'a crate::core::state::Task, strategy: ReviewStrategy) -> Issue<'a> {
         Issue {
             strategy,
             title: &task.title,
@@ -108,7 +108,7 @@ impl<'a> Issue<'a> {
 }
 
 /// Who made a candidate, for its fix rounds: the agent, its role and its prompt.
-pub struct Implementer<'a> {
+pub(crate) struct Implementer<'a> {
     pub agent: &'a AgentConfig,
     pub role: &'static str,
     pub prompt: &'a str,
@@ -116,7 +116,7 @@ pub struct Implementer<'a> {
 
 /// [`gate`] with the fix rounds run by `who` in the candidate's worktree: its prompt plus
 /// the findings (`fix-<round>/` in the attempt's folder).
-pub fn gate_candidate(
+pub(crate) fn gate_candidate(
     ctx: &RunContext<'_>,
     spec: &AttemptSpec<'_>,
     who: &Implementer<'_>,
@@ -145,7 +145,7 @@ pub fn gate_candidate(
 /// Runs the gate on a passed candidate. `fix(findings_text, round)` runs the implementer
 /// again in the candidate's worktree with the findings (verification and integrity
 /// included) and returns its result.
-pub fn gate(
+pub(crate) fn gate(
     ctx: &RunContext<'_>,
     spec: &AttemptSpec<'_>,
     implementer: &AgentConfig,
@@ -286,7 +286,7 @@ fn emit_verdict(
 }
 
 /// The prompt section a fix round adds to the implementer's prompt.
-pub fn fix_section(lines: &str, round: u32) -> String {
+pub(crate) fn fix_section(lines: &str, round: u32) -> String {
     format!(
         "\n\n## Review findings (round {round})\n\nA reviewer found these problems in your change (severity, file:line, title: why):\n\n{lines}\n\nFix each one in the code (the tests must still pass), or, when a finding is wrong, say why in your final message. Do not weaken, skip or delete tests.\n"
     )
@@ -710,6 +710,6 @@ fn save_round(dir: &Path, round: u32, verdict: Verdict, strategy: &str, findings
 }
 
 /// The folder of a fix round's implementer run.
-pub fn fix_dir(artifacts: &Path, round: u32) -> PathBuf {
+pub(crate) fn fix_dir(artifacts: &Path, round: u32) -> PathBuf {
     artifacts.join(format!("fix-{round}"))
 }

@@ -19,7 +19,7 @@ use crate::run::claim::Claim;
 
 /// The unmerged dependency a claimed issue starts from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StackBase {
+pub(crate) struct StackBase {
     pub dependency: u32,
     /// `swarm/<feature>/issue-<dependency>`.
     pub branch: String,
@@ -29,7 +29,7 @@ pub struct StackBase {
 
 /// With `git.stack`, the IN_REVIEW dependency `claim` starts from, its branch fetched from
 /// `git.remote`; `None` without stack or when every dependency is DONE.
-pub fn base_for(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Option<StackBase>> {
+pub(crate) fn base_for(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Option<StackBase>> {
     let Some(dependency) = readiness::stacked_on(&claim.state, &claim.task) else {
         return Ok(None);
     };
@@ -77,7 +77,7 @@ pub fn base_for(ctx: &RunContext<'_>, claim: &Claim) -> CmdResult<Option<StackBa
 /// while that pull request is unmerged (in `now`, the state at landing), else
 /// `git.base_branch` (a stacked commit sits on top of the dependency's, which the base
 /// branch then has).
-pub fn pull_base(ctx: &RunContext<'_>, claim: &Claim, now: &FeatureState) -> String {
+pub(crate) fn pull_base(ctx: &RunContext<'_>, claim: &Claim, now: &FeatureState) -> String {
     let base = ctx.project.config.git.base_branch.clone();
     let Some(dependency) = readiness::stacked_on(&claim.state, &claim.task) else {
         return base;

@@ -9,18 +9,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A stop switch for one candidate.
 #[derive(Debug, Default)]
-pub struct Stop {
+pub(crate) struct Stop {
     stopped: AtomicBool,
     pids: Mutex<Vec<u32>>,
 }
 
 impl Stop {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Stop::default()
     }
 
     /// A process group (its leader's pid) started for the candidate.
-    pub fn register(&self, pid: u32) {
+    pub(crate) fn register(&self, pid: u32) {
         if let Ok(mut p) = self.pids.lock() {
             p.push(pid);
         }
@@ -30,14 +30,14 @@ impl Stop {
     }
 
     /// The process ended.
-    pub fn unregister(&self, pid: u32) {
+    pub(crate) fn unregister(&self, pid: u32) {
         if let Ok(mut p) = self.pids.lock() {
             p.retain(|x| *x != pid);
         }
     }
 
     /// Stops the candidate: kills its registered process groups.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
         let pids: Vec<u32> = self.pids.lock().map(|p| p.clone()).unwrap_or_default();
         for pid in pids {
@@ -45,7 +45,7 @@ impl Stop {
         }
     }
 
-    pub fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         self.stopped.load(Ordering::SeqCst)
     }
 }

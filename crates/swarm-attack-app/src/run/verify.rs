@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// A test run's result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verification {
+pub(crate) struct Verification {
     pub passed: bool,
     pub counts: TestCounts,
     pub timed_out: bool,
@@ -31,7 +31,7 @@ pub struct Verification {
 impl Verification {
     /// One sentence on why it failed, naming the test command and ending with the last
     /// lines of its output.
-    pub fn failure_reason(&self, command: &str, timeout_s: u64) -> String {
+    pub(crate) fn failure_reason(&self, command: &str, timeout_s: u64) -> String {
         let why = if self.timed_out {
             format!("the tests (`{command}`) timed out after {timeout_s} s")
         } else {
@@ -62,7 +62,7 @@ fn last_lines(output: &str, n: usize) -> Option<String> {
 }
 
 /// Runs `cmd` in `cwd`; the output goes to `log`. `Err` when the program cannot start.
-pub fn run_command(
+pub(crate) fn run_command(
     ctx: &RunContext<'_>,
     cmd: &CommandLine,
     cwd: &Path,
@@ -74,7 +74,7 @@ pub fn run_command(
 
 /// Like [`run_command`]; the test process registers with `stop` (a two-agent run's loser is
 /// stopped while its tests run).
-pub fn run_command_stoppable(
+pub(crate) fn run_command_stoppable(
     ctx: &RunContext<'_>,
     cmd: &CommandLine,
     cwd: &Path,
@@ -160,18 +160,8 @@ pub fn run_command_stoppable(
     })
 }
 
-/// Runs `tests.command` in the worktree.
-pub fn verify(
-    ctx: &RunContext<'_>,
-    worktree: &Path,
-    issue: u32,
-    log: &Path,
-) -> CmdResult<Verification> {
-    verify_stoppable(ctx, worktree, issue, log, None)
-}
-
-/// Like [`verify`], stoppable (see [`run_command_stoppable`]).
-pub fn verify_stoppable(
+/// Runs `tests.command` in the worktree, stoppable (see [`run_command_stoppable`]).
+pub(crate) fn verify_stoppable(
     ctx: &RunContext<'_>,
     worktree: &Path,
     issue: u32,
@@ -184,7 +174,7 @@ pub fn verify_stoppable(
 
 /// Fails early (before any agent runs) when `tests.command`'s program is a bare name that
 /// is not on PATH.
-pub fn check_test_command(project: &crate::project::Project) -> CmdResult<()> {
+pub(crate) fn check_test_command(project: &crate::project::Project) -> CmdResult<()> {
     let cmd = command_line::parse(&project.config.tests.command);
     let CommandLine::Argv(argv) = cmd else {
         return Ok(());
@@ -203,7 +193,7 @@ pub fn check_test_command(project: &crate::project::Project) -> CmdResult<()> {
 }
 
 /// Whether a bare program name is found on PATH.
-pub fn on_path(program: &str) -> bool {
+pub(crate) fn on_path(program: &str) -> bool {
     crate::io::program_path::find(program, None, None).is_some()
 }
 

@@ -12,13 +12,13 @@ use crate::run::attempt::Failed;
 use std::path::Path;
 
 /// Whether an analyst is configured.
-pub fn configured(ctx: &RunContext<'_>) -> bool {
+pub(crate) fn configured(ctx: &RunContext<'_>) -> bool {
     let c = &ctx.project.config;
     c.analysis.agent.is_some() || c.llm.command.as_ref().is_some_and(|c| !c.is_empty())
 }
 
 /// What the analyst is asked about.
-pub struct Asked<'a> {
+pub(crate) struct Asked<'a> {
     pub task: &'a Task,
     pub state: &'a FeatureState,
     pub failed: &'a Failed,
@@ -32,7 +32,7 @@ pub struct Asked<'a> {
 }
 
 /// The failure text the analyst sees and quotes its evidence from.
-pub fn failure_text(failed: &Failed) -> String {
+pub(crate) fn failure_text(failed: &Failed) -> String {
     if failed.excerpt.trim().is_empty() {
         failed.reason.clone()
     } else {
@@ -41,7 +41,7 @@ pub fn failure_text(failed: &Failed) -> String {
 }
 
 /// Asks for an analysis; always returns one (`source: rule` when none was valid).
-pub fn analyse(ctx: &RunContext<'_>, a: &Asked<'_>) -> Analysis {
+pub(crate) fn analyse(ctx: &RunContext<'_>, a: &Asked<'_>) -> Analysis {
     let failure = failure_text(a.failed);
     let others: Vec<String> = a
         .state

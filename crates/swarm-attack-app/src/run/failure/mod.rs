@@ -43,7 +43,7 @@ pub(super) struct Memory {
 
 impl Memory {
     /// Earlier analyses condensed for a prompt.
-    pub fn condensed(&self) -> Vec<String> {
+    pub(crate) fn condensed(&self) -> Vec<String> {
         failure_analysis::condensed(&self.notes, PROMPT_ANALYSES)
     }
 }

@@ -19,7 +19,7 @@ pub(in crate::run) struct Slots<'c> {
 }
 
 impl<'c> Slots<'c> {
-    pub fn new(agents: Vec<&'c AgentConfig>) -> Slots<'c> {
+    pub(crate) fn new(agents: Vec<&'c AgentConfig>) -> Slots<'c> {
         let chains = agents
             .iter()
             .map(|a| Chain::new(&a.name, &a.fallback))
@@ -29,7 +29,7 @@ impl<'c> Slots<'c> {
 
     /// Moves each slot whose candidate failed with an `infra` class (`failed`: agent and
     /// class) along its chain; returns the `agent_fallback` events of attempt `attempt`.
-    pub fn after_failure(
+    pub(crate) fn after_failure(
         &mut self,
         ctx: &'c RunContext<'_>,
         issue: u32,

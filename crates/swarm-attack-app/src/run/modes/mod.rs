@@ -52,7 +52,7 @@ use synthesis::synthesis;
 /// The agents of a PARALLEL / SYNTHESIS decision: the winner, the runner-up and, for a
 /// PARALLEL run with `coordination.candidates` above 2, the next candidates by rank.
 #[derive(Debug, Clone, Copy)]
-pub struct Pair<'a> {
+pub(crate) struct Pair<'a> {
     pub decision: &'a Decision,
     pub primary: &'a AgentConfig,
     pub runner: &'a AgentConfig,
@@ -62,7 +62,7 @@ pub struct Pair<'a> {
 
 impl<'a> Pair<'a> {
     /// Every candidate, in rank order.
-    pub fn agents(&self) -> Vec<&'a AgentConfig> {
+    pub(crate) fn agents(&self) -> Vec<&'a AgentConfig> {
         let mut v = vec![self.primary, self.runner];
         v.extend(self.more.iter().copied());
         v
@@ -70,7 +70,7 @@ impl<'a> Pair<'a> {
 }
 
 /// One attempt's inputs.
-pub struct PairAttempt<'a> {
+pub(crate) struct PairAttempt<'a> {
     pub claim: &'a Claim,
     pub attempt: u32,
     pub failures: &'a [String],
@@ -86,7 +86,7 @@ pub struct PairAttempt<'a> {
 }
 
 /// What one attempt of the pair gave.
-pub enum PairResult {
+pub(crate) enum PairResult {
     /// This commit (made on `base` in `worktree`) lands.
     Passed { passed: Passed, worktree: PathBuf },
     /// Neither candidate passed: the combined failure, and each failed candidate's agent
@@ -105,7 +105,7 @@ pub enum PairResult {
 }
 
 /// The result, how it was reached (`last_mode`), and the record of the join.
-pub struct PairOutcome {
+pub(crate) struct PairOutcome {
     pub result: PairResult,
     pub executed: String,
     pub convergence: Value,
@@ -180,7 +180,12 @@ struct Slot<'a> {
 }
 
 /// The runner-up's own worktree (PARALLEL).
-pub fn runner_worktree(ctx: &RunContext<'_>, issue: u32, attempt: u32, agent: &str) -> PathBuf {
+pub(crate) fn runner_worktree(
+    ctx: &RunContext<'_>,
+    issue: u32,
+    attempt: u32,
+    agent: &str,
+) -> PathBuf {
     let safe: String = agent
         .chars()
         .map(|c| {
@@ -196,7 +201,7 @@ pub fn runner_worktree(ctx: &RunContext<'_>, issue: u32, attempt: u32, agent: &s
 }
 
 /// `agents_selected` for `decision` with a fallback (`to`: `solo` or `parallel`) and why.
-pub fn fallback_event(decision: &Decision, issue: u32, to: &str, reason: &str) -> Event {
+pub(crate) fn fallback_event(decision: &Decision, issue: u32, to: &str, reason: &str) -> Event {
     let mut ev = decision.event(issue);
     if let Event::AgentsSelected {
         fallback,
@@ -211,7 +216,7 @@ pub fn fallback_event(decision: &Decision, issue: u32, to: &str, reason: &str) -
 }
 
 /// `agents_selected` for a two-agent decision (with `candidates`).
-pub fn selected_event(decision: &Decision, issue: u32) -> Event {
+pub(crate) fn selected_event(decision: &Decision, issue: u32) -> Event {
     let mut ev = decision.event(issue);
     if let Event::AgentsSelected { candidates, .. } = &mut ev {
         *candidates = Some(candidate_names(decision));
@@ -230,7 +235,7 @@ fn candidate_names(decision: &Decision) -> Vec<String> {
 
 /// Runs one attempt of the pair.
 /// `slot_free` is called once a candidate passed (the scheduler may start the next issue).
-pub fn run_pair(
+pub(crate) fn run_pair(
     ctx: &RunContext<'_>,
     pair: Pair<'_>,
     at: PairAttempt<'_>,
