@@ -23,12 +23,18 @@ fn is_inside(rel: &str) -> bool {
 /// The public items of the repository file `rel` (read from the working tree, capped);
 /// `None` when it cannot be read.
 pub fn file_symbols(root: &Path, rel: &str) -> Option<Vec<Symbol>> {
+    file_symbols_under(root, &root.canonicalize().ok()?, rel)
+}
+
+/// [`file_symbols`] with the root's canonical path found once by the caller (a prompt reads
+/// up to 200 files).
+pub fn file_symbols_under(root: &Path, canon_root: &Path, rel: &str) -> Option<Vec<Symbol>> {
     if !is_inside(rel) {
         return None;
     }
     let path = root.join(rel);
     let canon = path.canonicalize().ok()?;
-    if !canon.starts_with(root.canonicalize().ok()?) || !canon.is_file() {
+    if !canon.starts_with(canon_root) || !canon.is_file() {
         return None;
     }
     let mut bytes = Vec::new();
