@@ -3,7 +3,9 @@
 # each implemented by a script agent that adds a function and a test for it, with the
 # `verify` defaults (protect_tests, skip_markers, fail_before on) against `verify` off.
 # The test runner sleeps TEST_MS per run, so "one run of the new test file" has a known
-# cost. Prints the extra time per attempt and its ratio to one test run.
+# cost. Prints the extra time per attempt and its ratio to one test run, the extra CPU time
+# (user + system of `run` and every process it started, /usr/bin/time) per attempt, and
+# the processes each attempt adds (git commands from a `-vv` run, test-runner starts).
 #
 #   scripts/bench-integrity.sh [ISSUES] [TEST_MS] [RUNS]     (defaults 10 200 3)
 #
@@ -31,6 +33,7 @@ SLEEP=$(awk "BEGIN { printf \"%.3f\", $TEST_MS / 1000 }")
 
 cat > "$WORK/runner.sh" <<RUN
 #!/bin/sh
+[ -n "\$RUNLOG" ] && echo "\$*" >> "\$RUNLOG"
 sleep $SLEEP
 p=0; f=0
 if [ "\$#" -gt 0 ]; then files="\$*"; else files=\$(ls tests/*.sh 2>/dev/null); fi
@@ -60,7 +63,8 @@ issues() {
   echo "$out]"
 }
 
-# one timed run; prints seconds
+# one timed run; prints "wall_seconds cpu_seconds"; with COUNT=1 also writes the run's
+# `-vv` stderr to $WORK/<verify>.log (the counted run is not timed)
 one() {
   local verify=$1
   local repo="$WORK/repo-$verify-$2"
@@ -79,23 +83,33 @@ one() {
   git add -A && git commit -q -m setup
   "$BIN" greenlight bench > /dev/null
   local t0 t1
+  if [ "${COUNT:-}" = 1 ]; then
+    RUNLOG="$WORK/$verify.runs" "$BIN" -vv run bench > /dev/null 2> "$WORK/$verify.log"
+    cd "$WORK"
+    return
+  fi
   t0=$(date +%s.%N)
-  "$BIN" run bench > /dev/null
+  /usr/bin/time -f '%U %S' -o "$WORK/cpu" "$BIN" run bench > /dev/null
   t1=$(date +%s.%N)
   [ "$(git log --oneline | wc -l)" -eq $((ISSUES + 2)) ] || { echo "run $verify did not land every issue" >&2; exit 1; }
   cd "$WORK"
-  awk "BEGIN { printf \"%.3f\", $t1 - $t0 }"
+  awk -v w="$(awk "BEGIN { print $t1 - $t0 }")" '{ printf "%.3f %.3f", w, $1 + $2 }' "$WORK/cpu"
 }
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-on=(); off=()
+on=(); off=(); con=(); coff=()
 for r in $(seq 1 "$RUNS"); do
-  off+=("$(one off "$r")")
-  on+=("$(one on "$r")")
+  read -r w c <<< "$(one off "$r")"; off+=("$w"); coff+=("$c")
+  read -r w c <<< "$(one on "$r")"; on+=("$w"); con+=("$c")
 done
 m_off=$(printf '%s\n' "${off[@]}" | median)
 m_on=$(printf '%s\n' "${on[@]}" | median)
+c_off=$(printf '%s\n' "${coff[@]}" | median)
+c_on=$(printf '%s\n' "${con[@]}" | median)
+# the processes: one counted run each
+COUNT=1 one off count; COUNT=1 one on count
+gits() { grep -c 'running `git ' "$WORK/$1.log" || true; }
 # one run of a new test file, timed alone
 cd "$WORK/repo-on-1"
 t0=$(date +%s.%N); sh "$WORK/runner.sh" tests/test_f1.sh > /dev/null; t1=$(date +%s.%N)
@@ -106,3 +120,10 @@ echo "issues: $ISSUES, test run: ${TEST_MS} ms + start, runs: $RUNS (medians)"
 echo "run, verify off: ${m_off} s   run, verify on: ${m_on} s"
 echo "one run of the new test file: ${one_test} s"
 echo "extra per attempt: ${extra} s = ${ratio} x one run of the new test file (goal <= 1.0)"
+cpu_extra=$(awk "BEGIN { printf \"%.3f\", ($c_on - $c_off) / $ISSUES }")
+echo "CPU (user+sys, medians): verify off ${c_off} s, on ${c_on} s; extra per attempt ${cpu_extra} s"
+g_off=$(gits off); g_on=$(gits on)
+kind() { grep -c "running \`git $2" "$WORK/$1.log" || true; }
+echo "git clean / checkout / worktree add: verify off $(kind off clean) / $(kind off checkout) / $(kind off 'worktree add'), on $(kind on clean) / $(kind on checkout) / $(kind on 'worktree add') (a checkout beyond one per reset: a tree moved to a start commit that was not where its reset went)"
+echo "git processes: verify off $g_off, on $g_on; extra per attempt $(awk "BEGIN { printf \"%.1f\", ($g_on - $g_off) / $ISSUES }") (fail_before's scratch tree: its reset at the attempt's commit, in the background; one worktree add + remove per run)"
+echo "test-runner starts: verify off $(wc -l < "$WORK/off.runs"), on $(wc -l < "$WORK/on.runs") (one more per attempt: the run of its new test file)"

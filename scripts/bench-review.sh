@@ -8,23 +8,27 @@
 #     `major`, confidence uniform in [70, 90);
 #   - on a planted bug, the true finding (line 5, `major`) with probability CATCH (0.90),
 #     confidence uniform in [70, 95).
-# `run` with `review.strategy: single` and with `cross`, both at min_confidence 80,
-# fix_rounds 0 and no retry (a `fail` verdict is a block). Prints the false-block rate on
-# clean candidates and the catch rate on planted bugs (a `fail` whose counted findings
-# include the one on the planted line) for each, and the ratios
-# cross/single. With --integrity it also runs scripts/bench-integrity.sh (the checks'
-# extra time per attempt against one run of the new test file).
+# `run` with `review.strategy: single`, with `cross` (the contract's rule: a lone finding
+# counts at min_confidence) and with `cross` plus `cross_unmatched_min_confidence: STRICT`
+# (default 95: a finding only one reviewer reported counts only from there), all at
+# min_confidence 80, fix_rounds 0 and no retry (a `fail` verdict is a block). Prints the
+# false-block rate on clean candidates and the catch rate on planted bugs (a `fail` whose
+# counted findings include the one on the planted line) for each, and the ratios against
+# single. With --integrity it also runs scripts/bench-integrity.sh (the checks' extra
+# time per attempt against one run of the new test file).
 #
 #   scripts/bench-review.sh [CANDIDATES] [FALSE_RATE] [--integrity]
 #
 # Anchor: `single` at 80. Goal: `cross` halves the false-block rate at <= 10 % loss of
-# catches. BIN names the binary (default $CARGO_TARGET_DIR/release/swarm-attack, else debug).
+# catches. BIN names the binary (default $CARGO_TARGET_DIR/release/swarm-attack, else debug);
+# STRICT the stricter bar (default 95).
 set -euo pipefail
 
 N=${1:-40}
 FALSE_RATE=${2:-0.30}
 INTEGRITY=${3:-}
 CATCH=0.90
+STRICT=${STRICT:-95}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 BIN=${BIN:-$TARGET/release/swarm-attack}
@@ -81,9 +85,9 @@ issues() {
   echo "$out]"
 }
 
-# one run with `strategy`; prints "false_blocks catches seconds"
+# one run with `strategy` (and extra `review` keys); prints "false_blocks catches seconds"
 one() {
-  local strategy=$1 repo="$WORK/repo-$1"
+  local strategy=$1 tag=$2 extra=${3:-} repo="$WORK/repo-$2"
   mkdir -p "$repo" && cd "$repo"
   git init -q -b main && git commit -q --allow-empty -m init
   mkdir -p specs/bench
@@ -94,7 +98,7 @@ one() {
     printf '  - name: r1\n    command: ["%s"]\n  - name: r2\n    command: ["%s"]\n' "$WORK/reviewer.sh" "$WORK/reviewer.sh"
     printf 'tests: {command: "true", timeout_seconds: 60}\n'
     printf 'sessions: {max_implementation_retries: 0}\n'
-    printf 'review: {enabled: true, reviewers: [r1, r2], strategy: %s, min_confidence: 80, fix_rounds: 0}\n' "$strategy"
+    printf 'review: {enabled: true, reviewers: [r1, r2], strategy: %s, min_confidence: 80, fix_rounds: 0%s}\n' "$strategy" "$extra"
   } > config.yaml
   git add -A && git commit -q -m setup
   "$BIN" greenlight bench > /dev/null
@@ -123,18 +127,25 @@ PY
   cd "$WORK"
 }
 
-read -r s_fb s_ca s_t <<< "$(one single)"
-read -r c_fb c_ca c_t <<< "$(one cross)"
+read -r s_fb s_ca s_t <<< "$(one single single)"
+read -r c_fb c_ca c_t <<< "$(one cross cross)"
+read -r x_fb x_ca x_t <<< "$(one cross strict ", cross_unmatched_min_confidence: $STRICT")"
 clean=$(( (N + 1) / 2 )); bugs=$(( N / 2 ))
 rate() { awk "BEGIN { printf \"%.1f\", 100 * $1 / $2 }"; }
 echo "candidates: $N ($clean clean, $bugs planted), stand-in false-finding rate $FALSE_RATE per reviewer, catch $CATCH"
 echo "single@80: false blocks $s_fb/$clean = $(rate "$s_fb" "$clean") %, catches $s_ca/$bugs = $(rate "$s_ca" "$bugs") %  (run ${s_t} s)"
 echo "cross@80:  false blocks $c_fb/$clean = $(rate "$c_fb" "$clean") %, catches $c_ca/$bugs = $(rate "$c_ca" "$bugs") %  (run ${c_t} s)"
-awk -v sf="$s_fb" -v cf="$c_fb" -v sc="$s_ca" -v cc="$c_ca" 'BEGIN {
-  fr = (sf > 0) ? sprintf("%.2f", cf / sf) : "n/a"
-  cr = (sc > 0) ? sprintf("%.2f", cc / sc) : "n/a"
-  printf "cross/single: false blocks x%s (goal <= 0.50), catches x%s (goal >= 0.90)\n", fr, cr
-}'
+echo "cross@80, unmatched@$STRICT: false blocks $x_fb/$clean = $(rate "$x_fb" "$clean") %, catches $x_ca/$bugs = $(rate "$x_ca" "$bugs") %  (run ${x_t} s)"
+ratios() {
+  awk -v name="$1" -v sf="$s_fb" -v cf="$2" -v sc="$s_ca" -v cc="$3" 'BEGIN {
+    fr = (sf > 0) ? sprintf("%.2f", cf / sf) : "n/a"
+    cr = (sc > 0) ? sprintf("%.2f", cc / sc) : "n/a"
+    met = (sf > 0 && sc > 0 && cf / sf <= 0.5 && cc / sc >= 0.9) ? "met" : "not met"
+    printf "%s/single: false blocks x%s (goal <= 0.50), catches x%s (goal >= 0.90): %s\n", name, fr, cr, met
+  }'
+}
+ratios cross "$c_fb" "$c_ca"
+ratios "cross+unmatched@$STRICT" "$x_fb" "$x_ca"
 if [ "$INTEGRITY" = "--integrity" ]; then
   echo "--- integrity (scripts/bench-integrity.sh 5 200 1)"
   bash "$ROOT/scripts/bench-integrity.sh" 5 200 1

@@ -165,10 +165,16 @@ echo '{{"result": "ok"}}'
         |issue: u32| std::fs::read_to_string(s.env.path(&format!("src/{issue}.txt"))).unwrap();
     assert_eq!(seen(1), "issue 1 saw other.txt: no\n");
     assert_eq!(seen(2), "issue 2 saw other.txt: yes\n", "{commands:#?}");
-    // issue 2 reset the worktree to its base itself
+    // issue 2 moved the worktree to its base itself: one checkout, no clean (its background
+    // reset left it clean); the only cleans are the two hand-backs' resets
     let base = s.task("moved", 1)["commit"].as_str().unwrap().to_string();
     assert!(
         commands.contains(&format!("checkout -q -f --detach {base}")),
+        "{commands:#?}"
+    );
+    assert_eq!(
+        commands.iter().filter(|c| c.starts_with("clean")).count(),
+        2,
         "{commands:#?}"
     );
 }
@@ -277,5 +283,133 @@ fn outcome_records_read_each_byte_of_the_event_log_once_per_run_not_once_per_iss
         assert_eq!(rec["attempts"], 1, "{rec}");
         assert_eq!(rec["landed_by"], "fake", "{rec}");
         assert_eq!(rec["cost_usd"], 0.25, "{rec}");
+    }
+}
+
+/// Three issues in a chain, each implemented by an agent that adds `src/<n>.txt` and a
+/// test for it (`tests/test_<n>.sh`, failing without the file); the test runner logs each
+/// run (`<dir>|<args>`). Runs `run --workers 1 -vv` with `verify` set by `verify`; returns
+/// the git commands, the runner's log and each issue's commit.
+fn integrity_run(verify: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let env = TestEnv::new();
+    env.write("README.md", "x\n");
+    env.git(&["add", "."]);
+    env.git(&["commit", "-q", "-m", "chore: start"]);
+    let trace = env.tmp.path().join("trace");
+    std::fs::create_dir_all(&trace).unwrap();
+    let t = trace.display();
+    let agent = env.script(
+        "agent.sh",
+        "#!/bin/sh\ncat > /dev/null\nmkdir -p src tests\necho ok > \"src/$SWARM_ISSUE.txt\"\necho \"[ -f src/$SWARM_ISSUE.txt ]\" > \"tests/test_$SWARM_ISSUE.sh\"\necho '{\"result\": \"ok\"}'\n",
+    );
+    let runner = env.script(
+        "runner.sh",
+        &format!(
+            "#!/bin/sh\necho \"$(pwd)|$*\" >> {t}/runs.log\nif [ $# -gt 0 ]; then files=\"$*\"; else files=$(ls tests/*.sh 2>/dev/null); fi\nfor f in $files; do sh \"$f\" || exit 1; done\n"
+        ),
+    );
+    env.write(
+        "config.yaml",
+        &format!(
+            "coordination:\n  github_sync_enabled: false\nagents:\n  - name: fake\n    command: [\"{}\"]\n    timeout_seconds: 30\ntests:\n  command: \"sh {}\"\n  timeout_seconds: 30\n{verify}",
+            agent.display(),
+            runner.display()
+        ),
+    );
+    env.issues(
+        "chain",
+        json!([
+            {"order": 1, "title": "A"},
+            {"order": 2, "title": "B", "dependencies": [1]},
+            {"order": 3, "title": "C", "dependencies": [2]}
+        ]),
+    );
+    env.run(&["greenlight", "chain"]).ok();
+    let r = env.run(&["-vv", "run", "chain", "--workers", "1"]);
+    r.ok();
+    let state = env.state("chain");
+    let commits: Vec<String> = (0..3)
+        .map(|i| {
+            let t = &state["tasks"][i];
+            assert_eq!(t["stage"], "DONE", "{t}");
+            t["commit"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let runs = std::fs::read_to_string(trace.join("runs.log"))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (git_commands(&r.stderr), runs, commits)
+}
+
+/// The git subcommands (the first word or two), sorted: what ran, not where.
+fn kinds(commands: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = commands
+        .iter()
+        .map(|c| {
+            let w: Vec<&str> = c.split_whitespace().take(2).collect();
+            if w.first() == Some(&"worktree") {
+                w.join(" ")
+            } else {
+                w[0].to_string()
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn test_integrity_adds_one_test_run_per_new_test_and_no_process_on_the_critical_path() {
+    let off = "verify: {protect_tests: false, fail_before: false, skip_markers: false}\n";
+    let (off_git, off_runs, _) = integrity_run(off);
+    assert_eq!(off_runs.len(), 3, "{off_runs:#?}");
+    // the checks other than fail_before start no process (new test files are read from disk)
+    let statics = "verify: {protect_tests: true, fail_before: false, skip_markers: true, require_tests: true}\n";
+    let (st_git, st_runs, _) = integrity_run(statics);
+    assert_eq!(kinds(&st_git), kinds(&off_git), "{st_git:#?}");
+    assert_eq!(st_runs.len(), 3, "{st_runs:#?}");
+    // fail_before: one run of the new test file per issue, in the scratch worktree ...
+    let (on_git, on_runs, commits) = integrity_run("");
+    assert_eq!(on_runs.len(), 6, "{on_runs:#?}");
+    for n in 1..=3 {
+        let before: Vec<&String> = on_runs
+            .iter()
+            .filter(|l| l.ends_with(&format!("|tests/test_{n}.sh")))
+            .collect();
+        assert_eq!(before.len(), 1, "{on_runs:#?}");
+    }
+    // ... added once per run; each issue's scratch tree goes back reset at the issue's own
+    // commit (the next issue's start), in the background: no reset of it at the start
+    // commit, none on the next issue's critical path
+    let mut extra = kinds(&on_git);
+    for k in kinds(&off_git) {
+        let i = extra
+            .iter()
+            .position(|e| *e == k)
+            .unwrap_or_else(|| panic!("{k}: {on_git:#?}"));
+        extra.remove(i);
+    }
+    assert_eq!(
+        extra,
+        [
+            "checkout",
+            "checkout",
+            "checkout",
+            "clean",
+            "clean",
+            "clean",
+            "worktree add",
+            "worktree remove"
+        ],
+        "{on_git:#?}"
+    );
+    for c in on_git.iter().filter(|c| c.starts_with("checkout")) {
+        let at = c.rsplit(' ').next().unwrap();
+        assert!(
+            commits.iter().any(|k| k == at),
+            "a reset not at an issue's commit: {c}\n{on_git:#?}"
+        );
     }
 }

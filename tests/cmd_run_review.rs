@@ -234,6 +234,22 @@ fn fail_after_the_last_round_is_a_retry_with_the_findings() {
     assert_eq!(r.env.git(&["log", "-1", "--format=%s"]), "chore: calc");
 }
 
+/// A lying reviewer's finding on a file the candidate did not change.
+fn invented(confidence: u32) -> String {
+    finding(
+        "critical",
+        confidence,
+        "README.md",
+        2,
+        "invented on an unchanged file",
+    )
+}
+
+/// A lying reviewer's finding on a changed file, far from any changed line.
+fn far_away(confidence: u32) -> String {
+    finding("critical", confidence, "calc.sh", 40, "far from any change")
+}
+
 #[test]
 fn invented_unanchored_and_low_confidence_findings_are_recorded_never_counted() {
     let r = Rev::new(&["rev"], "");
@@ -241,14 +257,8 @@ fn invented_unanchored_and_low_confidence_findings_are_recorded_never_counted() 
         "rev",
         0,
         &answer_with(&[
-            finding(
-                "critical",
-                99,
-                "README.md",
-                2,
-                "invented on an unchanged file",
-            ),
-            finding("critical", 99, "calc.sh", 40, "far from any change"),
+            invented(99),
+            far_away(99),
             finding("critical", 60, "calc.sh", 1, "unsure"),
             finding("blocker", 99, "calc.sh", 1, "bad severity"),
             finding("minor", 85, "calc.sh", 1, "style-ish but real"),
@@ -427,4 +437,145 @@ fn a_risky_issue_is_reviewed_with_the_risk_strategy_though_the_gate_is_off() {
     assert_eq!(r.task()["stage"], "DONE");
     assert!(r.verdicts().is_empty());
     assert!(r.events("risk_flagged").is_empty());
+}
+
+/// `cross` with r1 and r2, no fix round, and `extra` review lines.
+fn cross_rev(extra: &str) -> Rev {
+    Rev::new(
+        &["r1", "r2"],
+        &format!("  strategy: cross\n  fix_rounds: 0\n  reviewers: [r1, r2]\n{extra}"),
+    )
+}
+
+/// (title, counted, drop_reason) of the round's findings in `review-1.json`.
+fn round_findings(r: &Rev) -> Vec<(String, bool, Value)> {
+    let text = r
+        .env
+        .read(".swarm/runs/calc/issue-1/attempt-1/review-1.json");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["title"].as_str().unwrap_or_default().to_string(),
+                f["counted"].as_bool().unwrap(),
+                f.get("drop_reason").cloned().unwrap_or(Value::Null),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_lone_cross_finding_blocks_by_default_and_not_under_the_stricter_bar() {
+    // r1 alone reports a major finding at 90 on a changed line; r2 finds nothing
+    let lone = answer_with(&[finding("major", 90, "calc.sh", 1, "lone guess")]);
+    let r = cross_rev("");
+    r.answer("r1", 0, &lone);
+    r.answer("r2", 0, &answer_with(&[]));
+    r.env.run(&["run", "calc"]).code(1);
+    assert_eq!(r.verdicts()[0], "fail");
+    assert_eq!(
+        round_findings(&r),
+        [("lone guess".to_string(), true, Value::Null)]
+    );
+
+    let r = cross_rev("  cross_unmatched_min_confidence: 95\n");
+    r.answer("r1", 0, &lone);
+    r.answer("r2", 0, &answer_with(&[]));
+    r.env.run(&["run", "calc"]).ok();
+    assert_eq!(r.task()["stage"], "DONE");
+    assert_eq!(r.verdicts(), ["pass"]);
+    let v = &r.events("review_verdict")[0];
+    assert_eq!(
+        (v["strategy"].as_str(), v["counted"].as_u64()),
+        (Some("cross"), Some(0))
+    );
+    assert_eq!(
+        round_findings(&r),
+        [("lone guess".to_string(), false, json!("below_confidence"))]
+    );
+    // r1's own view (review_finished) still counts it at min_confidence
+    let mine = r.events("review_finished");
+    let r1 = mine.iter().find(|e| e["reviewer"] == "r1").unwrap();
+    assert_eq!(r1["counted"], 1, "{r1}");
+}
+
+#[test]
+fn under_the_stricter_bar_a_matched_pair_still_blocks_and_lying_reviewers_are_dropped() {
+    // r1 lies: an invented finding on an unchanged file and one far from any change, both
+    // at 100, and a weak one at 75 on the changed line; r2 claims 94 on every changed line
+    // (high confidence on everything) and agrees with r1 near calc.sh:1
+    let r = cross_rev("  cross_unmatched_min_confidence: 95\n");
+    r.answer(
+        "r1",
+        0,
+        &answer_with(&[
+            invented(100),
+            far_away(100),
+            finding("major", 75, "calc.sh", 1, "sign bug"),
+        ]),
+    );
+    r.answer(
+        "r2",
+        0,
+        &answer_with(&[
+            finding("minor", 94, "calc.sh", 2, "sign"),
+            finding("major", 94, "tests/test_issue_1.sh", 1, "weak test"),
+        ]),
+    );
+    r.env.run(&["run", "calc"]).code(1);
+    let v = r.events("review_verdict");
+    assert_eq!(v[0]["verdict"], "fail");
+    assert_eq!(v[0]["counted"], 1);
+    let mut got = round_findings(&r);
+    got.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        got,
+        [
+            (
+                "far from any change".to_string(),
+                false,
+                json!("unanchored")
+            ),
+            (
+                "invented on an unchanged file".to_string(),
+                false,
+                json!("unanchored")
+            ),
+            // the matched pair: max(75, 94) + 10, counted at min_confidence
+            ("sign".to_string(), true, Value::Null),
+            // r2 alone, 94 < 95: recorded, not counted
+            ("weak test".to_string(), false, json!("below_confidence")),
+        ]
+    );
+    // the reason names the pair, the only blocking finding
+    assert!(
+        r.task()["blocked_reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("review: 1 blocking finding(s): sign (calc.sh:2)"),
+        "{}",
+        r.task()
+    );
+}
+
+#[test]
+fn a_reviewer_claiming_certainty_on_everything_passes_any_bar_alone() {
+    // the limit of the stricter bar (docs/review.md "A stricter `cross`"): a lone finding
+    // claimed at 100 still counts at 95; only the other reviewer's silence is not enough
+    let r = cross_rev("  cross_unmatched_min_confidence: 95\n");
+    r.answer(
+        "r1",
+        0,
+        &answer_with(&[finding("major", 100, "calc.sh", 1, "certain")]),
+    );
+    r.answer("r2", 0, &answer_with(&[]));
+    r.env.run(&["run", "calc"]).code(1);
+    assert_eq!(r.verdicts()[0], "fail");
+    assert_eq!(
+        round_findings(&r),
+        [("certain".to_string(), true, Value::Null)]
+    );
 }

@@ -177,3 +177,33 @@ fn an_error_printed_with_v_shows_its_cause_chain_and_without_v_only_the_sentence
     error: cannot read config file [TMP]/repo/.: Is a directory (os error 21)
     ");
 }
+
+#[test]
+fn a_github_failure_printed_with_v_shows_the_request_it_came_from() {
+    let gh = setup(false);
+    let a = gh.fake.add_issue("a", &[]);
+    gh.env
+        .issues("auth", json!([{"order":1,"title":"a","github_issue":a}]));
+    gh.env.run(&["greenlight", "auth"]).ok();
+    gh.fake.fail_next(
+        "POST",
+        "/labels",
+        crate::common::fake_github::Fault::Reply(403, "Resource not accessible by integration"),
+        1,
+    );
+    let r = gh.env.run(&["-v", "github", "sync", "auth"]);
+    r.code(1);
+    let error = lines_with(&r.stderr, "error: ");
+    assert_eq!(error.len(), 1, "{}", r.stderr);
+    assert!(error[0].contains("issues: write"), "{}", r.stderr);
+    // the sentence names no request; the cause under it does
+    assert!(!error[0].contains("POST"), "{}", r.stderr);
+    let caused = lines_with(&r.stderr, "caused by: ");
+    assert_eq!(caused.len(), 1, "{}", r.stderr);
+    assert!(
+        caused[0].contains("POST /repos/") && caused[0].contains("/labels → 403"),
+        "{}",
+        r.stderr
+    );
+    assert!(!r.stderr.contains(TOKEN), "{}", r.stderr);
+}

@@ -6,6 +6,7 @@ pub mod action;
 pub mod agents;
 pub mod argv_watch;
 pub mod env;
+pub mod event_log;
 pub mod fake_github;
 pub mod fake_model;
 pub mod files;

@@ -226,8 +226,9 @@ pub fn create_repo(ui: &Ui, root: &Path) -> CmdResult<DemoRepo> {
         ],
     )
     .map_err(git_err)?;
+    let feature = FeatureId::parse(FEATURE)?;
     let message = crate::core::commit_message::message(
-        &FeatureId::parse(FEATURE)?,
+        &feature,
         1,
         None,
         "Greeting function\n\nImplemented before swarm-attack was run on this repository.",
@@ -235,7 +236,7 @@ pub fn create_repo(ui: &Ui, root: &Path) -> CmdResult<DemoRepo> {
     let preexisting_commit = git.commit(root, &message).map_err(git_err)?;
     Ok(DemoRepo {
         root: root.to_path_buf(),
-        feature: FeatureId::parse(FEATURE).map_err(CommandError::from)?,
+        feature,
         preexisting_commit,
     })
 }

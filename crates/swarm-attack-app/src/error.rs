@@ -6,16 +6,21 @@
 //! the cause chain under the message (see `crate::cli::output::print_error`).
 
 use crate::core::transition::NotAllowed;
+use crate::io::agent::AgentError;
 use crate::io::config::ConfigError;
 use crate::io::event_log::EventLogError;
 use crate::io::file_error::FileError;
 use crate::io::git::GitError;
+use crate::io::git::locks::LockHeld;
 use crate::io::github::client::ClientBuildError;
+use crate::io::github::errors::GithubError;
 use crate::io::github::settings::SettingsError;
 use crate::io::history::HistoryError;
 use crate::io::issues_file::IssuesFileError;
 use crate::io::jsonl::LessonsFileError;
+use crate::io::llm::LlmError;
 use crate::io::lock::LockError;
+use crate::io::process::SpawnError;
 use crate::io::run_lock::RunLockError;
 use crate::io::state_store::StateStoreError;
 use std::error::Error;
@@ -99,6 +104,19 @@ impl CommandError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());
         self
+    }
+    /// The same error (kind, hint, source) told in the caller's words: for a call site
+    /// that knows what the adapter does not (which command, which file of the project).
+    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+        self.message = message.into();
+        self
+    }
+    /// A failed GitHub request, told as the one sentence that names the repository, the
+    /// object (`what`) and the permission a write needs (docs/github.md); kind and source
+    /// from the `From<GithubError>` below.
+    pub fn github(e: GithubError, repo: &str, token_var: &str, what: &str, write: bool) -> Self {
+        let sentence = e.sentence(repo, token_var, what, write);
+        CommandError::from(e).with_message(sentence)
     }
 }
 
@@ -274,6 +292,69 @@ impl From<ClientBuildError> for CommandError {
 impl From<GitError> for CommandError {
     fn from(e: GitError) -> Self {
         CommandError::caused_by(ErrorKind::Internal, e)
+    }
+}
+
+/// A process that could not be started: a program missing from PATH or an empty command is
+/// the configuration's (exit 2), anything else (permissions, resources) unexpected (exit 1).
+impl From<SpawnError> for CommandError {
+    fn from(e: SpawnError) -> Self {
+        match e {
+            missing @ SpawnError::NotFound { .. } => {
+                CommandError::caused_by(ErrorKind::Input, missing)
+                    .with_hint("install it, or fix the command in config.yaml")
+            }
+            empty @ SpawnError::Empty => CommandError::caused_by(ErrorKind::Input, empty),
+            other @ SpawnError::Other { .. } => CommandError::caused_by(ErrorKind::Internal, other),
+        }
+    }
+}
+
+/// An agent that could not run at all: a missing command or program is the configuration's
+/// (exit 2); a start that failed otherwise is unexpected (exit 1).
+impl From<AgentError> for CommandError {
+    fn from(e: AgentError) -> Self {
+        match e {
+            none @ AgentError::NoCommand { .. } => CommandError::caused_by(ErrorKind::Input, none)
+                .with_hint("give the agent a `command` in config.yaml"),
+            missing @ AgentError::NotFound { .. } => {
+                CommandError::caused_by(ErrorKind::Input, missing)
+                    .with_hint("install it, or fix agents[].command in config.yaml")
+            }
+            other @ AgentError::Spawn { .. } => CommandError::caused_by(ErrorKind::Internal, other),
+        }
+    }
+}
+
+/// The LLM helper gave no answer: not configured or not startable is the configuration's
+/// (exit 2); a helper that ran and failed or timed out failed the work (exit 1).
+impl From<LlmError> for CommandError {
+    fn from(e: LlmError) -> Self {
+        match e {
+            none @ LlmError::NotConfigured => CommandError::caused_by(ErrorKind::Input, none)
+                .with_hint("set `llm.command` in config.yaml"),
+            spawn @ LlmError::Spawn(_) => CommandError::caused_by(ErrorKind::Input, spawn)
+                .with_hint("check `llm.command` in config.yaml"),
+            slow @ LlmError::TimedOut(_) => CommandError::caused_by(ErrorKind::Work, slow)
+                .with_hint("raise `llm.timeout_seconds` in config.yaml"),
+            failed @ LlmError::Failed { .. } => CommandError::caused_by(ErrorKind::Work, failed),
+        }
+    }
+}
+
+/// A failed GitHub request failed the work (exit 1), whatever GitHub answered: its sentence
+/// already says what to do (see [`CommandError::github`] for the one that names the object).
+impl From<GithubError> for CommandError {
+    fn from(e: GithubError) -> Self {
+        CommandError::caused_by(ErrorKind::Work, e)
+    }
+}
+
+/// A git lock file a running git holds: locked by another process (exit 3).
+impl From<LockHeld> for CommandError {
+    fn from(e: LockHeld) -> Self {
+        CommandError::caused_by(ErrorKind::Locked, e)
+            .with_hint("wait for that git command to finish (or stop it), then run again")
     }
 }
 

@@ -328,7 +328,7 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
 /// confident enough) may be passed here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FixedFinding<'a> {
-    pub feature: &'a str,
+    pub feature: &'a FeatureId,
     pub issue: u32,
     pub attempt: u32,
     /// The round that reported it and the round that no longer did.
@@ -469,8 +469,9 @@ mod tests {
     fn the_review_gate_hook_records_a_fixed_finding_as_a_lesson_on_its_file() {
         let dir = tempfile::tempdir().unwrap();
         let p = project(dir.path());
+        let auth = crate::fid("auth");
         let f = FixedFinding {
-            feature: "auth",
+            feature: &auth,
             issue: 3,
             attempt: 1,
             reported_round: 1,

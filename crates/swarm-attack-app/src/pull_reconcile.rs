@@ -50,12 +50,8 @@ pub fn reconcile_pulls(
     let mut ended = Vec::new();
     for (issue, pr) in waiting {
         let info = api.get_pull(pr).map_err(|e| {
-            CommandError::work(e.sentence(
-                &settings.repo,
-                settings.token.source,
-                &format!("pull request #{pr}"),
-                false,
-            ))
+            let what = format!("pull request #{pr}");
+            CommandError::github(e, &settings.repo, settings.token.source, &what, false)
         })?;
         if info.state != "closed" {
             continue;
@@ -163,9 +159,8 @@ fn retarget_stacked(
     merged_branch: &str,
     base: &str,
 ) -> CmdResult<()> {
-    let err = |e: crate::io::github::errors::GithubError, what: &str| {
-        CommandError::work(e.sentence(&settings.repo, settings.token.source, what, true))
-    };
+    let err =
+        |e, what: &str| CommandError::github(e, &settings.repo, settings.token.source, what, true);
     let stacked = api
         .open_pulls_into(merged_branch)
         .map_err(|e| err(e, &format!("the pull requests based on `{merged_branch}`")))?;

@@ -502,6 +502,11 @@ pub struct ReviewConfig {
     pub strategy: ReviewStrategy,
     /// 0–100: findings below are recorded, never counted.
     pub min_confidence: u32,
+    /// 0–100, `cross` only: a finding only one of the two reviewers reported counts only
+    /// at or above this (a matched pair still counts at `min_confidence`). Not set: equal
+    /// to `min_confidence` (docs/review.md "A stricter `cross`").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_unmatched_min_confidence: Option<u32>,
     pub block_on: Vec<crate::review::Severity>,
     /// Rounds in which the implementer fixes or answers a failing review, within the attempt.
     pub fix_rounds: u32,
@@ -517,6 +522,7 @@ impl Default for ReviewConfig {
             reviewers: Vec::new(),
             strategy: ReviewStrategy::Single,
             min_confidence: 80,
+            cross_unmatched_min_confidence: None,
             block_on: vec![
                 crate::review::Severity::Critical,
                 crate::review::Severity::Major,
@@ -525,6 +531,16 @@ impl Default for ReviewConfig {
             on_error: ReviewOnError::Block,
             post_to_pr: true,
         }
+    }
+}
+
+impl ReviewConfig {
+    /// The bar of a `cross` finding only one reviewer reported: the key, else
+    /// `min_confidence` (never below it).
+    pub fn cross_unmatched_min(&self) -> u32 {
+        self.cross_unmatched_min_confidence
+            .unwrap_or(self.min_confidence)
+            .max(self.min_confidence)
     }
 }
 

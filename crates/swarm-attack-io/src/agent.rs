@@ -8,6 +8,7 @@
 use crate::config::AgentConfig;
 use crate::core::agent_limits::RunLimits;
 use crate::core::agent_report::{self, AgentReport, ErrorKind};
+use crate::core::feature_id::FeatureId;
 use crate::process::{self, ProcessSpec, SpawnError, TOKEN_VARS};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct AgentRun<'a> {
     pub agent: &'a AgentConfig,
-    pub feature: &'a str,
+    pub feature: &'a FeatureId,
     pub issue: u32,
     pub attempt: u32,
     /// `primary`, `runner-up` or `reviewer`.
@@ -276,9 +277,10 @@ mod tests {
             env_passthrough: vec!["GH_TOKEN".into()],
             ..AgentConfig::default()
         };
+        let f = crate::fid("auth");
         let run = AgentRun {
             agent: &agent,
-            feature: "f",
+            feature: &f,
             issue: 3,
             attempt: 2,
             role: "primary",

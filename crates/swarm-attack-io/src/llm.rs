@@ -5,6 +5,7 @@
 //! ledger (docs/budgets.md "LLM helper calls").
 
 use crate::config::Config;
+use crate::core::feature_id::FeatureId;
 use crate::process::{self, ProcessSpec, TOKEN_VARS};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -27,7 +28,7 @@ pub enum LlmError {
 #[derive(Debug, Clone)]
 pub struct LlmRequest<'a> {
     pub agent: &'a str,
-    pub feature: &'a str,
+    pub feature: &'a FeatureId,
     pub issue: u32,
     pub purpose: &'a str,
     pub prompt: &'a str,

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 mod issue_routes;
 mod pull_routes;
+mod repo_routes;
 mod world;
 
 use world::{Comment, Issue, Label, Scripted, World, reason};

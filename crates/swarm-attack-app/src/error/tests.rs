@@ -1,6 +1,7 @@
 //! Every adapter error's kind and hint, and the causes `-v` shows.
 
 use super::*;
+use crate::io::github::errors::FailureKind;
 use std::io;
 use std::path::PathBuf;
 
@@ -205,7 +206,150 @@ fn table() -> Vec<(CommandError, ErrorKind, bool)> {
             ErrorKind::Internal,
             false,
         ),
+        (
+            LockHeld {
+                path: "index.lock".into(),
+                pid: 7,
+            }
+            .into(),
+            ErrorKind::Locked,
+            true,
+        ),
+        (SpawnError::Empty.into(), ErrorKind::Input, false),
+        (
+            SpawnError::NotFound {
+                program: "pytest".into(),
+            }
+            .into(),
+            ErrorKind::Input,
+            true,
+        ),
+        (
+            SpawnError::Other {
+                program: "pytest".into(),
+                source: os(io::ErrorKind::PermissionDenied),
+            }
+            .into(),
+            ErrorKind::Internal,
+            false,
+        ),
+        (
+            AgentError::NoCommand { agent: "a".into() }.into(),
+            ErrorKind::Input,
+            true,
+        ),
+        (
+            AgentError::NotFound {
+                agent: "a".into(),
+                program: "claude".into(),
+            }
+            .into(),
+            ErrorKind::Input,
+            true,
+        ),
+        (
+            AgentError::Spawn {
+                agent: "a".into(),
+                message: "m".into(),
+            }
+            .into(),
+            ErrorKind::Internal,
+            false,
+        ),
+        (LlmError::NotConfigured.into(), ErrorKind::Input, true),
+        (LlmError::Spawn("m".into()).into(), ErrorKind::Input, true),
+        (LlmError::TimedOut(30).into(), ErrorKind::Work, true),
+        (
+            LlmError::Failed {
+                code: Some(1),
+                stderr: "boom".into(),
+            }
+            .into(),
+            ErrorKind::Work,
+            false,
+        ),
+        (
+            github_error(FailureKind::Forbidden, Some(403)).into(),
+            ErrorKind::Work,
+            false,
+        ),
+        (
+            github_error(FailureKind::Transport, None).into(),
+            ErrorKind::Work,
+            false,
+        ),
     ]
+}
+
+fn github_error(kind: FailureKind, status: Option<u16>) -> GithubError {
+    GithubError {
+        kind,
+        status,
+        message: "Resource not accessible by integration".into(),
+        code: None,
+        maybe_applied: false,
+        request: "PATCH /repos/o/r/issues/4".into(),
+    }
+}
+
+#[test]
+fn a_github_failure_is_told_as_its_sentence_and_keeps_the_request_as_its_cause() {
+    let e = CommandError::github(
+        github_error(FailureKind::Forbidden, Some(403)),
+        "o/r",
+        "GH_TOKEN",
+        "GitHub issue #4",
+        true,
+    );
+    assert_eq!(e.kind, ErrorKind::Work);
+    assert!(e.hint.is_none());
+    assert_eq!(
+        e.message,
+        "the token in GH_TOKEN lacks `issues: write` on o/r (403 Resource not accessible by integration), so GitHub issue #4 could not be changed"
+    );
+    // `-v` shows the request the sentence does not name
+    assert_eq!(
+        e.causes(),
+        ["PATCH /repos/o/r/issues/4 → 403 Resource not accessible by integration"]
+    );
+    let plain: CommandError = github_error(FailureKind::Forbidden, Some(403)).into();
+    assert_eq!(
+        plain.message,
+        "PATCH /repos/o/r/issues/4 → 403 Resource not accessible by integration"
+    );
+}
+
+#[test]
+fn with_message_rewords_and_keeps_kind_hint_and_source() {
+    let held = LockHeld {
+        path: "/repo/.git/index.lock".into(),
+        pid: 7,
+    };
+    let e = CommandError::from(held)
+        .with_message(".git/index.lock is held by a running git (pid 7); no agent was started");
+    assert_eq!(e.kind, ErrorKind::Locked);
+    assert_eq!(e.kind.exit_code(), 3);
+    assert_eq!(
+        e.hint.as_deref(),
+        Some("wait for that git command to finish (or stop it), then run again")
+    );
+    assert_eq!(
+        e.source.as_deref().map(|s| s.to_string()).as_deref(),
+        Some(
+            "/repo/.git/index.lock is held by a running git (pid 7); wait for it to finish, or stop it"
+        )
+    );
+    // a spawn failure's OS error is the cause `-v` shows under the caller's words
+    let e = CommandError::from(SpawnError::Other {
+        program: "pytest".into(),
+        source: os(io::ErrorKind::PermissionDenied),
+    })
+    .with_message("the test command could not start");
+    assert_eq!(e.kind, ErrorKind::Internal);
+    assert_eq!(
+        e.causes(),
+        ["`pytest` could not be started: the OS said no"]
+    );
 }
 
 #[test]

@@ -44,8 +44,9 @@ impl LiveGithub {
         }))
     }
 
-    fn error(&self, e: &GithubError, what: &str) -> CommandError {
-        CommandError::work(e.sentence(&self.settings.repo, self.settings.token.source, what, false))
+    fn error(&self, e: GithubError, what: &str) -> CommandError {
+        let s = &self.settings;
+        CommandError::github(e, &s.repo, s.token.source, what, false)
     }
 }
 
@@ -63,7 +64,7 @@ impl GithubPort for LiveGithub {
                 ));
                 Ok("none".into())
             }
-            Err(e) => Err(self.error(&e, &format!("the permission of `{user}`"))),
+            Err(e) => Err(self.error(e, &format!("the permission of `{user}`"))),
         }
     }
 
@@ -72,7 +73,7 @@ impl GithubPort for LiveGithub {
             .api
             .borrow_mut()
             .list_open_issues_labeled(label)
-            .map_err(|e| self.error(&e, &format!("the issues labeled `{label}`")))?;
+            .map_err(|e| self.error(e, &format!("the issues labeled `{label}`")))?;
         Ok(issues
             .into_iter()
             .map(|i| IssueSnapshot {

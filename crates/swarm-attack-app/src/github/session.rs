@@ -249,7 +249,7 @@ impl<'p> Session<'p> {
             } else {
                 sentence
             };
-            return Err(CommandError::work(msg));
+            return Err(CommandError::from(e.clone()).with_message(msg));
         }
         if !e.is_transient() {
             self.report.errors.push(sentence);

@@ -395,7 +395,7 @@ pub fn run_attempt(
     };
     let statics = rules::static_checks(verify_cfg, &subject, &changed);
     if statics.iter().any(|c| !c.passed) {
-        let (report, _) = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
+        let report = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?.report;
         return Ok(finish(
             spec,
             integrity_failure(spec, &name, &report, (cost, Vec::new()), &paths),
@@ -464,17 +464,18 @@ pub fn run_attempt(
         agent: tag.clone(),
     };
     // fail_before: the new tests must fail on the start commit
-    let (report, runs) = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
+    let mut checked = integrity::finish_checks(ctx, &at, &subject, &changed, statics)?;
+    let (report, runs) = (&checked.report, checked.runs.take());
     if stopped() {
         return Ok(finish(spec, AttemptResult::Stopped { cost_usd: cost }));
     }
     if !report.passed {
         return Ok(finish(
             spec,
-            integrity_failure(spec, &name, &report, (cost, vec![passed_event]), &paths),
+            integrity_failure(spec, &name, report, (cost, vec![passed_event]), &paths),
         ));
     }
-    integrity::save(&spec.artifacts, &report);
+    integrity::save(&spec.artifacts, report);
     let mut pending = integrity::tests_written(
         issue,
         &rules::tests_written(verify_cfg, &subject, &changed, runs.as_deref()),
@@ -515,6 +516,9 @@ pub fn run_attempt(
             ));
         }
     };
+    // docs/integrity.md "Cost": the scratch tree goes back at this commit, where the next
+    // issue usually starts (a failed attempt's goes back at the start commit, a retry's)
+    checked.hand_back_at(&commit);
     Ok(finish(
         spec,
         AttemptResult::Passed(Passed {

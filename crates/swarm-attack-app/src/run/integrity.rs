@@ -6,8 +6,11 @@
 //!
 //! Cost: the static checks start no process when the attempt touched no pre-existing test
 //! file (new files are read from disk) and one `git diff` otherwise; `fail_before` adds one
-//! test run per new or changed test file, in a worker worktree taken from the run's pool
-//! (reset in the background when handed back, like every worker worktree).
+//! test run per new or changed test file, in a worker worktree taken from the run's pool.
+//! That scratch tree is handed back reset (in the background) at the attempt's own commit
+//! when the attempt passed ([`Checked::hand_back_at`]) — the next issue's usual start
+//! commit, so its `fail_before` finds the scratch tree ready and resets nothing on its
+//! critical path — and at the start commit (a retry's) otherwise.
 
 use crate::core::command_line;
 use crate::core::events::Event;
@@ -16,7 +19,8 @@ use crate::core::unified_diff;
 use crate::error::CmdResult;
 use crate::io::git::{Change, ChangeKind as GitKind};
 use crate::run::stop::Stop;
-use crate::run::{RunContext, verify, worktrees};
+use crate::run::worktrees::{self, WorkerTree};
+use crate::run::{RunContext, verify};
 use std::io::Read;
 use std::path::Path;
 use std::time::Instant;
@@ -109,8 +113,13 @@ fn read_text(path: &Path) -> Option<String> {
 
 /// Runs each of `tests` (paths in the attempt's worktree) on the start commit with only
 /// those files added; the runs' logs are `fail-before-<k>.log` in the attempt folder.
-/// Empty when no test command is configured (nothing can be judged).
-pub fn fail_before(ctx: &RunContext<'_>, spec: &At<'_>, tests: &[String]) -> CmdResult<BaseRuns> {
+/// Empty when no test command is configured (nothing can be judged). Also returns the
+/// scratch worktree the runs used (dropped: reset at the start commit).
+pub fn fail_before<'g>(
+    ctx: &'g RunContext<'g>,
+    spec: &At<'_>,
+    tests: &[String],
+) -> CmdResult<(BaseRuns, WorkerTree<'g>)> {
     let scratch = worktrees::take(ctx, spec.issue, spec.base)?;
     for t in tests {
         copy_into(&spec.worktree.join(t), &scratch.path.join(t));
@@ -123,14 +132,14 @@ pub fn fail_before(ctx: &RunContext<'_>, spec: &At<'_>, tests: &[String]) -> Cmd
         let run =
             verify::run_command_stoppable(ctx, &cmd, &scratch.path, spec.issue, &log, spec.stop);
         let r = match run {
-            Ok(v) if v.skipped => return Ok(Vec::new()),
+            Ok(v) if v.skipped => return Ok((Vec::new(), scratch)),
             Ok(v) => integrity::classify_base_run(v.passed, v.exit_code, &v.output),
             // the program is missing there: cannot run
             Err(_) => BaseRun::CannotRun,
         };
         runs.push((t.clone(), r));
     }
-    Ok(runs)
+    Ok((runs, scratch))
 }
 
 /// Copies one file of the attempt (a link as a link) into the scratch worktree.
@@ -152,16 +161,36 @@ fn copy_into(from: &Path, to: &Path) {
     }
 }
 
+/// What [`finish_checks`] found.
+pub struct Checked<'g> {
+    pub report: Report,
+    /// For `tests_written`: the runs on the start commit (`None` when `fail_before` did not
+    /// run).
+    pub runs: Option<BaseRuns>,
+    /// The scratch worktree `fail_before` ran in; dropped, it goes back to the pool reset
+    /// at the start commit.
+    scratch: Option<WorkerTree<'g>>,
+}
+
+impl Checked<'_> {
+    /// Hands the scratch worktree back reset (in the background) at `commit`, the
+    /// attempt's own commit: where the next issue usually starts.
+    pub fn hand_back_at(&mut self, commit: &str) {
+        if let Some(s) = self.scratch.take() {
+            s.hand_back_at(commit);
+        }
+    }
+}
+
 /// The whole check of an attempt whose tests passed: the static checks' results
-/// (`statics`), then `fail_before` when they passed. Returns the report and, for
-/// `tests_written`, the runs on the start commit (`None` when `fail_before` did not run).
-pub fn finish_checks(
-    ctx: &RunContext<'_>,
+/// (`statics`), then `fail_before` when they passed.
+pub fn finish_checks<'g>(
+    ctx: &'g RunContext<'g>,
     spec: &At<'_>,
     subject: &Subject<'_>,
     facts: &[Changed],
     statics: Vec<integrity::CheckResult>,
-) -> CmdResult<(Report, Option<BaseRuns>)> {
+) -> CmdResult<Checked<'g>> {
     let cfg = &ctx.project.config.verify;
     let mut checks = statics;
     if checks.iter().any(|c| !c.passed) {
@@ -169,7 +198,11 @@ pub fn finish_checks(
             integrity::Check::FailBefore,
             "not run: an earlier check failed",
         ));
-        return Ok((Report::new(checks, None), None));
+        return Ok(Checked {
+            report: Report::new(checks, None),
+            runs: None,
+            scratch: None,
+        });
     }
     match integrity::fail_before_plan(cfg, subject, facts) {
         integrity::FailBeforePlan::Skip(why) => {
@@ -177,15 +210,23 @@ pub fn finish_checks(
                 integrity::Check::FailBefore,
                 &why,
             ));
-            Ok((Report::new(checks, None), None))
+            Ok(Checked {
+                report: Report::new(checks, None),
+                runs: None,
+                scratch: None,
+            })
         }
         integrity::FailBeforePlan::Run(tests) => {
             let t0 = Instant::now();
-            let runs = fail_before(ctx, spec, &tests)?;
+            let (runs, scratch) = fail_before(ctx, spec, &tests)?;
             let ms = t0.elapsed().as_millis() as u64;
             checks.push(integrity::fail_before_result(&runs));
             let runs = (!runs.is_empty()).then_some(runs);
-            Ok((Report::new(checks, Some(ms)), runs))
+            Ok(Checked {
+                report: Report::new(checks, Some(ms)),
+                runs,
+                scratch: Some(scratch),
+            })
         }
     }
 }

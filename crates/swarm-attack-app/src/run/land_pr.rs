@@ -62,9 +62,7 @@ pub fn post_review(
     let client = Client::new(settings)?;
     let mut api = Api::new(client);
     let what = format!("the reviews of pull request #{pr}");
-    let gh_err = |e: crate::io::github::errors::GithubError| {
-        CommandError::work(e.sentence(&repo, source, &what, true))
-    };
+    let gh_err = |e| CommandError::github(e, &repo, source, &what, true);
     let earlier = api.pull_review_bodies(pr).map_err(gh_err)?;
     if earlier.iter().any(|b| pull::is_review_of(b, commit)) {
         return Ok(false);
@@ -123,9 +121,7 @@ pub fn open_pull(
     let source = settings.token.source;
     let client = Client::new(settings)?;
     let mut api = Api::new(client);
-    let gh_err = |e: crate::io::github::errors::GithubError, what: &str| {
-        CommandError::work(e.sentence(&repo, source, what, true))
-    };
+    let gh_err = |e, what: &str| CommandError::github(e, &repo, source, what, true);
     let title = pull_body::pull_title(facts);
     let body = pull_body::pull_body(facts);
     let existing = api

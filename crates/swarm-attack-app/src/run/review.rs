@@ -379,18 +379,23 @@ fn review_round(
         let (a, b) = (a?, b?);
         let cost = run.cost.into_inner().unwrap_or(None);
         let errors = run.errors.into_inner().unwrap_or_default().join("; ");
+        // docs/review.md "A stricter `cross`": a finding one reviewer alone reported may
+        // need more confidence than a matched pair; with one valid answer `single` rules
+        let unmatched = f64::from(cfg.review.cross_unmatched_min());
         let (findings, strategy) = match (a, b) {
-            (Some(a), Some(b)) => (Some(review::cross(a, b)), "cross".to_string()),
-            (Some(x), None) | (None, Some(x)) => (
-                Some(x),
-                "single (cross: only one reviewer gave a valid answer)".to_string(),
+            (Some(a), Some(b)) => (
+                Some(review::cross_counted(a, b, min, unmatched)),
+                "cross".to_string(),
             ),
+            (Some(mut x), None) | (None, Some(mut x)) => {
+                review::count(&mut x, min);
+                (
+                    Some(x),
+                    "single (cross: only one reviewer gave a valid answer)".to_string(),
+                )
+            }
             (None, None) => (None, "cross".to_string()),
         };
-        let findings = findings.map(|mut f| {
-            review::count(&mut f, min);
-            f
-        });
         return Ok(Round {
             findings,
             strategy,

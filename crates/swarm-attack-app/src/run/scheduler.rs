@@ -161,12 +161,12 @@ fn clear_stale_git_locks(project: &Project) -> CmdResult<Vec<std::path::PathBuf>
         return Ok(Vec::new());
     };
     locks::clear_stale(&project.root, &git_dir, locks::STALE_AFTER).map_err(|held| {
-        CommandError::locked(format!(
+        let message = format!(
             "{} is held by a running git (pid {}); no agent was started",
             project.paths.display(&held.path),
             held.pid
-        ))
-        .with_hint("wait for that git command to finish (or stop it), then run again")
+        );
+        CommandError::from(held).with_message(message)
     })
 }
 

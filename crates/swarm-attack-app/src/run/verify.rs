@@ -122,13 +122,20 @@ pub fn run_command_stoppable(
             s.unregister(p);
         }
     }
-    let out = out.map_err(|e| match e {
-        SpawnError::NotFound { program } => CommandError::input(format!(
-            "the test command's program `{program}` was not found (tests.command in {})",
-            ctx.project.config_path.display()
-        ))
-        .with_hint("install it, or fix tests.command"),
-        other => CommandError::internal(format!("the test command could not start: {other}")),
+    let out = out.map_err(|e| match &e {
+        SpawnError::NotFound { program } => {
+            let message = format!(
+                "the test command's program `{program}` was not found (tests.command in {})",
+                ctx.project.config_path.display()
+            );
+            CommandError::from(e)
+                .with_message(message)
+                .with_hint("install it, or fix tests.command")
+        }
+        other => {
+            let message = format!("the test command could not start: {other}");
+            CommandError::from(e).with_message(message)
+        }
     })?;
     let mut output = out.stdout_text();
     let err = out.stderr_text();

@@ -10,8 +10,12 @@
 //! created) is left. A worktree handed back is reset at once, in the background, to the
 //! commit its HEAD names (the issue's own commit, which the landing usually fast-forwards
 //! the branch to), while the issue lands and the next one is claimed: the next issue
-//! takes it as it is when that commit is its base, and resets it to its base otherwise
-//! (issue 19: the reset's two passes over the tree were on every issue's critical path).
+//! takes it as it is when that commit is its base, and otherwise moves it to its base with
+//! one `checkout` (it is known clean: no `clean` needed) (issue 19: the reset's two passes
+//! over the tree were on every issue's critical path). A worktree whose HEAD is not where
+//! the next user will start — `fail_before`'s scratch tree, at the attempt's start commit —
+//! is handed back at the commit the next user is expected to start from
+//! ([`WorkerTree::hand_back_at`]: the attempt's own commit).
 //! Only when none is idle is one added (`<worktrees>/<feature>/worker-<session>-<n>`); a
 //! reset that fails falls back to removing and adding it again. When the run ends they
 //! are all removed (after their background resets finished).
@@ -37,13 +41,23 @@ const PREFIX: &str = "worker-";
 pub struct WorkerTree<'g> {
     ctx: &'g RunContext<'g>,
     pub path: PathBuf,
+    /// Where the background reset goes when handed back; `None`: the commit HEAD names.
+    back_at: Option<String>,
+}
+
+impl WorkerTree<'_> {
+    /// Hands the worktree back, reset in the background to `commit` (where its next user
+    /// is expected to start) instead of to its HEAD.
+    pub fn hand_back_at(mut self, commit: &str) {
+        self.back_at = Some(commit.to_string());
+    }
 }
 
 impl Drop for WorkerTree<'_> {
     fn drop(&mut self) {
         let idle = IdleTree {
             path: self.path.clone(),
-            resetting: reset_in_background(self.ctx, &self.path),
+            resetting: reset_in_background(self.ctx, &self.path, self.back_at.take()),
         };
         match self.ctx.idle_worktrees.lock() {
             Ok(mut v) => v.push(idle),
@@ -71,16 +85,23 @@ impl IdleTree {
     }
 }
 
-/// Starts resetting the worktree at `path` to the commit its HEAD names (`None` when no
-/// thread could be started: the next user resets it then).
-fn reset_in_background(ctx: &RunContext<'_>, path: &Path) -> Option<JoinHandle<Option<String>>> {
+/// Starts resetting the worktree at `path` to `to`, else to the commit its HEAD names
+/// (`None` when no thread could be started: the next user resets it then).
+fn reset_in_background(
+    ctx: &RunContext<'_>,
+    path: &Path,
+    to: Option<String>,
+) -> Option<JoinHandle<Option<String>>> {
     let git = ctx.git.clone();
     let path = path.to_path_buf();
     std::thread::Builder::new()
         .name("worktree-reset".into())
         .spawn(move || {
-            let head = git.head(&path).ok().flatten()?;
-            git.reset_worktree(&path, &head).ok().map(|_| head)
+            let at = match to {
+                Some(c) => c,
+                None => git.head(&path).ok().flatten()?,
+            };
+            git.reset_worktree(&path, &at).ok().map(|_| at)
         })
         .ok()
 }
@@ -92,7 +113,8 @@ impl AsRef<Path> for WorkerTree<'_> {
 }
 
 /// A worktree at `base` for an issue: an idle one (as it is when its background reset
-/// left it clean at `base`, else reset to `base`), else a new one.
+/// left it clean at `base`; moved to `base` by one checkout when it left it clean
+/// elsewhere; else reset to `base`), else a new one.
 pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<WorkerTree<'g>> {
     let idle = ctx.idle_worktrees.lock().ok().and_then(|mut v| v.pop());
     let (path, clean_at) = match idle {
@@ -105,9 +127,15 @@ pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<Wo
             (path, None)
         }
     };
-    let tree = WorkerTree { ctx, path };
-    if clean_at.as_deref() != Some(base) {
-        reset(ctx, &tree.path, issue, base)?;
+    let tree = WorkerTree {
+        ctx,
+        path,
+        back_at: None,
+    };
+    match clean_at {
+        Some(at) if at == base => {}
+        Some(_) if ctx.git.switch_clean_worktree(&tree.path, base).is_ok() => {}
+        _ => reset(ctx, &tree.path, issue, base)?,
     }
     Ok(tree)
 }
@@ -118,9 +146,8 @@ pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdRe
         return Ok(());
     }
     ctx.git.add_worktree(path, base).map_err(|e| {
-        CommandError::internal(format!(
-            "could not create the worktree for issue {issue}: {e}"
-        ))
+        let message = format!("could not create the worktree for issue {issue}: {e}");
+        CommandError::from(e).with_message(message)
     })
 }
 

@@ -194,11 +194,37 @@ fn one_line(s: &str, max: usize) -> String {
 /// severity (the title and body of the more confident one). Each finding matches at most
 /// one; `a`'s findings are taken in order, each with the nearest unmatched one of `b`.
 pub fn cross(a: Vec<Finding>, b: Vec<Finding>) -> Vec<Finding> {
+    paired(a, b).into_iter().map(|(f, _)| f).collect()
+}
+
+/// [`cross`], then the threshold: a matched pair counts at `min_confidence` (as [`count`]);
+/// a valid, anchored finding only one reviewer reported counts only at
+/// `max(min_confidence, unmatched_min_confidence)`, else it is dropped `below_confidence`
+/// (docs/review.md "A stricter `cross`"). With `unmatched_min_confidence` at or below
+/// `min_confidence` this is exactly `cross` then `count`.
+pub fn cross_counted(
+    a: Vec<Finding>,
+    b: Vec<Finding>,
+    min_confidence: f64,
+    unmatched_min_confidence: f64,
+) -> Vec<Finding> {
+    let unmatched = unmatched_min_confidence.max(min_confidence);
+    paired(a, b)
+        .into_iter()
+        .map(|(mut f, matched)| {
+            count_one(&mut f, if matched { min_confidence } else { unmatched });
+            f
+        })
+        .collect()
+}
+
+/// [`cross`]'s merge, each finding with whether it is a matched pair.
+fn paired(a: Vec<Finding>, b: Vec<Finding>) -> Vec<(Finding, bool)> {
     let mut b_used = vec![false; b.len()];
     let mut out = Vec::new();
     for fa in a {
         if fa.drop_reason.is_some() {
-            out.push(fa);
+            out.push((fa, false));
             continue;
         }
         let best = b
@@ -222,21 +248,24 @@ pub fn cross(a: Vec<Finding>, b: Vec<Finding>) -> Vec<Finding> {
                     (Some(x), Some(y)) => Some(x.max(y)),
                     (x, y) => x.or(y),
                 };
-                out.push(Finding {
-                    reviewer: format!("{}+{}", fa.reviewer, fb.reviewer),
-                    severity: sev,
-                    confidence: Some((ca.max(cb) + 10.0).min(100.0)),
-                    ..lead
-                });
+                out.push((
+                    Finding {
+                        reviewer: format!("{}+{}", fa.reviewer, fb.reviewer),
+                        severity: sev,
+                        confidence: Some((ca.max(cb) + 10.0).min(100.0)),
+                        ..lead
+                    },
+                    true,
+                ));
             }
-            None => out.push(fa),
+            None => out.push((fa, false)),
         }
     }
     out.extend(
         b.into_iter()
             .enumerate()
             .filter(|(j, _)| !b_used[*j])
-            .map(|(_, f)| f),
+            .map(|(_, f)| (f, false)),
     );
     out
 }
@@ -245,16 +274,18 @@ pub fn cross(a: Vec<Finding>, b: Vec<Finding>) -> Vec<Finding> {
 /// counted; one below is dropped `below_confidence`.
 pub fn count(findings: &mut [Finding], min_confidence: f64) {
     for f in findings {
-        if f.drop_reason.is_some() {
-            f.counted = false;
-            continue;
-        }
-        if f.confidence.unwrap_or(0.0) >= min_confidence {
-            f.counted = true;
-        } else {
-            f.counted = false;
-            f.drop_reason = Some(DropReason::BelowConfidence);
-        }
+        count_one(f, min_confidence);
+    }
+}
+
+fn count_one(f: &mut Finding, min_confidence: f64) {
+    if f.drop_reason.is_some() {
+        f.counted = false;
+    } else if f.confidence.unwrap_or(0.0) >= min_confidence {
+        f.counted = true;
+    } else {
+        f.counted = false;
+        f.drop_reason = Some(DropReason::BelowConfidence);
     }
 }
 

@@ -128,6 +128,114 @@ fn cross_matches_pairs_once_with_a_boost_and_the_higher_severity() {
     assert_eq!(m[0].title, "y");
 }
 
+#[test]
+fn a_stricter_cross_counts_an_unmatched_finding_only_at_its_own_bar() {
+    let a = || {
+        validate(
+            "a",
+            &[
+                raw("major", 75.0, "calc.sh", 10, "matched"),
+                raw("major", 90.0, "tests/t.sh", 1, "only a, 90"),
+                raw("critical", 99.0, "README.md", 1, "only a, invented"),
+            ],
+            &anchors(),
+        )
+    };
+    let b = || {
+        validate(
+            "b",
+            &[
+                raw("minor", 72.0, "calc.sh", 11, "matched too"),
+                raw("major", 96.0, "old.sh", 3, "only b, 96"),
+            ],
+            &anchors(),
+        )
+    };
+    let state = |f: &[Finding]| -> Vec<(String, bool, Option<DropReason>)> {
+        f.iter()
+            .map(|x| (x.title.clone(), x.counted, x.drop_reason))
+            .collect()
+    };
+    // (unmatched bar, counted titles): at the default (= min_confidence) the SPEC rule;
+    // a bar below min_confidence is min_confidence
+    let table: [(f64, &[&str]); 5] = [
+        (80.0, &["matched", "only a, 90", "only b, 96"]),
+        (0.0, &["matched", "only a, 90", "only b, 96"]),
+        (90.0, &["matched", "only a, 90", "only b, 96"]),
+        (95.0, &["matched", "only b, 96"]),
+        (100.0, &["matched"]),
+    ];
+    for (bar, want) in table {
+        let m = cross_counted(a(), b(), 80.0, bar);
+        let got: Vec<&str> = m
+            .iter()
+            .filter(|f| f.counted)
+            .map(|f| f.title.as_str())
+            .collect();
+        assert_eq!(got, want, "bar {bar}");
+        // the invented finding is unanchored whatever its confidence and the bar
+        let invented = m.iter().find(|f| f.title == "only a, invented").unwrap();
+        assert_eq!(invented.drop_reason, Some(DropReason::Unanchored));
+        // an unmatched finding under the bar is recorded `below_confidence`
+        for f in m
+            .iter()
+            .filter(|f| !f.counted && f.file.as_deref() != Some("README.md"))
+        {
+            assert_eq!(f.drop_reason, Some(DropReason::BelowConfidence), "{f:?}");
+        }
+    }
+    let mut spec = cross(a(), b());
+    count(&mut spec, 80.0);
+    assert_eq!(state(&cross_counted(a(), b(), 80.0, 80.0)), state(&spec));
+}
+
+/// Two reviewers' raw findings: (severity, confidence, file, line).
+fn arb_findings() -> impl Strategy<Value = Vec<(usize, f64, usize, u64)>> {
+    proptest::collection::vec((0usize..4, 0.0f64..100.0, 0usize..3, 0u64..16), 0..6)
+}
+
+fn raws(spec: &[(usize, f64, usize, u64)]) -> Vec<serde_json::Value> {
+    let sev = ["critical", "major", "minor", "blocker"];
+    let file = ["calc.sh", "tests/t.sh", "README.md"];
+    spec.iter()
+        .enumerate()
+        .map(|(i, (s, c, f, l))| raw(sev[*s], *c, file[*f], *l, &format!("f{i}")))
+        .collect()
+}
+
+proptest! {
+    /// With the stricter bar at `min_confidence` (the default), `cross_counted` is exactly
+    /// `cross` then `count` (the contract's rule); raising the bar never counts a finding
+    /// the lower bar did not, and never makes the verdict stricter.
+    #[test]
+    fn a_stricter_cross_at_its_default_is_the_contract_and_raising_it_never_adds(
+        fa in arb_findings(), fb in arb_findings(),
+        min in 0.0f64..100.0, u1 in 0.0f64..101.0, u2 in 0.0f64..101.0,
+    ) {
+        let a = validate("a", &raws(&fa), &anchors());
+        let b = validate("b", &raws(&fb), &anchors());
+        let mut spec = cross(a.clone(), b.clone());
+        count(&mut spec, min);
+        prop_assert_eq!(&cross_counted(a.clone(), b.clone(), min, min), &spec);
+        let (lo, hi) = if u1 <= u2 { (u1, u2) } else { (u2, u1) };
+        let low = cross_counted(a.clone(), b.clone(), min, lo);
+        let high = cross_counted(a, b, min, hi);
+        prop_assert_eq!(low.len(), high.len());
+        for (l, h) in low.iter().zip(&high) {
+            prop_assert!(!h.counted || l.counted, "{h:?} counted at {hi}, not at {lo}");
+            // nothing but counting differs
+            prop_assert_eq!((&l.title, l.confidence, l.severity), (&h.title, h.confidence, h.severity));
+        }
+        let block = [Severity::Critical, Severity::Major];
+        if verdict(&low, &block) != Verdict::Fail {
+            prop_assert_ne!(verdict(&high, &block), Verdict::Fail);
+        }
+        if verdict(&low, &block) == Verdict::Pass {
+            prop_assert_eq!(verdict(&high, &block), Verdict::Pass);
+        }
+    }
+}
+
 proptest! {
     /// Counting is monotone in the threshold: raising it never counts more findings, and
     /// the verdict never gets stricter.

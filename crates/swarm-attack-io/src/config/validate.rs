@@ -236,6 +236,19 @@ pub fn check(
             "`coordination.proposal_source` is `llm` but `llm.command` is not set; set `llm.command` or use `proposal_source: heuristic`",
         ));
     }
+    let r = &config.review;
+    if let Some(u) = r.cross_unmatched_min_confidence
+        && u < r.min_confidence
+    {
+        return Err(error_at(
+            origin,
+            line("review.cross_unmatched_min_confidence"),
+            format!(
+                "`review.cross_unmatched_min_confidence` ({u}) is below `review.min_confidence` ({}); a finding only one reviewer reported cannot count more easily than any finding: raise it to at least {} or remove it",
+                r.min_confidence, r.min_confidence
+            ),
+        ));
+    }
     let c = &config.coordination;
     if c.join == super::JoinStrategy::Quorum && c.quorum > c.candidates {
         return Err(error_at(

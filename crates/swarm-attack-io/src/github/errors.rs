@@ -121,6 +121,8 @@ impl fmt::Display for GithubError {
     }
 }
 
+impl std::error::Error for GithubError {}
+
 /// Classifies an HTTP error status (not 2xx/304) that is not a rate limit.
 pub fn kind_of_status(status: u16) -> FailureKind {
     match status {

@@ -333,10 +333,9 @@ fn add_runner_worktree(
 ) -> CmdResult<PathBuf> {
     let path = runner_worktree(ctx, at.claim.issue, at.attempt, agent);
     ctx.git.add_worktree(&path, at.base).map_err(|e| {
-        CommandError::internal(format!(
-            "could not create the runner-up's worktree for issue {}: {e}",
-            at.claim.issue
-        ))
+        let issue = at.claim.issue;
+        let message = format!("could not create the runner-up's worktree for issue {issue}: {e}");
+        CommandError::from(e).with_message(message)
     })?;
     Ok(path)
 }

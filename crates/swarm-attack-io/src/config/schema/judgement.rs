@@ -79,6 +79,14 @@ pub static REVIEW: Section = Section {
             },
         ),
         f(
+            "cross_unmatched_min_confidence",
+            Ty::Uint {
+                min: 0,
+                max: 100,
+                unit: "percent",
+            },
+        ),
+        f(
             "block_on",
             Ty::StrList {
                 min_items: 0,

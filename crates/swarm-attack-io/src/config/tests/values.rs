@@ -285,3 +285,30 @@ fn tests_rules() {
     assert!(err("tests: {issue_command: ''}").contains("`tests.issue_command` must not be empty"));
     assert!(err("specs_dir: ''").contains("`specs_dir` must not be empty"));
 }
+
+#[test]
+fn review_cross_unmatched_min_confidence() {
+    // not set (or null): the contract's rule, the bar is min_confidence
+    let c = ok("review: {min_confidence: 70}").config;
+    assert_eq!(c.review.cross_unmatched_min_confidence, None);
+    assert_eq!(c.review.cross_unmatched_min(), 70);
+    let c = ok("review: {cross_unmatched_min_confidence: null}").config;
+    assert_eq!(c.review.cross_unmatched_min(), 80);
+    let c = ok("review: {strategy: cross, cross_unmatched_min_confidence: 95}").config;
+    assert_eq!(c.review.cross_unmatched_min_confidence, Some(95));
+    assert_eq!(c.review.cross_unmatched_min(), 95);
+    assert!(
+        err("review: {cross_unmatched_min_confidence: 101}")
+            .contains("`review.cross_unmatched_min_confidence` must be")
+    );
+    assert!(err("review: {cross_unmatched_min_confidence: high}").contains("not"));
+    // below min_confidence would count a lone finding more easily than any other
+    let e = err("review:\n  min_confidence: 85\n  cross_unmatched_min_confidence: 80\n");
+    assert!(
+        e.contains("config.yaml:3")
+            && e.contains(
+                "`review.cross_unmatched_min_confidence` (80) is below `review.min_confidence` (85)"
+            ),
+        "{e}"
+    );
+}

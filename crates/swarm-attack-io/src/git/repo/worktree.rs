@@ -55,6 +55,18 @@ impl Git {
             .map(|_| ())
     }
 
+    /// Moves the worktree at `path`, known to be clean (a [`Self::reset_worktree`] left it
+    /// so and nothing ran there since), to `commit`: one `checkout`, no `clean` (a clean
+    /// tree has nothing untracked or ignored to remove, and the checkout writes only
+    /// tracked paths).
+    pub fn switch_clean_worktree(&self, path: &Path, commit: &str) -> Result<(), GitError> {
+        if !path.join(".git").is_file() {
+            return Err(GitError::failed(path, &["checkout"], "not a worktree"));
+        }
+        self.run(path, &["checkout", "-q", "-f", "--detach", commit], b"")
+            .map(|_| ())
+    }
+
     /// Removes the worktree at `path` (best effort: falls back to deleting the folder and
     /// pruning).
     pub fn remove_worktree(&self, path: &Path) {

@@ -352,6 +352,17 @@ fn a_worktree_left_with_a_stale_index_resets_and_cherry_picks() {
     assert_eq!(git(&t.ours, &["status", "--porcelain"]), "");
     assert!(t.ours.join("keep.txt").exists() && !t.ours.join("new").exists());
     assert_eq!(t.g.changes_since(&t.ours, &t.base).unwrap(), vec![]);
+    // a tree known clean moves with one checkout and stays clean, ignored files included
+    t.g.switch_clean_worktree(&t.ours, &second).unwrap();
+    assert_eq!(git(&t.ours, &["status", "--porcelain", "--ignored"]), "");
+    assert!(t.ours.join("second.txt").exists() && t.ours.join("new/file.txt").exists());
+    t.g.switch_clean_worktree(&t.ours, &t.base).unwrap();
+    assert_eq!(git(&t.ours, &["status", "--porcelain", "--ignored"]), "");
+    assert!(!t.ours.join("second.txt").exists() && !t.ours.join("new").exists());
+    assert!(
+        t.g.switch_clean_worktree(&t.ours.join("new"), &t.base)
+            .is_err()
+    );
 }
 
 #[test]
