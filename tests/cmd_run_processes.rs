@@ -231,6 +231,61 @@ echo '{{"result": "ok"}}'
     );
 }
 
+/// The byte ranges `-vv` says the event-log index read: `(from, bytes)`.
+fn index_scans(stderr: &str) -> Vec<(u64, u64)> {
+    stderr
+        .lines()
+        .filter_map(|l| {
+            let rest = l.split_once("event index: ")?.1;
+            let (bytes, rest) = rest.split_once(" byte(s) of the log indexed from byte ")?;
+            Some((rest.trim().parse().ok()?, bytes.parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn outcome_records_read_each_byte_of_the_event_log_once_per_run_not_once_per_issue() {
+    let s = Setup::new(
+        "outc",
+        json!([
+            {"order": 1, "title": "A"}, {"order": 2, "title": "B"},
+            {"order": 3, "title": "C"}, {"order": 4, "title": "D"}
+        ]),
+        GOOD_AGENT,
+        "",
+    );
+    let r = s.env.run(&["-vv", "run", "outc", "--workers", "1"]);
+    r.ok();
+    let scans = index_scans(&r.stderr);
+    // one look at the log per ended issue: the first from its start, each next one from
+    // where the last stopped (only what was appended in between)
+    assert_eq!(scans.len(), 4, "{}", r.stderr);
+    assert_eq!(scans[0].0, 0, "{scans:?}");
+    for w in scans.windows(2) {
+        assert_eq!(w[1].0, w[0].0 + w[0].1, "{scans:?}");
+        assert!(w[1].0 > 0, "{scans:?}");
+    }
+    let log = std::fs::metadata(s.env.path(".swarm/events/outc.jsonl"))
+        .unwrap()
+        .len();
+    let read: u64 = scans.iter().map(|(_, b)| b).sum();
+    assert!(read <= log, "read {read} bytes of a {log}-byte log");
+    // every outcome record is there, built from its issue's records
+    let outcomes = s.env.read(".swarm/outcomes.jsonl");
+    let records: Vec<serde_json::Value> = outcomes
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4, "{outcomes}");
+    for (k, rec) in records.iter().enumerate() {
+        assert_eq!(rec["issue"], k as u64 + 1, "{rec}");
+        assert_eq!(rec["result"], "done", "{rec}");
+        assert_eq!(rec["attempts"], 1, "{rec}");
+        assert_eq!(rec["landed_by"], "fake", "{rec}");
+        assert_eq!(rec["cost_usd"], 0.25, "{rec}");
+    }
+}
+
 /// Three issues in a chain, each implemented by an agent that adds `src/<n>.txt` and a
 /// test for it (`tests/test_<n>.sh`, failing without the file); the test runner logs each
 /// run (`<dir>|<args>`). Runs `run --workers 1 -vv` with `verify` set by `verify`; returns

@@ -176,13 +176,16 @@ pub fn used_event(issue: u32, attempt: u32, lessons: &[Lesson]) -> Option<Event>
 }
 
 /// The ids the last attempt of `issue` used (its last `lessons_used` in the feature's log).
+/// Only the issue's own lines are read, through the process's index of the log
+/// ([`crate::io::event_index`]).
 pub fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(project.paths.events_file(feature)) else {
-        return Vec::new();
-    };
+    let (lines, _) = crate::io::event_index::issue_lines(
+        &project.paths.events_file(feature),
+        &BTreeSet::from([issue]),
+    );
     let mut best: Option<(u64, Vec<String>)> = None;
     let name = EventKind::LessonsUsed.as_str();
-    for line in text.lines().filter(|l| l.contains(name)) {
+    for line in lines.iter().filter(|l| l.contains(name)) {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };

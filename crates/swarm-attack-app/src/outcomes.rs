@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The issues `events` ended (or undid), in order.
-pub(crate) fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
+pub fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
     let mut out = Vec::new();
     for e in events {
         match e {
@@ -34,38 +34,17 @@ pub(crate) fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
     out
 }
 
-/// Whether a log line may be about one of `issues` (`"issue":N` not followed by a digit),
-/// or is a `git_sync` (which names issues in lists).
-fn may_concern(line: &str, needles: &[String]) -> bool {
-    if line.contains("\"git_sync\"") {
-        return true;
-    }
-    needles.iter().any(|n| {
-        line.match_indices(n.as_str()).any(|(i, _)| {
-            !line[i + n.len()..]
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_digit())
-        })
-    })
-}
-
-/// The audit of `issues` from the feature's log (only the lines that may concern them are
-/// parsed).
-pub(crate) fn audit_issues(
+/// The audit of `issues` from the feature's log: only the lines that may concern them are
+/// parsed ([`crate::core::log_issues`]), found through the process's index of the log
+/// ([`crate::io::event_index`]: each call reads what was appended since the last one).
+pub fn audit_issues(
     events_file: &Path,
     feature: &FeatureId,
     issues: &BTreeSet<u32>,
 ) -> BTreeMap<u32, IssueAudit> {
-    let Ok(text) = std::fs::read_to_string(events_file) else {
-        return BTreeMap::new();
-    };
-    let needles: Vec<String> = issues
-        .iter()
-        .flat_map(|n| [format!("\"issue\":{n}"), format!("\"issue\": {n}")])
-        .collect();
+    let (lines, _) = crate::io::event_index::issue_lines(events_file, issues);
     let mut auditor = Auditor::new(feature);
-    for line in text.lines().filter(|l| may_concern(l, &needles)) {
+    for line in &lines {
         if let Ok(serde_json::Value::Object(m)) = serde_json::from_str(line) {
             auditor.push(&m);
         }
@@ -82,13 +61,13 @@ pub(crate) fn audit_issues(
 }
 
 /// The class of `task` under `config` (the Action's trigger label is no class).
-pub(crate) fn class_of(config: &Config, task: &Task) -> String {
+pub fn class_of(config: &Config, task: &Task) -> String {
     outcomes::class_of(task, &[config.github.trigger_label.as_str()])
 }
 
 /// Appends the outcome records of the issues `events` ended. Best effort: a failure to
 /// write is a warning, never the transaction's failure (the log keeps the facts).
-pub(crate) fn record(
+pub fn record(
     ui: &Ui,
     paths: &Paths,
     config: &Config,
@@ -128,7 +107,7 @@ pub(crate) fn record(
 }
 
 /// The statistics learning reads from `.swarm/outcomes.jsonl`.
-pub(crate) fn stats(paths: &Paths) -> Stats {
+pub fn stats(paths: &Paths) -> Stats {
     Stats::fold(&crate::io::jsonl::load_outcomes(&paths.outcomes_file()))
 }
 
@@ -137,17 +116,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_line_concerns_an_issue_only_by_its_exact_number() {
-        let needles = vec!["\"issue\":2".to_string()];
-        assert!(may_concern("{\"event\":\"x\",\"issue\":2}", &needles));
-        assert!(may_concern(
-            "{\"event\":\"x\",\"issue\":2,\"a\":1}",
-            &needles
-        ));
-        assert!(!may_concern("{\"event\":\"x\",\"issue\":22}", &needles));
-        assert!(may_concern(
-            "{\"event\":\"git_sync\",\"synced_issues\":[5]}",
-            &needles
-        ));
+    fn an_issue_is_audited_from_its_own_lines_and_the_syncs_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = tmp.path().join("f.jsonl");
+        let f = crate::fid("feat");
+        let lines = [
+            r#"{"ts":"2026-01-01T00:00:00Z","event":"issue_started","issue":22,"attempt":1}"#,
+            r#"{"ts":"2026-01-01T00:00:01Z","event":"issue_started","issue":2,"attempt":1}"#,
+            r#"{"ts":"2026-01-01T00:00:02Z","event":"git_sync","synced_issues":[22],"reverted_issues":[]}"#,
+        ];
+        std::fs::write(&log, format!("{}\n", lines.join("\n"))).unwrap();
+        let two = audit_issues(&log, &f, &BTreeSet::from([2]));
+        assert_eq!(two.len(), 1);
+        assert_eq!(
+            two[&2].outcome,
+            crate::core::audit::IssueOutcome::InProgress
+        );
+        // appended later: a sync that names it ends it (read from the appended bytes)
+        let sync = r#"{"ts":"2026-01-01T00:00:03Z","event":"git_sync","synced_issues":[2],"reverted_issues":[]}"#;
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        text.push_str(sync);
+        text.push('\n');
+        std::fs::write(&log, text).unwrap();
+        let two = audit_issues(&log, &f, &BTreeSet::from([2]));
+        assert_eq!(two[&2].outcome, crate::core::audit::IssueOutcome::Done);
+        let both = audit_issues(&log, &f, &BTreeSet::from([2, 22]));
+        assert_eq!(both.len(), 2);
+        assert_eq!(both[&22].outcome, crate::core::audit::IssueOutcome::Done);
     }
 }

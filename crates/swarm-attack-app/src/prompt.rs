@@ -21,7 +21,7 @@ use crate::error::{CmdResult, CommandError};
 use crate::io::git::commit_info;
 use crate::project::Project;
 use crate::sync::Summaries;
-use crate::task_facts::{file_symbols, task_commit, task_files};
+use crate::task_facts::{file_symbols_under, task_commit, task_files};
 use std::path::Path;
 
 pub(crate) use crate::core::prompt::{CoordinationContext, OtherCandidate};
@@ -227,12 +227,16 @@ pub(crate) fn context_pack(
         })
         .collect();
     let mut registry = Vec::new();
+    let canon_root = project.root.canonicalize().ok();
     'tasks: for t in &done_tasks {
         for f in task_files(t) {
             if registry.len() >= MAX_REGISTRY_FILES {
                 break 'tasks;
             }
-            let symbols = match file_symbols(&project.root, f) {
+            let read = canon_root
+                .as_deref()
+                .and_then(|c| file_symbols_under(&project.root, c, f));
+            let symbols = match read {
                 Some(s) if !s.is_empty() => s,
                 _ => recorded_symbols(t, f),
             };

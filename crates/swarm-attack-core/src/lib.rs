@@ -36,6 +36,7 @@ pub mod ledger;
 pub mod lessons;
 pub mod line_shape;
 pub mod llm_proposal;
+pub mod log_issues;
 pub mod matrix;
 pub mod outcomes;
 pub mod owner;

@@ -15,6 +15,7 @@ pub mod clock;
 pub mod config;
 pub mod contain;
 pub mod env;
+pub mod event_index;
 pub mod event_log;
 pub mod event_reader;
 pub mod file_error;

@@ -6,6 +6,7 @@ use super::*;
 use crate::core::coordination::{NamedProposal, Proposal};
 use crate::core::prompt::sections::INSTRUCTION_FILES;
 use crate::project::ProjectOptions;
+use crate::task_facts::file_symbols;
 
 fn project(dir: &Path) -> Project {
     Project::open(

@@ -229,7 +229,12 @@ fn after_done(
     failure: Option<String>,
 ) {
     let project = ctx.project;
-    let used = crate::lessons::last_used(project, &ctx.feature, claim.issue);
+    // no lessons file: nothing to renew (and the log is not read)
+    let used = if crate::lessons::path(project).exists() {
+        crate::lessons::last_used(project, &ctx.feature, claim.issue)
+    } else {
+        Vec::new()
+    };
     if let Err(e) = crate::lessons::renew(project, &used) {
         tracing::warn!(
             "issue {}: the used lessons were not renewed: {}",
