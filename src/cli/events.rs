@@ -19,7 +19,7 @@ use clap::Args;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
