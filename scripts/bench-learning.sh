@@ -1,20 +1,27 @@
 #!/bin/sh
 # Benchmark learning (docs/learning.md "Outcomes"; docs/learning.md "Lessons", figures in docs/performance.md).
 #
-# 1. Routing: a simulated repository of ISSUES issues in 4 classes (labels k1..k4) and three
-#    script agents whose success rate and cost depend on the class (each agent best in one
-#    class; a seeded RNG inside the agent script decides each attempt). One attempt per
-#    issue (no retries). `run` with `coordination.learn: off`, then the same with `on`;
-#    over the last LAST issues: success rate and cost per success, against the best single
-#    agent's expected success rate. Goal: `on` ≥ the best single agent and ≥ 15 points
-#    above `off`, at ≤ the cost per success of `off`.
+# 1. Routing: a simulated repository of ISSUES issues in 4 classes (labels api, ui, db, docs)
+#    and three script agents whose success rate and cost depend on the class (each agent best
+#    in some class; a seeded RNG inside the agent script decides each attempt). The agents
+#    make realistic claims through their `covers`: each names the classes it is built for
+#    (heuristic confidence 0.90 on those issues) and a generalist term every issue's title
+#    matches (0.61 elsewhere) -- and some claims are wrong: `a` claims `db` where it succeeds
+#    40 %, `b` claims `docs` where it succeeds 45 %, and `c`, the best agent for `docs`, does
+#    not claim it. One attempt per issue (no retries); the agents share one angle, so the
+#    filter runs one agent per issue (SOLO). `run` with `coordination.learn: off`, then with
+#    `on` for each `learn_prior` of PRIORS; over the last LAST issues: success rate and cost
+#    per success, against the best single agent's expected success rate. Goal: `on` >= the
+#    best single agent and >= 15 points above `off`, at <= the cost per success of `off`.
+#    Repeated for each seed of SEEDS, then the mean.
 # 2. Lessons: feature `first` has an issue whose first attempt fails (the store is not
 #    flushed) and whose retry passes; the analyst (`llm.command`) states the lesson. Feature
 #    `second` has LESSON_ISSUES issues touching the same file that fail the same way unless
 #    the prompt holds the lesson. Attempts to DONE on `second`, with lessons vs without.
-#    Goal: ≥ 30 % fewer.
+#    Goal: >= 30 % fewer.
 #
-#   scripts/bench-learning.sh [--issues N] [--last L] [--lesson-issues M] [--seed S]
+#   scripts/bench-learning.sh [--issues N] [--last L] [--lesson-issues M]
+#                             [--seeds "7 11 13"] [--seed S] [--priors "5 2 10"]
 #                             [--part all|routing|lessons]
 #
 # The binary: $SWARM_ATTACK_BIN, else target/debug/swarm-attack under $CARGO_TARGET_DIR
@@ -24,16 +31,19 @@ set -eu
 issues=200
 last=150
 lesson_issues=8
-seed=7
+seeds="7 11 13"
+priors=5
 part=all
 while [ $# -gt 0 ]; do
   case "$1" in
     --issues) issues=$2; shift 2 ;;
     --last) last=$2; shift 2 ;;
     --lesson-issues) lesson_issues=$2; shift 2 ;;
-    --seed) seed=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --seed) seeds=$2; shift 2 ;;
+    --priors) priors=$2; shift 2 ;;
     --part) part=$2; shift 2 ;;
-    *) echo "usage: $0 [--issues N] [--last L] [--lesson-issues M] [--seed S] [--part all|routing|lessons]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--issues N] [--last L] [--lesson-issues M] [--seeds \"S...\"] [--priors \"P...\"] [--part all|routing|lessons]" >&2; exit 2 ;;
   esac
 done
 [ "$last" -le "$issues" ] || last=$issues
@@ -45,19 +55,33 @@ if [ ! -x "$bin" ]; then
 fi
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 
-# success rate (percent) and cost (USD) per agent and class: each agent is best in one class
-TABLE='a k1 90 0.30
-a k2 30 0.30
-a k3 50 0.30
-a k4 60 0.20
-b k1 40 0.20
-b k2 90 0.20
-b k3 30 0.20
-b k4 60 0.30
-c k1 30 0.10
-c k2 50 0.10
-c k3 90 0.10
-c k4 60 0.40'
+# success rate (percent) and cost (USD) per agent and class: a is best in api, b in ui,
+# c in db and docs
+TABLE='a api 90 0.30
+a ui 30 0.30
+a db 40 0.30
+a docs 50 0.30
+b api 40 0.20
+b ui 90 0.20
+b db 30 0.20
+b docs 45 0.20
+c api 35 0.25
+c ui 40 0.25
+c db 90 0.25
+c docs 85 0.25'
+# what each agent claims (`covers`): the generalist term `code` (every title) and the
+# classes it is built for
+CLAIMS_A='[code, api, db]'
+CLAIMS_B='[code, ui, docs]'
+CLAIMS_C='[code, db]'
+CLASSES='api ui db docs'
+# the class of issue $1: each block of 4 issues holds each class once, in a rotating order
+class_of() {
+  echo $CLASSES | cut -d' ' -f$(( ($1 + $1 / 4) % 4 + 1 ))
+}
+tmp_table=$(mktemp)
+printf '%s\n' "$TABLE" > "$tmp_table"
+trap 'rm -f "$tmp_table"' EXIT
 
 new_repo() {
   tmp=$(mktemp -d)
@@ -76,10 +100,11 @@ RUNNER
 }
 
 routing_agent() {
+  seed=$1
   cat > "$tmp/agent.sh" <<AGENT
 #!/bin/sh
 prompt=\$(cat)
-class=\$(printf '%s\n' "\$prompt" | sed -n 's/.*Labels: \(k[0-9]\).*/\1/p' | head -1)
+class=\$(printf '%s\n' "\$prompt" | sed -n 's/.*Labels: \([a-z]*\).*/\1/p' | head -1)
 row=\$(grep "^\$SWARM_AGENT \$class " "$tmp/table.txt")
 rate=\$(echo "\$row" | cut -d' ' -f3)
 cost=\$(echo "\$row" | cut -d' ' -f4)
@@ -92,29 +117,31 @@ AGENT
   chmod +x "$tmp/agent.sh"
 }
 
-# runs the routing simulation with learn $1; prints "success_rate cost_per_success"
+# runs the routing simulation with seed $1, learn $2 and learn_prior $3; prints
+# "success_rate cost_per_success" over the last $last issues and the success rate over all
 routing() {
-  learn=$1
+  seed=$1 learn=$2 prior=$3
   new_repo
-  routing_agent
+  routing_agent "$seed"
   cat > config.yaml <<CONFIG
 coordination:
   github_sync_enabled: false
   generate_summaries: false
   learn: $learn
+  learn_prior: $prior
 agents:
   - name: a
     command: ["$tmp/agent.sh"]
     angle: implementation
-    covers: [code]
+    covers: $CLAIMS_A
   - name: b
     command: ["$tmp/agent.sh"]
     angle: implementation
-    covers: [code]
+    covers: $CLAIMS_B
   - name: c
     command: ["$tmp/agent.sh"]
     angle: implementation
-    covers: [code]
+    covers: $CLAIMS_C
 tests:
   command: "sh $tmp/runner.sh"
 sessions:
@@ -127,9 +154,9 @@ CONFIG
     echo '{"feature_id": "sim", "issues": ['
     i=1
     while [ "$i" -le "$issues" ]; do
-      k=$(( (i * 7 + i / 5) % 4 + 1 ))
+      class=$(class_of "$i")
       sep=","; [ "$i" -eq "$issues" ] && sep=""
-      echo "{\"order\": $i, \"title\": \"Issue $i\", \"body\": \"Implement issue $i.\", \"labels\": [\"k$k\"]}$sep"
+      echo "{\"order\": $i, \"title\": \"Update the code for item $i\", \"body\": \"Implement item $i.\", \"labels\": [\"$class\"]}$sep"
       i=$((i + 1))
     done
     echo ']}'
@@ -140,32 +167,53 @@ CONFIG
   # the last $last issues by number
   awk -v from=$((issues - last)) '
     { match($0, /"issue":[0-9]+/); n = substr($0, RSTART + 8, RLENGTH - 8) + 0
+      all++; if ($0 ~ /"result":"done"/) all_ok++
       if (n <= from) next
       c = 0; if (match($0, /"cost_usd":[0-9.]+/)) c = substr($0, RSTART + 11, RLENGTH - 11) + 0
       total += c; count++
       if ($0 ~ /"result":"done"/) ok++ }
-    END { if (ok == 0) ok = 0; printf "%.1f %.4f\n", 100 * ok / count, (ok > 0 ? total / ok : 0) }
+    END { printf "%.1f %.4f %.1f\n", 100 * ok / count, (ok > 0 ? total / ok : 0), 100 * all_ok / all }
   ' .swarm/outcomes.jsonl
+  if [ -n "${BENCH_KEEP_OUTCOMES:-}" ]; then
+    cp .swarm/outcomes.jsonl "$BENCH_KEEP_OUTCOMES.seed$seed.$learn.$prior.jsonl"
+  fi
   cd /; rm -rf "$tmp"
 }
 
-# the best single agent's expected success rate over the classes (uniform mix)
-best_single=$(printf '%s\n' "$TABLE" | awk '{ s[$1] += $3; n[$1]++ } END { b = 0; for (a in s) if (s[a] / n[a] > b) b = s[a] / n[a]; printf "%.1f\n", b }')
+# the best single agent's expected success rate over the classes of the last $last issues
+best_single=$(
+  i=$((issues - last + 1))
+  while [ "$i" -le "$issues" ]; do echo "class $(class_of "$i")"; i=$((i + 1)); done |
+    cat - "$tmp_table" |
+    awk '$1 == "class" { w[$2]++; next } { r[$1] += w[$2] * $3; t[$1] += w[$2] }
+      END { b = 0; for (a in r) if (r[a] / t[a] > b) b = r[a] / t[a]; printf "%.1f\n", b }'
+)
 
 if [ "$part" != lessons ]; then
 echo "routing: $issues issues in 4 classes, 3 agents, one attempt each; figures over the last $last"
-t0=$(date +%s)
-off=$(routing off)
-on=$(routing on)
-t1=$(date +%s)
-off_rate=${off% *}; off_cost=${off#* }
-on_rate=${on% *}; on_cost=${on#* }
-echo "  learn off: success $off_rate %, cost per success \$$off_cost"
-echo "  learn on:  success $on_rate %, cost per success \$$on_cost"
 echo "  best single agent (expected): $best_single %"
-awk -v on="$on_rate" -v off="$off_rate" -v best="$best_single" -v oc="$on_cost" -v fc="$off_cost" 'BEGIN {
-  printf "  on - off: %+.1f points (goal ≥ +15); on vs best single: %+.1f points (goal ≥ 0); cost per success on/off: %.2f (goal ≤ 1)\n", on - off, on - best, (fc > 0 ? oc / fc : 0) }'
-echo "  ($((t1 - t0)) s)"
+results=$(mktemp)
+for seed in $seeds; do
+  t0=$(date +%s)
+  off=$(routing "$seed" off 5)
+  set -- $off; off_rate=$1; off_cost=$2
+  echo "  seed $seed: learn off: success $off_rate %, cost per success \$$off_cost (all $issues issues: $3 %)"
+  for prior in $priors; do
+    on=$(routing "$seed" on "$prior")
+    set -- $on; on_rate=$1; on_cost=$2; on_all=$3
+    echo "$seed $prior $off_rate $off_cost $on_rate $on_cost" >> "$results"
+    awk -v on="$on_rate" -v off="$off_rate" -v best="$best_single" -v oc="$on_cost" -v fc="$off_cost" -v p="$prior" -v s="$seed" -v n="$issues" -v all="$on_all" 'BEGIN {
+      printf "  seed %s: learn on (learn_prior %s): success %.1f %%, cost per success $%.4f; on - off %+.1f points (goal >= +15); on - best single %+.1f (goal >= 0); cost per success on/off %.2f (goal <= 1); all %s issues: %s %%\n", s, p, on, oc, on - off, on - best, (fc > 0 ? oc / fc : 0), n, all }'
+  done
+  t1=$(date +%s)
+  echo "  ($((t1 - t0)) s)"
+done
+for prior in $priors; do
+  awk -v p="$prior" -v best="$best_single" '$2 == p { n++; off += $3; fc += $4; on += $5; oc += $6 }
+    END { printf "  mean over %d seeds, learn_prior %s: off %.1f %% ($%.4f per success), on %.1f %% ($%.4f per success): on - off %+.1f points, on - best single %+.1f, cost per success on/off %.2f\n",
+      n, p, off / n, fc / n, on / n, oc / n, (on - off) / n, on / n - best, (fc > 0 ? oc / fc : 0) }' "$results"
+done
+rm -f "$results"
 fi
 [ "$part" != routing ] || exit 0
 

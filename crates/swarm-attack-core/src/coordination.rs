@@ -197,13 +197,13 @@ fn rank_cmp(x: &NamedProposal, y: &NamedProposal) -> Ordering {
         .then_with(|| x.proposal.builds_on_other.cmp(&y.proposal.builds_on_other))
 }
 
-/// The most two learned confidences may differ, in hundredths, for the lower mean cost per
+/// The most two learned confidences may differ, in hundredths, for the lower cost per
 /// success to rank first (docs/learning.md "Outcomes").
 pub const COST_TIE_HUNDREDTHS: i64 = 5;
 
 /// The proposals clamped and ranked (confidence desc, name asc). With learning (proposals
-/// carrying [`crate::outcomes::Learned`] with a mean cost per success), two neighbours whose
-/// confidences are within 0.05 are swapped when the second has the lower mean cost per
+/// carrying [`crate::outcomes::Learned`] with a cost per success), two neighbours whose
+/// confidences are within 0.05 are swapped when the second has the lower cost per
 /// success, until no such pair is left (each swap removes one cost inversion, so this
 /// ends; the result depends only on the proposals, never on their input order).
 pub fn rank(proposals: &[NamedProposal]) -> Vec<NamedProposal> {

@@ -14,8 +14,8 @@
 //! - `c' = (1 − w)·c + w·p`, `p = (s + 1)/(n + 2)`, `w = n/(n + prior)`, computed exactly
 //!   (integers, `c` taken to six decimals) and rounded half away from zero to hundredths;
 //!   `n = 0` leaves the proposal unchanged;
-//! - the mean cost per success of X in K is the mean `cost_usd` of its counted successes
-//!   with a known cost (the coordination ranking uses it to break near-ties, see
+//! - the cost per success of X in K is what its counted outcomes cost (failures included)
+//!   per success, `Σ cost_usd / s` (the coordination ranking uses it to break near-ties, see
 //!   [`crate::coordination::rank`]).
 
 use crate::audit::IssueAudit;
@@ -135,9 +135,6 @@ pub struct AgentClass {
     pub n: u32,
     /// Of those, `done` and not reverted later.
     pub s: u32,
-    /// Sum and count of the known costs of the successes.
-    pub success_cost: f64,
-    pub success_costed: u32,
     /// Sum and count of the known costs of all counted outcomes.
     pub cost: f64,
     pub costed: u32,
@@ -146,9 +143,12 @@ pub struct AgentClass {
 }
 
 impl AgentClass {
-    /// The mean cost per success (`None` without a success of known cost).
-    pub fn mean_cost_per_success(&self) -> Option<f64> {
-        (self.success_costed > 0).then(|| self.success_cost / f64::from(self.success_costed))
+    /// The cost per success: what the counted outcomes cost (failures included) per success,
+    /// `Σ cost / s`; with some costs unknown, the mean known cost times `n / s`. `None`
+    /// without a success or without any known cost.
+    pub fn cost_per_success(&self) -> Option<f64> {
+        let mean = self.mean_cost()?;
+        (self.s > 0).then(|| mean * f64::from(self.n) / f64::from(self.s))
     }
     /// The mean cost of the counted outcomes of known cost.
     pub fn mean_cost(&self) -> Option<f64> {
@@ -208,10 +208,6 @@ impl Stats {
                         e.reverted += 1;
                     } else {
                         e.s += 1;
-                        if let Some(c) = r.cost_usd.filter(|c| c.is_finite() && *c >= 0.0) {
-                            e.success_cost += c;
-                            e.success_costed += 1;
-                        }
                     }
                 }
             }
@@ -234,7 +230,8 @@ pub struct Learned {
     pub confidence_before: f64,
     /// The class the statistics are of.
     pub class: String,
-    /// The mean cost per success in the class (the near-tie break), when known.
+    /// The cost per success in the class (the near-tie break: what the counted outcomes
+    /// cost, failures included, per success), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_cost: Option<f64>,
 }
@@ -270,7 +267,7 @@ pub fn apply(proposals: &mut [NamedProposal], class: &str, stats: &Stats, prior:
             w: n / (n + f64::from(prior)),
             confidence_before: before,
             class: class.to_string(),
-            mean_cost: st.mean_cost_per_success(),
+            mean_cost: st.cost_per_success(),
         });
         np.proposal.confidence = h as f64 / 100.0;
     }

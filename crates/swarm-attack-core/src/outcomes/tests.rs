@@ -194,6 +194,39 @@ fn the_lower_cost_per_success_ranks_first_within_five_hundredths_only() {
 }
 
 #[test]
+fn the_cost_per_success_counts_the_failures_too() {
+    use OutcomeResult::*;
+    // a: one success and three failures at $0.10 each → $0.40 per success (its successes
+    // alone cost $0.10); b: two successes at $0.25 → $0.25 per success
+    let records = vec![
+        rec_cost(1, "k", &["a"], Some("a"), Done, Some(0.1)),
+        rec_cost(2, "k", &["a"], None, Blocked, Some(0.1)),
+        rec_cost(3, "k", &["a"], None, Blocked, Some(0.1)),
+        rec_cost(4, "k", &["a"], None, Blocked, Some(0.1)),
+        rec_cost(5, "k", &["b"], Some("b"), Done, Some(0.25)),
+        rec_cost(6, "k", &["b"], Some("b"), Done, Some(0.25)),
+    ];
+    let st = Stats::fold(&records);
+    let a = st.get("a", "k").unwrap();
+    assert!((a.cost_per_success().unwrap() - 0.4).abs() < 1e-12);
+    assert!((st.get("b", "k").unwrap().cost_per_success().unwrap() - 0.25).abs() < 1e-12);
+    // a 0.9 → 0.65, b 0.6 → 0.64: within 0.05, and b is cheaper per success
+    let mut ps = vec![np("a", 0.9), np("b", 0.6)];
+    apply(&mut ps, "k", &st, 5);
+    assert_eq!(
+        (ps[0].proposal.confidence, ps[1].proposal.confidence),
+        (0.65, 0.64)
+    );
+    assert_eq!(rank(&ps)[0].agent, "b");
+    // some costs unknown: the mean known cost times outcomes per success
+    let st = Stats::fold(&[
+        rec_cost(1, "k", &["a"], Some("a"), Done, Some(0.2)),
+        rec_cost(2, "k", &["a"], None, Blocked, None),
+    ]);
+    assert!((st.get("a", "k").unwrap().cost_per_success().unwrap() - 0.4).abs() < 1e-12);
+}
+
+#[test]
 fn a_cost_tie_needs_a_success_of_both() {
     use OutcomeResult::*;
     let records = vec![

@@ -25,7 +25,8 @@ pub struct LearnedRow {
     pub success_rate: f64,
     /// The mean cost of the counted outcomes of known cost (`null`: unknown).
     pub mean_cost_usd: Option<f64>,
-    /// The mean cost per success (`null`: no success of known cost).
+    /// What the counted outcomes cost per success, failures included (`null`: no success,
+    /// or no known cost).
     pub cost_per_success_usd: Option<f64>,
 }
 
@@ -43,7 +44,7 @@ pub fn rows(stats: &Stats) -> Vec<LearnedRow> {
             reverted: s.reverted,
             success_rate: s.success_rate().unwrap_or(0.0),
             mean_cost_usd: s.mean_cost(),
-            cost_per_success_usd: s.mean_cost_per_success(),
+            cost_per_success_usd: s.cost_per_success(),
         })
         .collect()
 }
