@@ -60,6 +60,9 @@ fn next_links_are_followed_on_our_own_api_base() {
     assert_eq!(relative_to(base, "not a url"), None);
 }
 
+/// What the test server answers: status, extra headers, body.
+type Answer = (u16, Vec<(&'static str, String)>, String);
+
 /// One request as the server received it.
 #[derive(Debug, Clone)]
 struct Seen {
@@ -80,9 +83,7 @@ impl Seen {
 
 /// A local HTTP/1.1 server answering each request with `answer(method, path)`: `(status,
 /// extra headers, body)`. Returns its base URL and what it received.
-fn serve(
-    answer: fn(&str, &str) -> (u16, Vec<(&'static str, String)>, String),
-) -> (String, Arc<Mutex<Vec<Seen>>>) {
+fn serve(answer: fn(&str, &str) -> Answer) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
