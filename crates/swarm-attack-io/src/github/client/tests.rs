@@ -145,8 +145,8 @@ fn serve(answer: fn(&str, &str) -> Answer) -> (String, Arc<Mutex<Vec<Seen>>>) {
     (base, seen)
 }
 
-fn client(api_url: &str) -> Client {
-    Client::new(Settings {
+fn settings(api_url: &str) -> Settings {
+    Settings {
         token: Token::new("ghp_testtokenvalue", "GITHUB_TOKEN"),
         api_url: api_url.to_string(),
         repo: "o/r".into(),
@@ -154,8 +154,11 @@ fn client(api_url: &str) -> Client {
         max_wait: Duration::from_secs(2),
         backoff: Duration::from_millis(1),
         max_attempts: 3,
-    })
-    .unwrap()
+    }
+}
+
+fn client(api_url: &str) -> Client {
+    Client::new(settings(api_url)).unwrap()
 }
 
 #[test]
@@ -208,19 +211,19 @@ fn a_write_sends_its_json_body_and_an_empty_write_says_length_zero() {
     assert_eq!(seen[1].header("content-length"), Some("0"));
 }
 
+/// A renamed repository: its old paths answer 301 to the new one.
+fn renamed_repository(_method: &str, path: &str) -> Answer {
+    if path.starts_with("/repos/old/") {
+        let to = "/repositories/9/issues/1".to_string();
+        (301, vec![("location", to)], String::new())
+    } else {
+        (200, vec![], "{\"number\":1}".into())
+    }
+}
+
 #[test]
 fn a_read_follows_a_redirect_on_the_same_host_with_the_token() {
-    let (base, seen) = serve(|_, path| {
-        if path == "/repos/old/name/issues/1" {
-            (
-                301,
-                vec![("location", "/repositories/9/issues/1".into())],
-                String::new(),
-            )
-        } else {
-            (200, vec![], "{\"number\":1}".into())
-        }
-    });
+    let (base, seen) = serve(renamed_repository);
     let mut c = client(&base);
     let resp = c.send(&Request::get("/repos/old/name/issues/1")).unwrap();
     assert_eq!(resp.body["number"], 1);
@@ -235,17 +238,7 @@ fn a_read_follows_a_redirect_on_the_same_host_with_the_token() {
 
 #[test]
 fn a_redirected_write_is_never_replayed_nor_turned_into_a_read() {
-    let (base, seen) = serve(|_, path| {
-        if path.starts_with("/repos/old/") {
-            (
-                301,
-                vec![("location", "/repositories/9/issues/1".into())],
-                String::new(),
-            )
-        } else {
-            (200, vec![], "{\"number\":1}".into())
-        }
-    });
+    let (base, seen) = serve(renamed_repository);
     let mut c = client(&base);
     let body = serde_json::json!({"state": "closed"});
     let err = c
@@ -317,15 +310,6 @@ fn an_unreachable_github_is_a_transport_error_without_the_token() {
 
 #[test]
 fn only_http_and_https_api_bases_build_a_client() {
-    let settings = |url: &str| Settings {
-        token: Token::new("ghp_testtokenvalue", "GITHUB_TOKEN"),
-        api_url: url.to_string(),
-        repo: "o/r".into(),
-        min_write_interval: Duration::ZERO,
-        max_wait: Duration::ZERO,
-        backoff: Duration::ZERO,
-        max_attempts: 1,
-    };
     assert!(Client::new(settings("https://api.github.com")).is_ok());
     assert!(Client::new(settings("http://127.0.0.1:9")).is_ok());
     for bad in ["ftp://api.github.com", "api.github.com", "file:///etc"] {
