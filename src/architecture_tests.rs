@@ -380,6 +380,8 @@ fn each_crate_depends_only_on_the_floors_below_it() {
         "tokio",
         "gix",
         "octocrab",
+        "ureq",
+        "signal-hook",
         "clap",
     ] {
         assert!(!core.iter().any(|d| d == heavy), "core depends on {heavy}");

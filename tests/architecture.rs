@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 const CORE: &str = "swarm-attack-core";
 const FORBIDDEN_CRATES: &[&str] = &[
-    "tokio", "gix", "git2", "octocrab", "reqwest", "hyper", "mio",
+    "tokio", "gix", "git2", "octocrab", "reqwest", "hyper", "mio", "ureq",
 ];
 const FORBIDDEN_APIS: &[&str] = &[
     "std::fs",

@@ -19,7 +19,7 @@ use clap::Args;
 use std::collections::VecDeque;
 use std::io::{BufWriter, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 #[derive(Debug, Args)]
@@ -134,7 +134,8 @@ pub fn events(g: &GlobalArgs, ui: &Ui, a: EventsArgs) -> CmdResult<u8> {
 
 fn follow<W: Write>(reader: &mut LogReader, printer: &mut Printer<W>) -> std::io::Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
-    stop_on_interrupt(stop.clone())?;
+    // SIGINT (Ctrl-C) or SIGTERM ends the follow cleanly, with exit 0
+    crate::io::interrupt::flag_on_stop_signals(&stop)?;
     // What is there now (with `-n`, its last N), then every new record as it comes.
     let no_stop = AtomicBool::new(true);
     {
@@ -150,32 +151,6 @@ fn follow<W: Write>(reader: &mut LogReader, printer: &mut Printer<W>) -> std::io
     };
     reader.follow(&mut sink, &stop, FOLLOW_POLL)?;
     printer.out.flush()
-}
-
-/// Sets `stop` on SIGINT (Ctrl-C) or SIGTERM instead of dying, so `--follow` ends cleanly
-/// with exit 0. The handlers are installed before this returns.
-fn stop_on_interrupt(stop: Arc<AtomicBool>) -> std::io::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (mut int, mut term) = {
-        let _guard = rt.enter();
-        (
-            signal(SignalKind::interrupt())?,
-            signal(SignalKind::terminate())?,
-        )
-    };
-    std::thread::spawn(move || {
-        rt.block_on(async {
-            tokio::select! {
-                _ = int.recv() => {}
-                _ = term.recv() => {}
-            }
-        });
-        stop.store(true, Ordering::Relaxed);
-    });
-    Ok(())
 }
 
 /// Prints records: JSONL verbatim, or a table row.

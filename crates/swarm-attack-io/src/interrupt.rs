@@ -9,7 +9,8 @@
 
 use crate::ui::Ui;
 use std::collections::BTreeSet;
-use std::sync::{Mutex, Once};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, Once};
 
 static CHILDREN: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 static INSTALL: Once = Once::new();
@@ -43,43 +44,37 @@ pub fn kill_all() -> usize {
 }
 
 /// Installs the signal handlers (once per process); the interruption is told through `ui`.
+/// The handlers are in place when this returns.
 pub fn install(ui: &Ui) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let ui = ui.clone();
     INSTALL.call_once(move || {
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel::<()>();
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
         std::thread::spawn(move || {
-            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            else {
-                let _ = ready_tx.send(());
+            let Some(sig) = signals.forever().next() else {
                 return;
             };
-            let code = rt.block_on(async move {
-                use tokio::signal::unix::{SignalKind, signal};
-                let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
-                    signal(SignalKind::interrupt()),
-                    signal(SignalKind::terminate()),
-                    signal(SignalKind::hangup()),
-                ) else {
-                    let _ = ready_tx.send(());
-                    return None;
-                };
-                let _ = ready_tx.send(());
-                tokio::select! {
-                    _ = int.recv() => Some(130),
-                    _ = term.recv() => Some(143),
-                    _ = hup.recv() => Some(129),
-                }
-            });
-            if let Some(code) = code {
-                let n = kill_all();
-                ui.errln(format_args!(
-                    "interrupted: stopped {n} running agent/test process group(s); the next `swarm-attack run` resumes the interrupted issues"
-                ));
-                std::process::exit(code);
-            }
+            let code = match sig {
+                SIGINT => 130,
+                SIGTERM => 143,
+                _ => 129,
+            };
+            let n = kill_all();
+            ui.errln(format_args!(
+                "interrupted: stopped {n} running agent/test process group(s); the next `swarm-attack run` resumes the interrupted issues"
+            ));
+            std::process::exit(code);
         });
-        let _ = ready_rx.recv_timeout(std::time::Duration::from_secs(2));
     });
+}
+
+/// Sets `stop` on SIGINT or SIGTERM instead of dying (a command that ends cleanly when asked,
+/// like `events --follow`). The handlers are in place when this returns.
+pub fn flag_on_stop_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    signal_hook::flag::register(SIGINT, Arc::clone(stop))?;
+    signal_hook::flag::register(SIGTERM, Arc::clone(stop))?;
+    Ok(())
 }

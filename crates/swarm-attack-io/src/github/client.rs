@@ -1,6 +1,7 @@
-//! The HTTP client for the GitHub REST API: octocrab's transport (rustls, no OpenSSL) with
-//! this tool's own retry policy, because octocrab's default retries a `POST` after a 5xx,
-//! which duplicates a comment or an issue that GitHub created behind the error.
+//! The HTTP client for the GitHub REST API: a small blocking client (`ureq`, rustls with the
+//! platform's root certificates, no OpenSSL) under this tool's own retry policy, because a
+//! generic client's retries would repeat a `POST` after a 5xx, which duplicates a comment or an
+//! issue that GitHub created behind the error.
 //!
 //! Policy: rate limits (`429`, or `403` with `retry-after`, `x-ratelimit-remaining: 0` or a
 //! "rate limit" message) wait for `retry-after` or `x-ratelimit-reset` and retry any request
@@ -9,11 +10,16 @@
 //! a create that failed that way is reported as maybe-applied so the caller looks before it
 //! creates again. All waiting in one command is bounded by `Settings::max_wait`. Writes are
 //! spaced by `Settings::min_write_interval`.
+//!
+//! Transport (docs/github.md "The HTTP client"): connect within 10 s, each read and write
+//! within 30 s, a whole request within 90 s; reads follow up to 20 redirects (the token only
+//! to the same host), writes follow none (a redirected write is answered as it came, never
+//! replayed as a `GET`); no proxy from the environment; the token only in the
+//! `Authorization` header, never in a log line.
 
 use crate::github::errors::{FailureKind, GithubError, kind_of_status, one_line};
 use crate::github::settings::Settings;
 use http::{HeaderMap, Method};
-use octocrab::Octocrab;
 use serde_json::Value;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -84,10 +90,11 @@ pub struct SentRequest {
     pub status: Option<u16>,
 }
 
-/// The client. Blocking: it owns a small tokio runtime.
+/// The client. Blocking, one connection pool per client.
 pub struct Client {
-    rt: tokio::runtime::Runtime,
-    octo: Octocrab,
+    agent: ureq::Agent,
+    /// `Bearer <token>`, marked sensitive.
+    authorization: http::HeaderValue,
     pub settings: Settings,
     sent: Vec<SentRequest>,
     last_write: Option<Instant>,
@@ -172,6 +179,32 @@ fn relative_to(api_url: &str, url: &str) -> Option<String> {
     rest.starts_with('/').then(|| rest.to_string())
 }
 
+/// The most one answer may weigh (a page of 100 issues with the longest bodies is ~26 MB).
+const MAX_BODY_BYTES: u64 = 256 * 1024 * 1024;
+
+/// The transport: timeouts, redirects, TLS roots, headers every request carries.
+fn agent() -> ureq::Agent {
+    let tls = ureq::tls::TlsConfig::builder()
+        // the system's roots, as git and curl use them (a GHES behind a private CA works)
+        .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+        .build();
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .timeout_per_read(Some(Duration::from_secs(30)))
+        .timeout_per_write(Some(Duration::from_secs(30)))
+        .timeout_global(Some(Duration::from_secs(90)))
+        .max_redirects(20)
+        .max_redirects_will_error(false)
+        .redirect_auth_headers(ureq::config::RedirectAuthHeaders::SameHost)
+        .proxy(None)
+        .user_agent(concat!("swarm-attack/", env!("CARGO_PKG_VERSION")))
+        .accept("application/vnd.github+json")
+        .tls_config(tls)
+        .build()
+        .new_agent()
+}
+
 /// Why the client could not be built (before any request): one sentence, token redacted.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -180,33 +213,27 @@ pub struct ClientBuildError(pub String);
 impl Client {
     /// Builds the client (no request is sent).
     pub fn new(settings: Settings) -> Result<Client, ClientBuildError> {
-        let fail = ClientBuildError;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| fail(format!("cannot start the HTTP runtime: {e}")))?;
-        let octo = {
-            let _guard = rt.enter();
-            Octocrab::builder()
-                .personal_token(settings.token.expose().to_string())
-                .base_uri(settings.api_url.as_str())
-                .map_err(|e| fail(format!("bad API base {}: {e}", settings.api_url)))?
-                .add_retry_config(octocrab::service::middleware::retry::RetryConfig::None)
-                .set_connect_timeout(Some(Duration::from_secs(10)))
-                .set_read_timeout(Some(Duration::from_secs(30)))
-                .set_write_timeout(Some(Duration::from_secs(30)))
-                .build()
-                .map_err(|e| {
-                    fail(
-                        settings
-                            .token
-                            .redact(&format!("cannot build the HTTP client: {e}")),
-                    )
-                })?
-        };
+        let base_ok = settings
+            .api_url
+            .parse::<http::Uri>()
+            .is_ok_and(|u| matches!(u.scheme_str(), Some("https" | "http")) && u.host().is_some());
+        if !base_ok {
+            return Err(ClientBuildError(format!(
+                "bad API base {}: not an http(s) URL",
+                settings.api_url
+            )));
+        }
+        let mut authorization = http::HeaderValue::from_str(&format!(
+            "Bearer {}",
+            settings.token.expose()
+        ))
+        .map_err(|_| {
+            ClientBuildError("the GitHub token contains characters a header cannot carry".into())
+        })?;
+        authorization.set_sensitive(true);
         Ok(Client {
-            rt,
-            octo,
+            agent: agent(),
+            authorization,
             settings,
             sent: Vec::new(),
             last_write: None,
@@ -238,49 +265,53 @@ impl Client {
     }
 
     fn send_once(&mut self, req: &Request) -> Result<Raw, String> {
+        let url = format!("{}{}", self.settings.api_url, req.path);
         let mut b = http::Request::builder()
             .method(req.method.clone())
-            .uri(req.path.as_str())
-            .header(http::header::ACCEPT, "application/vnd.github+json")
+            .uri(url.as_str())
+            .header(http::header::AUTHORIZATION, self.authorization.clone())
             .header("x-github-api-version", "2022-11-28");
         if let Some(tag) = &req.if_none_match {
             b = b.header(http::header::IF_NONE_MATCH, tag.as_str());
         }
-        let body: octocrab::OctoBody = match &req.body {
-            Some(v) => {
-                b = b.header(http::header::CONTENT_TYPE, "application/json");
-                // nothing the tool sends to GitHub carries a secret value
-                crate::secrets::mask(&serde_json::to_string(v).unwrap_or_default())
-                    .into_owned()
-                    .into()
-            }
-            None => {
-                if req.is_write() {
-                    b = b.header(http::header::CONTENT_LENGTH, "0");
-                }
-                octocrab::OctoBody::empty()
-            }
-        };
-        let request = b.body(body).map_err(|e| e.to_string())?;
         tracing::debug!("GitHub request: {} {}", req.method, req.path);
-        let octo = &self.octo;
-        self.rt.block_on(async {
-            let run = async {
-                let resp = octo.execute(request).await.map_err(|e| e.to_string())?;
-                let status = resp.status().as_u16();
-                tracing::debug!("GitHub answer: {} {} → {status}", req.method, req.path);
-                let headers = resp.headers().clone();
-                let text = octo.body_to_string(resp).await.map_err(|e| e.to_string())?;
-                Ok::<_, String>(Raw {
-                    status,
-                    headers,
-                    text,
-                })
+        let answer = if req.is_write() {
+            let body = match &req.body {
+                Some(v) => {
+                    b = b.header(http::header::CONTENT_TYPE, "application/json");
+                    // nothing the tool sends to GitHub carries a secret value
+                    crate::secrets::mask(&serde_json::to_string(v).unwrap_or_default())
+                        .into_owned()
+                        .into_bytes()
+                }
+                None => Vec::new(),
             };
-            match tokio::time::timeout(Duration::from_secs(90), run).await {
-                Ok(r) => r,
-                Err(_) => Err("timed out after 90 s".to_string()),
-            }
+            let request = b.body(body).map_err(|e| e.to_string())?;
+            // a redirected write is answered as it came: never replayed, never turned into a GET
+            let request = self
+                .agent
+                .configure_request(request)
+                .max_redirects(0)
+                .build();
+            self.agent.run(request)
+        } else {
+            let request = b.body(()).map_err(|e| e.to_string())?;
+            self.agent.run(request)
+        };
+        let mut resp = answer.map_err(|e| e.to_string())?;
+        let status = resp.status().as_u16();
+        tracing::debug!("GitHub answer: {} {} → {status}", req.method, req.path);
+        let headers = std::mem::take(resp.headers_mut());
+        let text = resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_string()
+            .map_err(|e| e.to_string())?;
+        Ok(Raw {
+            status,
+            headers,
+            text,
         })
     }
 
@@ -486,59 +517,4 @@ impl Client {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn link_header_next_is_found() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            "link",
-            "<https://api.github.com/repositories/1/issues/1/comments?page=2>; rel=\"next\", <https://api.github.com/repositories/1/issues/1/comments?page=3>; rel=\"last\""
-                .parse()
-                .unwrap(),
-        );
-        assert_eq!(
-            link_next(&h).as_deref(),
-            Some("https://api.github.com/repositories/1/issues/1/comments?page=2")
-        );
-        let mut h = HeaderMap::new();
-        h.insert(
-            "link",
-            "<https://x/y?page=1>; rel=\"prev\"".parse().unwrap(),
-        );
-        assert_eq!(link_next(&h), None);
-    }
-
-    #[test]
-    fn next_links_are_followed_on_our_own_api_base() {
-        let base = "http://127.0.0.1:4000";
-        assert_eq!(
-            relative_to(base, "http://127.0.0.1:4000/repositories/1/issues?page=2").as_deref(),
-            Some("/repositories/1/issues?page=2")
-        );
-        // another spelling of the host: the path is requested on our base, never elsewhere
-        assert_eq!(
-            relative_to(base, "http://localhost:4000/repositories/1/issues?page=2").as_deref(),
-            Some("/repositories/1/issues?page=2")
-        );
-        let ghe = "https://ghe.example.com/api/v3";
-        assert_eq!(
-            relative_to(
-                ghe,
-                "https://ghe.example.com/api/v3/repos/o/r/issues?page=3"
-            )
-            .as_deref(),
-            Some("/repos/o/r/issues?page=3")
-        );
-        assert_eq!(
-            relative_to(
-                ghe,
-                "https://other.example.com/api/v3/repos/o/r/issues?page=3"
-            )
-            .as_deref(),
-            Some("/repos/o/r/issues?page=3")
-        );
-        assert_eq!(relative_to(base, "not a url"), None);
-    }
-}
+mod tests;
