@@ -107,14 +107,20 @@ impl CommandError {
     }
     /// The same error (kind, hint, source) told in the caller's words: for a call site
     /// that knows what the adapter does not (which command, which file of the project).
-    pub fn with_message(mut self, message: impl Into<String>) -> Self {
+    pub(crate) fn with_message(mut self, message: impl Into<String>) -> Self {
         self.message = message.into();
         self
     }
     /// A failed GitHub request, told as the one sentence that names the repository, the
     /// object (`what`) and the permission a write needs (docs/github.md); kind and source
     /// from the `From<GithubError>` below.
-    pub fn github(e: GithubError, repo: &str, token_var: &str, what: &str, write: bool) -> Self {
+    pub(crate) fn github(
+        e: GithubError,
+        repo: &str,
+        token_var: &str,
+        what: &str,
+        write: bool,
+    ) -> Self {
         let sentence = e.sentence(repo, token_var, what, write);
         CommandError::from(e).with_message(sentence)
     }
@@ -343,7 +349,7 @@ impl From<LlmError> for CommandError {
 }
 
 /// A failed GitHub request failed the work (exit 1), whatever GitHub answered: its sentence
-/// already says what to do (see [`CommandError::github`] for the one that names the object).
+/// already says what to do (see `CommandError::github` for the one that names the object).
 impl From<GithubError> for CommandError {
     fn from(e: GithubError) -> Self {
         CommandError::caused_by(ErrorKind::Work, e)

@@ -1,7 +1,7 @@
 //! Lessons (docs/learning.md "Lessons"): the `lessons` command, the lessons a prompt holds, their
 //! renewal by a passing attempt, and the sources that write them — all from verified outcomes:
 //! `retry_fixed` (an issue DONE after failed attempts; the analyst states the fact, citing only the
-//! passing commit's files), `review_fixed` ([`review_fixed`], called by the review gate),
+//! passing commit's files), `review_fixed` (`review_fixed`, called by the review gate),
 //! `pr_feedback` (a pull request closed unmerged with a comment by a user with write access; see
 //! `app::pull_reconcile`) and `person` (`lessons add`). Issue text and comments of people without
 //! write access never become a lesson.
@@ -123,7 +123,7 @@ pub fn forget(project: &Project, id: &str) -> CmdResult<bool> {
 }
 
 /// The files and labels a task offers for the touch test.
-pub fn scope_of(task: &Task) -> IssueScope {
+pub(crate) fn scope_of(task: &Task) -> IssueScope {
     let mut files = task.files.clone();
     files.extend(task.test_file.iter().cloned());
     IssueScope {
@@ -135,7 +135,7 @@ pub fn scope_of(task: &Task) -> IssueScope {
 /// The lessons a prompt for `task` holds (docs/learning.md "Lessons"): touching it, citing only
 /// files that exist at the start commit (`HEAD` of the repository: the branch tip attempts start
 /// from), verified within `ttl_days`; closest first, at most `lessons.max`.
-pub fn select_for(project: &Project, task: &Task) -> Vec<Lesson> {
+pub(crate) fn select_for(project: &Project, task: &Task) -> Vec<Lesson> {
     let cfg = &project.config.lessons;
     if !cfg.enabled || cfg.max == 0 {
         return Vec::new();
@@ -167,7 +167,7 @@ pub fn select_for(project: &Project, task: &Task) -> Vec<Lesson> {
 }
 
 /// The `lessons_used` event of a prompt that held `lessons` (none: no event).
-pub fn used_event(issue: u32, attempt: u32, lessons: &[Lesson]) -> Option<Event> {
+pub(crate) fn used_event(issue: u32, attempt: u32, lessons: &[Lesson]) -> Option<Event> {
     (!lessons.is_empty()).then(|| Event::LessonsUsed {
         issue,
         attempt,
@@ -178,7 +178,7 @@ pub fn used_event(issue: u32, attempt: u32, lessons: &[Lesson]) -> Option<Event>
 /// The ids the last attempt of `issue` used (its last `lessons_used` in the feature's log).
 /// Only the issue's own lines are read, through the process's index of the log
 /// ([`crate::io::event_index`]).
-pub fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<String> {
+pub(crate) fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<String> {
     let (lines, _) = crate::io::event_index::issue_lines(
         &project.paths.events_file(feature),
         &BTreeSet::from([issue]),
@@ -211,7 +211,7 @@ pub fn last_used(project: &Project, feature: &FeatureId, issue: u32) -> Vec<Stri
 }
 
 /// A passing attempt renews the lessons it used: `last_verified` now, `uses` + 1.
-pub fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
+pub(crate) fn renew(project: &Project, ids: &[String]) -> CmdResult<()> {
     if ids.is_empty() || !path(project).exists() {
         return Ok(());
     }
@@ -238,7 +238,7 @@ const LESSON_AGENT: &str = "lesson-analyst";
 
 /// What a DONE issue offers the `retry_fixed` source.
 #[derive(Debug, Clone)]
-pub struct RetryFixed<'a> {
+pub(crate) struct RetryFixed<'a> {
     pub feature: &'a FeatureId,
     pub task: &'a Task,
     pub attempt: u32,
@@ -251,7 +251,7 @@ pub struct RetryFixed<'a> {
 /// analyst (`SWARM_PURPOSE=lesson`) states the fact; it is kept only when every file it
 /// cites is among the passing commit's files and it does not repeat the issue's own text.
 /// Returns the lesson written, or why there is none (logged at `-v`).
-pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, String> {
+pub(crate) fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, String> {
     if !project.config.lessons.enabled {
         return Err("lessons are off".into());
     }
@@ -327,7 +327,7 @@ pub fn retry_fixed(project: &Project, r: &RetryFixed<'_>) -> Result<Lesson, Stri
 /// for `review_fixed`, docs/learning.md "Lessons"). Only a *counted* finding (valid, anchored,
 /// confident enough) may be passed here.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FixedFinding<'a> {
+pub(crate) struct FixedFinding<'a> {
     pub feature: &'a FeatureId,
     pub issue: u32,
     pub attempt: u32,
@@ -343,7 +343,7 @@ pub struct FixedFinding<'a> {
 
 /// `review_fixed`: records a counted finding the next round no longer reported as a lesson
 /// on its file (the finding's title as the fact). Called by the review gate.
-pub fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson> {
+pub(crate) fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson> {
     if !project.config.lessons.enabled {
         return Err(CommandError::input(
             "lessons are off (`lessons.enabled: false`)",
@@ -376,7 +376,7 @@ pub fn review_fixed(project: &Project, f: &FixedFinding<'_>) -> CmdResult<Lesson
 /// Records a `review_fixed` lesson for each counted finding of the previous review round that
 /// round `round` of `(issue, attempt, round)` no longer reports (nothing when lessons are
 /// off). Called by the review gate after each round.
-pub fn learn_fixed(
+pub(crate) fn learn_fixed(
     project: &Project,
     feature: &FeatureId,
     (issue, attempt, round): (u32, u32, u32),
@@ -411,7 +411,7 @@ pub fn learn_fixed(
 /// `pr_feedback`: a pull request closed unmerged with a comment by `author`, a user with
 /// write access (the caller checked it). The lesson cites the task's files that exist on
 /// the branch, and its labels.
-pub fn pr_feedback(
+pub(crate) fn pr_feedback(
     project: &Project,
     feature: &FeatureId,
     task: &Task,

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The issues `events` ended (or undid), in order.
-pub fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
+pub(crate) fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
     let mut out = Vec::new();
     for e in events {
         match e {
@@ -37,7 +37,7 @@ pub fn ended(events: &[Event]) -> Vec<(u32, OutcomeResult)> {
 /// The audit of `issues` from the feature's log: only the lines that may concern them are
 /// parsed ([`crate::core::log_issues`]), found through the process's index of the log
 /// ([`crate::io::event_index`]: each call reads what was appended since the last one).
-pub fn audit_issues(
+pub(crate) fn audit_issues(
     events_file: &Path,
     feature: &FeatureId,
     issues: &BTreeSet<u32>,
@@ -61,13 +61,13 @@ pub fn audit_issues(
 }
 
 /// The class of `task` under `config` (the Action's trigger label is no class).
-pub fn class_of(config: &Config, task: &Task) -> String {
+pub(crate) fn class_of(config: &Config, task: &Task) -> String {
     outcomes::class_of(task, &[config.github.trigger_label.as_str()])
 }
 
 /// Appends the outcome records of the issues `events` ended. Best effort: a failure to
 /// write is a warning, never the transaction's failure (the log keeps the facts).
-pub fn record(
+pub(crate) fn record(
     ui: &Ui,
     paths: &Paths,
     config: &Config,
@@ -107,7 +107,7 @@ pub fn record(
 }
 
 /// The statistics learning reads from `.swarm/outcomes.jsonl`.
-pub fn stats(paths: &Paths) -> Stats {
+pub(crate) fn stats(paths: &Paths) -> Stats {
     Stats::fold(&crate::io::jsonl::load_outcomes(&paths.outcomes_file()))
 }
 

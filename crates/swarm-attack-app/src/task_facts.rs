@@ -6,7 +6,7 @@ use crate::core::state::Task;
 use std::path::Path;
 
 /// The largest file read for the module registry.
-pub const MAX_REGISTRY_FILE_BYTES: u64 = 256 * 1024;
+pub(crate) const MAX_REGISTRY_FILE_BYTES: u64 = 256 * 1024;
 
 /// Whether `rel` is a plain relative path inside the repository (no `..`, not absolute).
 fn is_inside(rel: &str) -> bool {
@@ -22,13 +22,13 @@ fn is_inside(rel: &str) -> bool {
 
 /// The public items of the repository file `rel` (read from the working tree, capped);
 /// `None` when it cannot be read.
-pub fn file_symbols(root: &Path, rel: &str) -> Option<Vec<Symbol>> {
+pub(crate) fn file_symbols(root: &Path, rel: &str) -> Option<Vec<Symbol>> {
     file_symbols_under(root, &root.canonicalize().ok()?, rel)
 }
 
 /// [`file_symbols`] with the root's canonical path found once by the caller (a prompt reads
 /// up to 200 files).
-pub fn file_symbols_under(root: &Path, canon_root: &Path, rel: &str) -> Option<Vec<Symbol>> {
+pub(crate) fn file_symbols_under(root: &Path, canon_root: &Path, rel: &str) -> Option<Vec<Symbol>> {
     if !is_inside(rel) {
         return None;
     }
@@ -48,7 +48,7 @@ pub fn file_symbols_under(root: &Path, canon_root: &Path, rel: &str) -> Option<V
 }
 
 /// The files a DONE task created: `outputs.files_created`, else the files it declares.
-pub fn task_files(task: &Task) -> &[String] {
+pub(crate) fn task_files(task: &Task) -> &[String] {
     if task.outputs.files_created.is_empty() {
         &task.files
     } else {
@@ -57,7 +57,7 @@ pub fn task_files(task: &Task) -> &[String] {
 }
 
 /// The implementing commit of a task: `commit`, else the newest evidence commit.
-pub fn task_commit(task: &Task) -> Option<&str> {
+pub(crate) fn task_commit(task: &Task) -> Option<&str> {
     task.commit
         .as_deref()
         .or_else(|| task.evidence.iter().rev().find_map(|e| e.commit.as_deref()))

@@ -26,14 +26,14 @@ use std::path::Path;
 use std::time::Instant;
 
 /// Each new test file's run on the start commit.
-pub type BaseRuns = Vec<(String, BaseRun)>;
+pub(crate) type BaseRuns = Vec<(String, BaseRun)>;
 
 /// The most of a new test file read for its lines.
 const READ_CAP: u64 = 1 << 20;
 
 /// Where an attempt works.
 #[derive(Debug, Clone, Copy)]
-pub struct At<'a> {
+pub(crate) struct At<'a> {
     pub issue: u32,
     /// The attempt's start commit.
     pub base: &'a str,
@@ -44,7 +44,7 @@ pub struct At<'a> {
 }
 
 /// What the attempt changed, with the added and removed lines of its test files.
-pub fn changed(
+pub(crate) fn changed(
     ctx: &RunContext<'_>,
     worktree: &Path,
     base: &str,
@@ -115,7 +115,7 @@ fn read_text(path: &Path) -> Option<String> {
 /// those files added; the runs' logs are `fail-before-<k>.log` in the attempt folder.
 /// Empty when no test command is configured (nothing can be judged). Also returns the
 /// scratch worktree the runs used (dropped: reset at the start commit).
-pub fn fail_before<'g>(
+pub(crate) fn fail_before<'g>(
     ctx: &'g RunContext<'g>,
     spec: &At<'_>,
     tests: &[String],
@@ -162,7 +162,7 @@ fn copy_into(from: &Path, to: &Path) {
 }
 
 /// What [`finish_checks`] found.
-pub struct Checked<'g> {
+pub(crate) struct Checked<'g> {
     pub report: Report,
     /// For `tests_written`: the runs on the start commit (`None` when `fail_before` did not
     /// run).
@@ -175,7 +175,7 @@ pub struct Checked<'g> {
 impl Checked<'_> {
     /// Hands the scratch worktree back reset (in the background) at `commit`, the
     /// attempt's own commit: where the next issue usually starts.
-    pub fn hand_back_at(&mut self, commit: &str) {
+    pub(crate) fn hand_back_at(&mut self, commit: &str) {
         if let Some(s) = self.scratch.take() {
             s.hand_back_at(commit);
         }
@@ -184,7 +184,7 @@ impl Checked<'_> {
 
 /// The whole check of an attempt whose tests passed: the static checks' results
 /// (`statics`), then `fail_before` when they passed.
-pub fn finish_checks<'g>(
+pub(crate) fn finish_checks<'g>(
     ctx: &'g RunContext<'g>,
     spec: &At<'_>,
     subject: &Subject<'_>,
@@ -232,7 +232,7 @@ pub fn finish_checks<'g>(
 }
 
 /// The `integrity_failed` events of a failed report (one per failing kind).
-pub fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> Vec<Event> {
+pub(crate) fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> Vec<Event> {
     report
         .failures()
         .into_iter()
@@ -248,7 +248,7 @@ pub fn failed_events(report: &Report, issue: u32, attempt: u32, agent: &str) -> 
 }
 
 /// Saves `integrity.json` in the attempt folder.
-pub fn save(artifacts: &Path, report: &Report) {
+pub(crate) fn save(artifacts: &Path, report: &Report) {
     let _ = std::fs::create_dir_all(artifacts);
     let _ = crate::io::secrets::write_file(
         artifacts.join("integrity.json"),

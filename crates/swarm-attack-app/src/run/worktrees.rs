@@ -38,7 +38,7 @@ const PREFIX: &str = "worker-";
 
 /// A worker worktree in use; back to the idle ones when dropped (success, failure or
 /// error alike: the next user resets it).
-pub struct WorkerTree<'g> {
+pub(crate) struct WorkerTree<'g> {
     ctx: &'g RunContext<'g>,
     pub path: PathBuf,
     /// Where the background reset goes when handed back; `None`: the commit HEAD names.
@@ -48,7 +48,7 @@ pub struct WorkerTree<'g> {
 impl WorkerTree<'_> {
     /// Hands the worktree back, reset in the background to `commit` (where its next user
     /// is expected to start) instead of to its HEAD.
-    pub fn hand_back_at(mut self, commit: &str) {
+    pub(crate) fn hand_back_at(mut self, commit: &str) {
         self.back_at = Some(commit.to_string());
     }
 }
@@ -70,7 +70,7 @@ impl Drop for WorkerTree<'_> {
 }
 
 /// A worker worktree no issue uses now.
-pub struct IdleTree {
+pub(crate) struct IdleTree {
     path: PathBuf,
     /// The background reset to the commit HEAD named when the worktree was handed back;
     /// it yields that commit when the reset succeeded.
@@ -115,7 +115,11 @@ impl AsRef<Path> for WorkerTree<'_> {
 /// A worktree at `base` for an issue: an idle one (as it is when its background reset
 /// left it clean at `base`; moved to `base` by one checkout when it left it clean
 /// elsewhere; else reset to `base`), else a new one.
-pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<WorkerTree<'g>> {
+pub(crate) fn take<'g>(
+    ctx: &'g RunContext<'g>,
+    issue: u32,
+    base: &str,
+) -> CmdResult<WorkerTree<'g>> {
     let idle = ctx.idle_worktrees.lock().ok().and_then(|mut v| v.pop());
     let (path, clean_at) = match idle {
         Some(idle) => idle.settle(),
@@ -141,7 +145,7 @@ pub fn take<'g>(ctx: &'g RunContext<'g>, issue: u32, base: &str) -> CmdResult<Wo
 }
 
 /// Puts the worktree at `path` (existing or not) at `base`, clean.
-pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdResult<()> {
+pub(crate) fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdResult<()> {
     if path.exists() && ctx.git.reset_worktree(path, base).is_ok() {
         return Ok(());
     }
@@ -152,7 +156,7 @@ pub fn reset(ctx: &RunContext<'_>, path: &Path, issue: u32, base: &str) -> CmdRe
 }
 
 /// Removes this run's worker worktrees (the run ends).
-pub fn remove_all(ctx: &RunContext<'_>) {
+pub(crate) fn remove_all(ctx: &RunContext<'_>) {
     let idle: Vec<IdleTree> = ctx
         .idle_worktrees
         .lock()
@@ -173,13 +177,13 @@ fn session_of(name: &str) -> Option<&str> {
 }
 
 /// Whether the folder `name` in the worktrees folder is a worker worktree.
-pub fn is_worker_tree(name: &str) -> bool {
+pub(crate) fn is_worker_tree(name: &str) -> bool {
     session_of(name).is_some()
 }
 
 /// Whether `name` is a worker worktree left by a run that is no longer alive (this run's
 /// and live runs' are not).
-pub fn is_dead_leftover(ctx: &RunContext<'_>, name: &str) -> bool {
+pub(crate) fn is_dead_leftover(ctx: &RunContext<'_>, name: &str) -> bool {
     let Some(session) = session_of(name) else {
         return false;
     };
@@ -202,7 +206,7 @@ pub fn is_dead_leftover(ctx: &RunContext<'_>, name: &str) -> bool {
 }
 
 /// Removes the worker worktrees of runs that are no longer alive.
-pub fn remove_dead(ctx: &RunContext<'_>) {
+pub(crate) fn remove_dead(ctx: &RunContext<'_>) {
     let Ok(rd) = std::fs::read_dir(ctx.worktrees_dir()) else {
         return;
     };
