@@ -142,6 +142,17 @@ fn no_price(_: &str, _: Option<&str>) -> Option<crate::budget::Price> {
 }
 
 impl IssueTally {
+    /// The spend, cost and input/output tokens of an agent run or an LLM helper call.
+    fn add_spend(&mut self, kind: EventKind, run: &AgentFinishedRead<'_>) {
+        self.spend.apply(kind, Some(run), &no_price);
+        match run.cost_usd {
+            Some(c) => add_f(&mut self.agent_usd, Some(c)),
+            None => self.runs_without_cost += 1,
+        }
+        add(&mut self.tokens_in, run.tokens_in);
+        add(&mut self.tokens_out, run.tokens_out);
+    }
+
     /// Folds one event of the issue; returns the `agent_finished` fields it read (for the
     /// caller's own detail), so a record is read once.
     pub fn apply<'r, R: Fields + ?Sized>(
@@ -152,13 +163,7 @@ impl IssueTally {
         match kind {
             EventKind::AgentFinished => {
                 let run = AgentFinishedRead::read(rec);
-                self.spend.apply(kind, Some(&run), &no_price);
-                match run.cost_usd {
-                    Some(c) => add_f(&mut self.agent_usd, Some(c)),
-                    None => self.runs_without_cost += 1,
-                }
-                add(&mut self.tokens_in, run.tokens_in);
-                add(&mut self.tokens_out, run.tokens_out);
+                self.add_spend(kind, &run);
                 add(&mut self.tokens_cached, run.tokens_cached);
                 add(&mut self.turns, run.turns);
                 Some(run)
@@ -166,14 +171,7 @@ impl IssueTally {
             // an LLM helper call (failure analysis, specify gate, lesson): its spend, cost
             // and tokens count for the issue; it is no agent run of an attempt (`None`)
             EventKind::LlmCalled => {
-                let run = AgentFinishedRead::read(rec);
-                self.spend.apply(kind, Some(&run), &no_price);
-                match run.cost_usd {
-                    Some(c) => add_f(&mut self.agent_usd, Some(c)),
-                    None => self.runs_without_cost += 1,
-                }
-                add(&mut self.tokens_in, run.tokens_in);
-                add(&mut self.tokens_out, run.tokens_out);
+                self.add_spend(kind, &AgentFinishedRead::read(rec));
                 None
             }
             EventKind::RetryStarted => {
